@@ -1,1 +1,32 @@
+//! revendor keeps a vendored upstream honest.
+//!
+//! A package directory holds `vendor.toml` (what is vendored, patched,
+//! rewritten, built, pinned and checked), `upstream/lock.toml` (what was
+//! vendored and verified), pristine copies under `upstream/`, patches, and the
+//! rendered outputs. The modules follow the data's path:
+//!
+//! | module | owns | reads / writes |
+//! | --- | --- | --- |
+//! | [`config`] | vendor.toml → `Config`, the lock | vendor.toml, upstream/lock.toml |
+//! | [`upstream`] | releases, files, source trees; the download cache | GitHub API, raw files, archives, git |
+//! | [`net`] | the one HTTP client | – |
+//! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
+//! | [`render`] | pin(rewrite(patches(upstream))) | – |
+//! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
+//! | [`ops`] | one pipeline per command | – |
+//! | [`report`] | status on stderr, data on stdout | – |
+//! | [`cli`] | flags, error rendering, exit codes | – |
+//!
+//! `main.rs` only calls [`cli::main`].
+
 pub mod cli;
+pub mod config;
+pub mod env;
+pub mod error;
+pub mod net;
+pub mod ops;
+pub mod patch;
+pub mod paths;
+pub mod render;
+pub mod report;
+pub mod upstream;

@@ -1,0 +1,40 @@
+# The multus package's entry points, and revendor's own build and tests.
+#
+#   make install     build and install revendor (the main job's set-up)
+#   make update      move the vendored multus-cni to the newest release in track
+#   make check       the drift check the nightly job runs
+#   make test-deps   install everything the tests need (the tests' set-up)
+#   make test        run the whole test suite
+
+CARGO ?= cargo
+REVENDOR ?= $(CARGO) run --quiet --release --
+
+.PHONY: install update render check image test-deps test lint bench
+
+install:
+	$(CARGO) install --locked --path .
+
+update:
+	$(REVENDOR) update
+
+render:
+	$(REVENDOR) render
+
+check:
+	$(REVENDOR) check
+
+image:
+	$(REVENDOR) image build --push
+
+test-deps:
+	./scripts/install-test-deps
+
+test:
+	$(CARGO) test --locked -- --test-threads=2
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+bench:
+	./benches/update-vs-shell

@@ -1,0 +1,30 @@
+//! `revendor patch …`.
+
+use crate::error::{ExitCode, Result};
+use crate::ops::Context;
+use crate::ops::refresh::{RefreshOptions, refresh};
+
+/// Subcommands of `revendor patch`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Rewrite patch files with exact hunks against the locked upstream.
+    Refresh {
+        /// Patch names from vendor.toml; all when none.
+        names: Vec<String>,
+    },
+}
+
+pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
+    match cmd {
+        Command::Refresh { names } => {
+            let changed = refresh(ctx, &RefreshOptions { names })?;
+            if changed.is_empty() {
+                ctx.shell.out("every patch is already exact\n");
+            }
+            for f in changed {
+                ctx.shell.out(&format!("refreshed {f}\n"));
+            }
+            Ok(ExitCode::Clean)
+        }
+    }
+}

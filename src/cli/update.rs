@@ -1,0 +1,53 @@
+//! `revendor update`.
+
+use crate::error::{ExitCode, Result};
+use crate::ops::Context;
+use crate::ops::update::{UpdateOptions, update};
+use crate::report::Format;
+
+/// Flags of `revendor update`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Move to this release tag (outside `track` only with a warning).
+    #[arg(long, value_name = "TAG")]
+    pub to: Option<String>,
+    /// Print the plan and each patch's result; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// On a conflict, write diff3 markers into the rendered file (the lock stays).
+    #[arg(long)]
+    pub keep_conflicts: bool,
+    /// Fold hand edits of rendered files into the patch that targets them.
+    #[arg(long)]
+    pub adopt_edits: bool,
+}
+
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+    let opts = UpdateOptions {
+        to: args.to,
+        dry_run: args.dry_run,
+        keep_conflicts: args.keep_conflicts,
+        adopt_edits: args.adopt_edits,
+    };
+    let report = update(ctx, &opts)?;
+    match ctx.shell.format() {
+        Format::Json => ctx
+            .shell
+            .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
+        _ => ctx.shell.out(&report.human()),
+    }
+    if report.conflicts.is_empty() {
+        Ok(ExitCode::Clean)
+    } else {
+        let hint = if opts.keep_conflicts {
+            "resolve the markers, fold the result into the patch, then run `revendor update` again"
+        } else {
+            "nothing was written; rerun with --keep-conflicts to write diff3 markers"
+        };
+        ctx.shell.warn(format!(
+            "{} conflicting hunk(s); {hint}",
+            report.conflicts.len()
+        ));
+        Ok(ExitCode::Findings)
+    }
+}

@@ -1,0 +1,313 @@
+//! upstream/lock.toml: what was vendored and verified, written by revendor only.
+//!
+//! The lock is the memory between runs: the version the pristine copies are
+//! at, their sha256, the sha256 of each patch file as it was verified, the
+//! pinned image, and facts read from upstream at that version (its go.mod
+//! `go` directive). `check` trusts nothing in the tree that the lock does not
+//! vouch for.
+//!
+//! It is read with serde and written with toml_edit, so that a run that
+//! changes one value leaves every other byte (and any comment) in place.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
+
+use super::{ConfigError, line_of};
+
+/// Where the lock lives, relative to the package.
+pub const LOCK_PATH: &str = "upstream/lock.toml";
+
+/// The parsed lock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Lock {
+    /// The upstream as vendored.
+    pub upstream: LockedUpstream,
+    /// Each vendored file's pristine copy.
+    #[serde(default, rename = "file")]
+    pub files: Vec<LockedFile>,
+    /// Each patch file as verified.
+    #[serde(default, rename = "patch")]
+    pub patches: Vec<LockedPatch>,
+    /// The pinned image, when one is pinned.
+    pub image: Option<LockedImage>,
+}
+
+/// `[upstream]` of the lock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LockedUpstream {
+    /// `github:owner/name` or `git:URL`.
+    pub source: String,
+    /// The tag vendored.
+    pub version: String,
+    /// The commit the tag pointed to, when the source said.
+    pub commit: Option<String>,
+    /// sha256 of the source archive at `version`, when source patches were verified.
+    pub source_sha256: Option<String>,
+    /// The `go` directive of upstream's go.mod at `version`.
+    pub go_directive: Option<String>,
+}
+
+/// `[[file]]` of the lock.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LockedFile {
+    /// Path in the upstream repository.
+    pub from: String,
+    /// sha256 of the pristine copy.
+    pub sha256: String,
+}
+
+/// `[[patch]]` of the lock.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LockedPatch {
+    /// The patch name from vendor.toml.
+    pub name: String,
+    /// sha256 of the patch file as it was verified.
+    pub sha256: String,
+}
+
+/// `[image]` of the lock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LockedImage {
+    /// `repository:tag@sha256:…` as pinned.
+    pub reference: String,
+    /// Per-platform child manifest digests.
+    #[serde(default)]
+    pub platforms: BTreeMap<String, String>,
+    /// Content hash of what went into the build (context, args, platforms).
+    pub content_hash: Option<String>,
+    /// Base images pinned in the Dockerfile, `name:tag` → digest.
+    #[serde(default)]
+    pub bases: BTreeMap<String, String>,
+}
+
+impl Lock {
+    /// Reads the lock of the package at `dir`; `Ok(None)` when there is none yet.
+    pub fn load(dir: &Path) -> Result<Option<Lock>, ConfigError> {
+        let path = dir.join(LOCK_PATH);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(ConfigError::at(
+                    &path,
+                    None,
+                    format!("cannot read the lock: {e}"),
+                ));
+            }
+        };
+        Lock::parse(&path, &text).map(Some)
+    }
+
+    /// Parses lock text; `path` is used in messages only.
+    pub fn parse(path: &Path, text: &str) -> Result<Lock, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            ConfigError::at(
+                path,
+                line,
+                format!("malformed lock: {}", e.message().trim()),
+            )
+            .hint("the lock is written by revendor; restore it from git or run `revendor update`")
+        })
+    }
+
+    /// The locked sha256 of a vendored file.
+    pub fn file_sha256(&self, from: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|f| f.from == from)
+            .map(|f| f.sha256.as_str())
+    }
+
+    /// The sha256 a patch file was verified with.
+    pub fn patch_sha256(&self, name: &str) -> Option<&str> {
+        self.patches
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.sha256.as_str())
+    }
+
+    /// Serializes the lock, editing `previous` (the old lock text) in place so
+    /// that unchanged bytes stay unchanged.
+    pub fn to_toml(&self, previous: Option<&str>) -> String {
+        let mut doc: DocumentMut = previous.and_then(|p| p.parse().ok()).unwrap_or_else(|| {
+            let mut d = DocumentMut::new();
+            d.decor_mut().set_prefix(
+                "# Written by revendor: what was vendored and verified. Do not edit by hand.\n",
+            );
+            d
+        });
+
+        let up = table_mut(&mut doc, "upstream");
+        set_str(up, "source", Some(&self.upstream.source));
+        set_str(up, "version", Some(&self.upstream.version));
+        set_str(up, "commit", self.upstream.commit.as_deref());
+        set_str(up, "source-sha256", self.upstream.source_sha256.as_deref());
+        set_str(up, "go-directive", self.upstream.go_directive.as_deref());
+
+        let mut files = ArrayOfTables::new();
+        for f in &self.files {
+            let mut t = Table::new();
+            t["from"] = value(&f.from);
+            t["sha256"] = value(&f.sha256);
+            files.push(t);
+        }
+        replace_array(&mut doc, "file", files);
+
+        let mut patches = ArrayOfTables::new();
+        for p in &self.patches {
+            let mut t = Table::new();
+            t["name"] = value(&p.name);
+            t["sha256"] = value(&p.sha256);
+            patches.push(t);
+        }
+        replace_array(&mut doc, "patch", patches);
+
+        match &self.image {
+            None => {
+                doc.remove("image");
+            }
+            Some(img) => {
+                let t = table_mut(&mut doc, "image");
+                set_str(t, "reference", Some(&img.reference));
+                set_str(t, "content-hash", img.content_hash.as_deref());
+                set_map(t, "platforms", &img.platforms);
+                set_map(t, "bases", &img.bases);
+            }
+        }
+        doc.to_string()
+    }
+}
+
+fn table_mut<'a>(doc: &'a mut DocumentMut, key: &str) -> &'a mut Table {
+    if !doc.contains_table(key) {
+        doc.insert(key, Item::Table(Table::new()));
+    }
+    doc[key].as_table_mut().expect("just inserted as a table")
+}
+
+fn set_str(t: &mut Table, key: &str, v: Option<&str>) {
+    match v {
+        Some(v) if t.get(key).and_then(|i| i.as_str()) == Some(v) => {}
+        Some(v) => {
+            t[key] = value(v);
+        }
+        None => {
+            t.remove(key);
+        }
+    }
+}
+
+fn set_map(t: &mut Table, key: &str, map: &BTreeMap<String, String>) {
+    if map.is_empty() {
+        t.remove(key);
+        return;
+    }
+    let mut inner = Table::new();
+    for (k, v) in map {
+        inner[k.as_str()] = value(v);
+    }
+    let same = t.get(key).and_then(|i| i.as_table()).is_some_and(|old| {
+        old.len() == map.len()
+            && map
+                .iter()
+                .all(|(k, v)| old.get(k).and_then(|i| i.as_str()) == Some(v))
+    });
+    if !same {
+        t.insert(key, Item::Table(inner));
+    }
+}
+
+fn replace_array(doc: &mut DocumentMut, key: &str, new: ArrayOfTables) {
+    let same = doc
+        .get(key)
+        .and_then(|i| i.as_array_of_tables())
+        .is_some_and(|old| {
+            old.len() == new.len()
+                && old.iter().zip(new.iter()).all(|(a, b)| {
+                    a.len() == b.len()
+                        && b.iter()
+                            .all(|(k, v)| a.get(k).and_then(|i| i.as_str()) == v.as_str())
+                })
+        });
+    if same {
+        return;
+    }
+    if new.is_empty() {
+        doc.remove(key);
+    } else {
+        doc.insert(key, Item::ArrayOfTables(new));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Lock {
+        Lock {
+            upstream: LockedUpstream {
+                source: "github:o/r".into(),
+                version: "v1.0.0".into(),
+                commit: Some("abc".into()),
+                source_sha256: None,
+                go_directive: Some("1.25.0".into()),
+            },
+            files: vec![LockedFile {
+                from: "a.yml".into(),
+                sha256: "00".into(),
+            }],
+            patches: vec![LockedPatch {
+                name: "p".into(),
+                sha256: "11".into(),
+            }],
+            image: Some(LockedImage {
+                reference: "r/x:v1@sha256:22".into(),
+                platforms: [("linux/amd64".to_string(), "sha256:33".to_string())].into(),
+                content_hash: None,
+                bases: BTreeMap::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let lock = sample();
+        let text = lock.to_toml(None);
+        assert_eq!(Lock::parse(Path::new("lock.toml"), &text).unwrap(), lock);
+    }
+
+    #[test]
+    fn rewriting_an_unchanged_lock_keeps_its_bytes() {
+        let text = sample().to_toml(None);
+        let edited = text.replace("# Written", "# a comment a human added\n# Written");
+        assert_eq!(sample().to_toml(Some(&edited)), edited);
+    }
+
+    #[test]
+    fn changing_the_version_touches_only_that_line() {
+        let text = sample().to_toml(None);
+        let mut newer = sample();
+        newer.upstream.version = "v1.1.0".into();
+        let out = newer.to_toml(Some(&text));
+        assert_eq!(out, text.replace("v1.0.0\"", "v1.1.0\""));
+    }
+
+    #[test]
+    fn malformed_lock_names_its_line() {
+        let e = Lock::parse(
+            Path::new("upstream/lock.toml"),
+            "[upstream]\nsource = \"x\"\nversion = 1\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+    }
+}

@@ -1,0 +1,319 @@
+//! vendor.toml: what is vendored, patched, rewritten, built, pinned and checked.
+//!
+//! 1. [`Config::load`] reads the file and deserializes it into [`raw::RawConfig`]
+//!    (unknown keys rejected with their line).
+//! 2. `validate` turns that into [`Config`]: paths are resolved against the
+//!    package directory and may not leave it (except `expect.file`, which is
+//!    declared to read a sibling package), names are unique, the semver range
+//!    parses, patch files exist.
+//!
+//! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
+//! The lock lives beside it in [`lock`].
+
+mod error;
+pub mod lock;
+mod raw;
+mod validate;
+
+pub use error::{ConfigError, line_of};
+
+use std::path::{Path, PathBuf};
+
+/// The validated vendor.toml of one package.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The package directory (holds vendor.toml).
+    pub root: PathBuf,
+    /// Where the upstream lives and which versions `update` may move to.
+    pub upstream: Upstream,
+    /// Upstream files copied into the package.
+    pub vendor: Vec<Vendor>,
+    /// Patches applied to vendored files or to the upstream source.
+    pub patches: Vec<Patch>,
+    /// Text rewrites applied after the patches.
+    pub rewrites: Vec<Rewrite>,
+    /// The image built from upstream source.
+    pub image: Option<Image>,
+    /// Files whose image references are pinned by digest.
+    pub pins: Vec<Pin>,
+    /// Comment markers that vouch for a pinned value.
+    pub markers: Vec<Marker>,
+    /// Structural assertions on rendered files.
+    pub contracts: Vec<Contract>,
+}
+
+/// `[upstream]`: the repository and the version range.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    /// Where releases and files come from.
+    pub source: UpstreamSource,
+    /// The version vendored now, as the tag names it.
+    pub version: String,
+    /// The semver range `update` may move within.
+    pub track: Option<semver::VersionReq>,
+    /// Whether releases marked prerelease may be chosen.
+    pub allow_prerelease: bool,
+    /// Line of `version` in vendor.toml, for findings.
+    pub version_line: usize,
+}
+
+/// The two kinds of upstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamSource {
+    /// A GitHub repository, read through the releases API and raw files.
+    GitHub {
+        /// `owner/name`.
+        repo: String,
+    },
+    /// Any git repository, read through git2.
+    Git {
+        /// Clone URL (`https://…`, `file:///…`).
+        url: String,
+    },
+}
+
+impl UpstreamSource {
+    /// How the lock and messages name the source.
+    pub fn describe(&self) -> String {
+        match self {
+            UpstreamSource::GitHub { repo } => format!("github:{repo}"),
+            UpstreamSource::Git { url } => format!("git:{url}"),
+        }
+    }
+}
+
+/// `[[vendor]]`: one upstream file and where its rendered copy goes.
+#[derive(Debug, Clone)]
+pub struct Vendor {
+    /// Path in the upstream repository.
+    pub from: String,
+    /// Path of the rendered output in the package.
+    pub to: String,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+impl Vendor {
+    /// Where the pristine copy is kept: `upstream/<from>`.
+    pub fn pristine(&self) -> String {
+        format!("upstream/{}", self.from)
+    }
+}
+
+/// What a patch is applied to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppliesTo {
+    /// The vendored files (their pristine copies), while rendering.
+    Vendor,
+    /// The upstream source tree, inside the image build.
+    Source,
+}
+
+/// `[[patch]]`.
+#[derive(Debug, Clone)]
+pub struct Patch {
+    /// Unique name, used by `patch refresh NAME` and in reports.
+    pub name: String,
+    /// The patch file, relative to the package.
+    pub file: String,
+    /// What it patches.
+    pub applies_to: AppliesTo,
+    /// Leading path components to strip, as `patch -p`.
+    pub strip: usize,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+/// `[[rewrite]]`: one text substitution on a declared file.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// The file rewritten, relative to the package.
+    pub file: String,
+    /// What is replaced.
+    pub kind: RewriteKind,
+    /// The replacement template; `{version}` is the upstream version.
+    pub with: String,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+/// The two rewrite forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RewriteKind {
+    /// On lines containing `needle`, replace `replace` with the template.
+    Lines {
+        /// Lines that must contain this to be touched.
+        needle: String,
+        /// The text replaced on those lines.
+        replace: String,
+    },
+    /// Set the default of `ARG <name>=` in a Dockerfile.
+    DockerfileArg {
+        /// The ARG name.
+        name: String,
+    },
+}
+
+impl Rewrite {
+    /// The replacement with `{version}` filled in.
+    pub fn value(&self, version: &str) -> String {
+        self.with.replace("{version}", version)
+    }
+}
+
+/// `[image]`: the image built from upstream source.
+#[derive(Debug, Clone)]
+pub struct Image {
+    /// Repository pushed to and pinned, without tag.
+    pub repository: String,
+    /// Tag pushed.
+    pub tag: String,
+    /// Build context, relative to the package.
+    pub context: String,
+    /// Dockerfile, relative to the package (default `<context>/Dockerfile`).
+    pub dockerfile: String,
+    /// Platforms built, such as `linux/amd64`.
+    pub platforms: Vec<String>,
+    /// The Go minor the builder stage must use (`1.26`).
+    pub go: Option<String>,
+    /// `buildx` (default) or `buildah`.
+    pub builder: String,
+    /// Whether buildx attaches provenance attestations.
+    pub provenance: bool,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+/// `[[pin]]`: image references in `file` that name `repository`.
+#[derive(Debug, Clone)]
+pub struct Pin {
+    /// The file whose `image:` fields are pinned.
+    pub file: String,
+    /// The repository pinned there.
+    pub repository: String,
+    /// Upstream repositories whose references this pin replaces. When empty,
+    /// any repository with the same last path component (`…/multus-cni`).
+    pub replaces: Vec<String>,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+impl Pin {
+    /// Whether an image repository is a site of this pin.
+    pub fn matches(&self, repository: &str) -> bool {
+        if repository == self.repository {
+            return true;
+        }
+        if !self.replaces.is_empty() {
+            return self.replaces.iter().any(|r| r == repository);
+        }
+        last_component(repository) == last_component(&self.repository)
+    }
+}
+
+fn last_component(repository: &str) -> &str {
+    repository.rsplit('/').next().unwrap_or(repository)
+}
+
+/// `[[marker]]`: a `# key: value` comment that vouches for a pinned value.
+#[derive(Debug, Clone)]
+pub struct Marker {
+    /// Unique name; the finding id is `marker:<name>`.
+    pub name: String,
+    /// The file holding the marker line.
+    pub file: String,
+    /// The marker key.
+    pub key: String,
+    /// Where the value the marker must equal comes from.
+    pub expect: Expect,
+    /// The Dockerfile ARG the marker vouches for.
+    pub pin: Option<String>,
+    /// The online resolver (`talos`, `kube-ovn`).
+    pub resolver: Option<String>,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+/// The value a marker must equal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    /// A literal.
+    Value(String),
+    /// A key of a YAML file, possibly outside the package.
+    Yaml {
+        /// The YAML file, relative to the package (may leave it).
+        file: String,
+        /// Dotted key path.
+        key: String,
+        /// Drop an `@sha256:…` suffix before comparing.
+        strip_digest: bool,
+    },
+}
+
+/// `[[contract]]`: a structural assertion on a rendered manifest.
+#[derive(Debug, Clone)]
+pub struct Contract {
+    /// Unique name; the finding id is `contract:<name>`.
+    pub name: String,
+    /// The rendered file.
+    pub file: String,
+    /// Document kind to select.
+    pub kind: String,
+    /// Document `metadata.name` to select, if any.
+    pub object_name: Option<String>,
+    /// Key path of the field read.
+    pub field: Vec<String>,
+    /// Key path inside the field's JSON value.
+    pub json: Vec<String>,
+    /// The value the field must equal.
+    pub equals: Option<String>,
+    /// Key path every container and init container must have.
+    pub every_container: Vec<String>,
+    /// Line in vendor.toml.
+    pub line: usize,
+}
+
+impl Config {
+    /// Reads and validates `<dir>/vendor.toml`.
+    pub fn load(dir: &Path) -> Result<Config, ConfigError> {
+        let path = dir.join("vendor.toml");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            ConfigError::at(&path, None, format!("cannot read vendor.toml: {e}"))
+                .hint("run revendor in a package directory or pass -C DIR")
+        })?;
+        Config::parse(dir, &path, &text)
+    }
+
+    /// Validates vendor.toml text; `path` is used in messages only.
+    pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let raw: raw::RawConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            ConfigError::at(path, line, toml_message(e.message()))
+                .hint("fix vendor.toml; DESIGN.md lists every key")
+        })?;
+        validate::validate(dir, path, text, raw)
+    }
+
+    /// Patches of one kind, in file order.
+    pub fn patches_for(&self, applies_to: AppliesTo) -> impl Iterator<Item = &Patch> {
+        self.patches
+            .iter()
+            .filter(move |p| p.applies_to == applies_to)
+    }
+
+    /// An absolute path for a package-relative one.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    /// The vendor entry rendering `to`, if any.
+    pub fn vendor_rendering(&self, to: &str) -> Option<&Vendor> {
+        self.vendor.iter().find(|v| v.to == to)
+    }
+}
+
+/// Turns serde's wording into ours: "unknown field" becomes "unknown key".
+fn toml_message(message: &str) -> String {
+    let message = message.trim().replace("unknown field", "unknown key");
+    message.replace("missing field", "missing key")
+}

@@ -1,0 +1,472 @@
+//! `RawConfig` → `Config`: every rule that serde cannot express.
+
+use std::collections::HashSet;
+use std::path::{Component, Path};
+
+use toml::Spanned;
+
+use super::raw::{RawConfig, RawExpect};
+use super::{
+    AppliesTo, Config, ConfigError, Contract, Expect, Image, Marker, Patch, Pin, Rewrite,
+    RewriteKind, Upstream, UpstreamSource, Vendor, line_of,
+};
+
+/// Spans → lines for one vendor.toml.
+struct Ctx<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn line<T>(&self, s: &Spanned<T>) -> usize {
+        line_of(self.text, s.span().start)
+    }
+
+    fn err<T>(&self, at: &Spanned<T>, message: impl Into<String>) -> ConfigError {
+        ConfigError::at(self.path, Some(self.line(at)), message)
+    }
+
+    /// A package-relative path that stays inside the package.
+    fn inside(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
+        let v = value.get_ref();
+        if v.is_empty() {
+            return Err(self.err(value, format!("`{key}` is empty")));
+        }
+        if !stays_inside(Path::new(v)) {
+            return Err(self
+                .err(
+                    value,
+                    format!("`{key}` = \"{v}\" leaves the package directory"),
+                )
+                .hint("use a path relative to the package, without `..` above it"));
+        }
+        Ok(v.trim_start_matches("./").to_string())
+    }
+}
+
+/// Whether a relative path stays under its base (no root, no escaping `..`).
+pub(crate) fn stays_inside(path: &Path) -> bool {
+    let mut depth: usize = 0;
+    for c in path.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+            }
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
+
+pub(super) fn validate(
+    dir: &Path,
+    path: &Path,
+    text: &str,
+    raw: RawConfig,
+) -> Result<Config, ConfigError> {
+    let cx = Ctx { path, text };
+    let upstream = upstream(&cx, &raw)?;
+
+    let mut vendor = Vec::new();
+    for v in &raw.vendor {
+        let from = v.get_ref().from.clone();
+        if !stays_inside(Path::new(from.get_ref())) || from.get_ref().is_empty() {
+            return Err(cx.err(
+                &from,
+                format!(
+                    "`from` = \"{}\" is not a path inside the upstream repository",
+                    from.get_ref()
+                ),
+            ));
+        }
+        vendor.push(Vendor {
+            from: from.into_inner(),
+            to: cx.inside("to", &v.get_ref().to)?,
+            line: cx.line(v),
+        });
+    }
+
+    let mut names = HashSet::new();
+    let mut patches = Vec::new();
+    for p in &raw.patch {
+        let r = p.get_ref();
+        if !names.insert(r.name.get_ref().clone()) {
+            return Err(cx
+                .err(
+                    &r.name,
+                    format!("duplicate patch name `{}`", r.name.get_ref()),
+                )
+                .hint("give each [[patch]] its own name"));
+        }
+        let file = cx.inside("file", &r.file)?;
+        if !dir.join(&file).is_file() {
+            return Err(cx
+                .err(&r.file, format!("patch file `{file}` does not exist"))
+                .hint("create the patch or fix `file`"));
+        }
+        let applies_to = match r.applies_to.get_ref().as_str() {
+            "vendor" => AppliesTo::Vendor,
+            "source" => AppliesTo::Source,
+            other => {
+                return Err(cx.err(
+                    &r.applies_to,
+                    format!("`applies-to` = \"{other}\" is not `vendor` or `source`"),
+                ));
+            }
+        };
+        patches.push(Patch {
+            name: r.name.get_ref().clone(),
+            file,
+            applies_to,
+            strip: r.strip.as_ref().map(|s| *s.get_ref()).unwrap_or(1),
+            line: cx.line(p),
+        });
+    }
+
+    let mut rewrites = Vec::new();
+    for w in &raw.rewrite {
+        let r = w.get_ref();
+        let kind = match (&r.lines_containing, &r.replace, &r.dockerfile_arg) {
+            (Some(needle), Some(replace), None) => RewriteKind::Lines {
+                needle: needle.get_ref().clone(),
+                replace: replace.get_ref().clone(),
+            },
+            (None, None, Some(arg)) => RewriteKind::DockerfileArg {
+                name: arg.get_ref().clone(),
+            },
+            _ => {
+                return Err(cx
+                    .err(w, "a [[rewrite]] needs either `lines-containing` with `replace`, or `dockerfile-arg`")
+                    .hint("see the [[rewrite]] examples in DESIGN.md"));
+            }
+        };
+        rewrites.push(Rewrite {
+            file: cx.inside("file", &r.file)?,
+            kind,
+            with: r.with.get_ref().clone(),
+            line: cx.line(w),
+        });
+    }
+
+    let image = match &raw.image {
+        Some(i) => Some(image(&cx, i)?),
+        None => None,
+    };
+
+    let mut pins = Vec::new();
+    for p in &raw.pin {
+        let r = p.get_ref();
+        pins.push(Pin {
+            file: cx.inside("file", &r.file)?,
+            repository: r.repository.get_ref().clone(),
+            replaces: r
+                .replaces
+                .iter()
+                .flatten()
+                .map(|s| s.get_ref().clone())
+                .collect(),
+            line: cx.line(p),
+        });
+    }
+
+    let mut marker_names = HashSet::new();
+    let mut markers = Vec::new();
+    for m in &raw.marker {
+        let r = m.get_ref();
+        if !marker_names.insert(r.name.get_ref().clone()) {
+            return Err(cx.err(
+                &r.name,
+                format!("duplicate marker name `{}`", r.name.get_ref()),
+            ));
+        }
+        if let Some(res) = &r.resolver
+            && !matches!(res.get_ref().as_str(), "talos" | "kube-ovn")
+        {
+            return Err(cx
+                .err(res, format!("unknown resolver `{}`", res.get_ref()))
+                .hint("known resolvers: talos, kube-ovn"));
+        }
+        markers.push(Marker {
+            name: r.name.get_ref().clone(),
+            file: cx.inside("file", &r.file)?,
+            key: r.key.get_ref().clone(),
+            expect: expect(&cx, &r.expect)?,
+            pin: r.pin.as_ref().map(|p| p.get_ref().clone()),
+            resolver: r.resolver.as_ref().map(|p| p.get_ref().clone()),
+            line: cx.line(m),
+        });
+    }
+
+    let mut contract_names = HashSet::new();
+    let mut contracts = Vec::new();
+    for c in &raw.contract {
+        let r = c.get_ref();
+        if !contract_names.insert(r.name.get_ref().clone()) {
+            return Err(cx.err(
+                &r.name,
+                format!("duplicate contract name `{}`", r.name.get_ref()),
+            ));
+        }
+        let field = r.field.clone().unwrap_or_default();
+        let every = r.every_container.clone().unwrap_or_default();
+        if field.is_empty() == every.is_empty() {
+            return Err(cx.err(
+                c,
+                format!(
+                    "contract `{}` needs exactly one of `field` and `every-container`",
+                    r.name.get_ref()
+                ),
+            ));
+        }
+        if !field.is_empty() && r.equals.is_none() {
+            return Err(cx.err(
+                c,
+                format!(
+                    "contract `{}` has `field` but no `equals`",
+                    r.name.get_ref()
+                ),
+            ));
+        }
+        contracts.push(Contract {
+            name: r.name.get_ref().clone(),
+            file: cx.inside("file", &r.file)?,
+            kind: r.select.get_ref().kind.clone(),
+            object_name: r.select.get_ref().name.clone(),
+            field,
+            json: r.json.clone().unwrap_or_default(),
+            equals: r.equals.clone(),
+            every_container: every,
+            line: cx.line(c),
+        });
+    }
+
+    Ok(Config {
+        root: dir.to_path_buf(),
+        upstream,
+        vendor,
+        patches,
+        rewrites,
+        image,
+        pins,
+        markers,
+        contracts,
+    })
+}
+
+fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
+    let u = raw.upstream.get_ref();
+    let source = match (&u.github, &u.git) {
+        (Some(gh), None) => {
+            let repo = gh.get_ref();
+            let parts: Vec<&str> = repo.split('/').collect();
+            if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
+                return Err(cx
+                    .err(gh, format!("`github` = \"{repo}\" is not `owner/name`"))
+                    .hint(
+                        "write the repository as owner/name, e.g. k8snetworkplumbingwg/multus-cni",
+                    ));
+            }
+            UpstreamSource::GitHub { repo: repo.clone() }
+        }
+        (None, Some(git)) => {
+            let url = git.get_ref();
+            if !(url.starts_with("https://")
+                || url.starts_with("file://")
+                || url.starts_with("http://"))
+            {
+                return Err(cx.err(
+                    git,
+                    format!("`git` = \"{url}\" is not an https:// or file:// URL"),
+                ));
+            }
+            UpstreamSource::Git { url: url.clone() }
+        }
+        _ => {
+            return Err(cx.err(
+                &raw.upstream,
+                "[upstream] needs exactly one of `github` and `git`",
+            ));
+        }
+    };
+    if u.version.get_ref().trim().is_empty() {
+        return Err(cx.err(&u.version, "`version` is empty"));
+    }
+    let track = match &u.track {
+        Some(t) => Some(semver::VersionReq::parse(t.get_ref()).map_err(|e| {
+            cx.err(
+                t,
+                format!("`track` = \"{}\" is not a semver range: {e}", t.get_ref()),
+            )
+            .hint("write a range such as \">=4.0.0, <5.0.0\"")
+        })?),
+        None => None,
+    };
+    Ok(Upstream {
+        source,
+        version: u.version.get_ref().clone(),
+        track,
+        allow_prerelease: u.allow_prerelease,
+        version_line: cx.line(&u.version),
+    })
+}
+
+fn image(cx: &Ctx<'_>, raw: &Spanned<crate::config::raw::RawImage>) -> Result<Image, ConfigError> {
+    let r = raw.get_ref();
+    let context = cx.inside("context", &r.context)?;
+    let dockerfile = match &r.dockerfile {
+        Some(d) => cx.inside("dockerfile", d)?,
+        None => format!("{context}/Dockerfile"),
+    };
+    for p in r.platforms.get_ref() {
+        let parts: Vec<&str> = p.split('/').collect();
+        if !(2..=3).contains(&parts.len()) || parts.iter().any(|s| s.is_empty()) {
+            return Err(cx.err(
+                &r.platforms,
+                format!("platform `{p}` is not `os/arch[/variant]`"),
+            ));
+        }
+    }
+    if r.platforms.get_ref().is_empty() {
+        return Err(cx.err(&r.platforms, "`platforms` is empty"));
+    }
+    let builder = r
+        .builder
+        .as_ref()
+        .map(|b| b.get_ref().clone())
+        .unwrap_or_else(|| "buildx".into());
+    if !matches!(builder.as_str(), "buildx" | "buildah") {
+        let at = r.builder.as_ref().map(|b| cx.line(b));
+        return Err(ConfigError::at(
+            cx.path,
+            at,
+            format!("`builder` = \"{builder}\" is not `buildx` or `buildah`"),
+        ));
+    }
+    if let Some(go) = &r.go
+        && !is_go_minor(go.get_ref())
+    {
+        return Err(cx.err(
+            go,
+            format!(
+                "`go` = \"{}\" is not a Go minor such as \"1.26\"",
+                go.get_ref()
+            ),
+        ));
+    }
+    Ok(Image {
+        repository: r.repository.get_ref().clone(),
+        tag: r.tag.get_ref().clone(),
+        context,
+        dockerfile,
+        platforms: r.platforms.get_ref().clone(),
+        go: r.go.as_ref().map(|g| g.get_ref().clone()),
+        builder,
+        provenance: r.provenance,
+        line: cx.line(raw),
+    })
+}
+
+fn is_go_minor(s: &str) -> bool {
+    let mut parts = s.split('.');
+    let ok =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}
+
+fn expect(cx: &Ctx<'_>, raw: &Spanned<RawExpect>) -> Result<Expect, ConfigError> {
+    let r = raw.get_ref();
+    match (&r.value, &r.file, &r.yaml) {
+        (Some(v), None, None) => Ok(Expect::Value(v.get_ref().clone())),
+        (None, Some(file), Some(key)) => {
+            if Path::new(file.get_ref()).is_absolute() {
+                return Err(cx.err(file, "`expect.file` must be relative to the package"));
+            }
+            Ok(Expect::Yaml {
+                file: file.get_ref().clone(),
+                key: key.get_ref().clone(),
+                strip_digest: r.strip_digest,
+            })
+        }
+        _ => Err(cx
+            .err(raw, "`expect` needs either `value`, or `file` with `yaml`")
+            .hint("e.g. expect = { file = \"../kubeovn/values.yaml\", yaml = \"global.images.kubeovn.tag\" }")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "[upstream]\ngithub = \"o/r\"\nversion = \"v1.0.0\"\n";
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        let dir = std::env::temp_dir();
+        Config::parse(&dir, Path::new("vendor.toml"), text)
+    }
+
+    #[test]
+    fn minimal_config_parses() {
+        let c = parse(MINIMAL).unwrap();
+        assert_eq!(
+            c.upstream.source,
+            UpstreamSource::GitHub { repo: "o/r".into() }
+        );
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_key() {
+        let e = parse(&format!(
+            "{MINIMAL}\n[[vendor]]\nfrom = \"a\"\nto = \"b\"\ncolour = 1\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(e.message.contains("unknown key `colour`"), "{e}");
+    }
+
+    #[test]
+    fn bad_track_is_reported_at_its_line() {
+        let e =
+            parse("[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\ntrack = \">=x\"\n").unwrap_err();
+        assert_eq!(e.line, Some(4));
+        assert!(e.message.contains("not a semver range"), "{e}");
+    }
+
+    #[test]
+    fn path_leaving_package_is_rejected() {
+        let e = parse(&format!(
+            "{MINIMAL}[[vendor]]\nfrom = \"a\"\nto = \"../x\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(6));
+        assert!(e.message.contains("leaves the package"), "{e}");
+    }
+
+    #[test]
+    fn missing_patch_file_is_rejected() {
+        let e = parse(&format!(
+            "{MINIMAL}[[patch]]\nname = \"p\"\nfile = \"no/such.patch\"\napplies-to = \"vendor\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(6));
+        assert!(e.message.contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn stays_inside_handles_dotdot() {
+        assert!(stays_inside(Path::new("a/../b")));
+        assert!(!stays_inside(Path::new("a/../../b")));
+        assert!(!stays_inside(Path::new("/etc/passwd")));
+    }
+
+    #[test]
+    fn go_minor_shape() {
+        assert!(is_go_minor("1.26"));
+        assert!(!is_go_minor("1.26.1"));
+        assert!(!is_go_minor("go1.26"));
+    }
+}

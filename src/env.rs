@@ -1,0 +1,79 @@
+//! The environment variables of DESIGN.md, read once.
+//!
+//! Everything else takes an [`Env`] instead of calling `std::env::var`, so a
+//! test can hand in its own and the list of variables revendor honours lives
+//! in one place (clippy.toml bans `std::env::var` elsewhere).
+
+use std::path::PathBuf;
+
+/// The variables revendor reads, with their defaults applied.
+#[derive(Clone)]
+pub struct Env {
+    /// `GITHUB_API_URL`: releases, commits, pull requests.
+    pub api_url: String,
+    /// `GITHUB_SERVER_URL`: archives, release assets, git.
+    pub server_url: String,
+    /// `REVENDOR_RAW_URL`: single files at a ref.
+    pub raw_url: String,
+    /// `GITHUB_TOKEN` or `GH_TOKEN`; never printed.
+    pub token: Option<String>,
+    /// `REVENDOR_CACHE_DIR`: content-addressed downloads and HTTP validators.
+    pub cache_dir: PathBuf,
+    /// `DOCKER_CONFIG`: registry credentials.
+    pub docker_config: PathBuf,
+    /// `REVENDOR_REGISTRY_MIRRORS`: `host=mirror,…`.
+    pub registry_mirrors: Option<String>,
+    /// `GITHUB_STEP_SUMMARY`: where `--format github` appends its Markdown.
+    pub step_summary: Option<PathBuf>,
+    /// `NO_COLOR`: set to anything non-empty to disable colour.
+    pub no_color: bool,
+}
+
+impl std::fmt::Debug for Env {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Env")
+            .field("api_url", &self.api_url)
+            .field("server_url", &self.server_url)
+            .field("raw_url", &self.raw_url)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("cache_dir", &self.cache_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Env {
+    /// Reads the process environment.
+    #[allow(clippy::disallowed_methods)] // the one place that reads it
+    pub fn from_process() -> Env {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let home = dirs::home_dir().unwrap_or_else(|| PathBuf::from("."));
+        Env {
+            api_url: trim(var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into())),
+            server_url: trim(
+                var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into()),
+            ),
+            raw_url: trim(
+                var("REVENDOR_RAW_URL")
+                    .unwrap_or_else(|| "https://raw.githubusercontent.com".into()),
+            ),
+            token: var("GITHUB_TOKEN").or_else(|| var("GH_TOKEN")),
+            cache_dir: var("REVENDOR_CACHE_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    dirs::cache_dir()
+                        .unwrap_or_else(|| home.join(".cache"))
+                        .join("revendor")
+                }),
+            docker_config: var("DOCKER_CONFIG")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".docker")),
+            registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
+            step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            no_color: var("NO_COLOR").is_some(),
+        }
+    }
+}
+
+fn trim(url: String) -> String {
+    url.trim_end_matches('/').to_string()
+}

@@ -1,0 +1,109 @@
+//! `revendor patch refresh [NAME…]`: rewrite patch files with exact hunks
+//! against the locked upstream, keeping each file's header style.
+//!
+//! A patch that applies at an offset comes back with corrected line numbers
+//! and context; an exact patch comes back byte-identical, so refresh is
+//! idempotent. The lock records the new sha256 of each refreshed file.
+
+use super::Context;
+use crate::config::lock::{LOCK_PATH, Lock};
+use crate::config::{AppliesTo, Config};
+use crate::error::{Error, Result};
+use crate::patch;
+use crate::paths::{self, Transaction};
+use crate::render::Patches;
+use crate::upstream::{self, cache::sha256_hex};
+
+/// Flags of `patch refresh`.
+#[derive(Debug, Clone, Default)]
+pub struct RefreshOptions {
+    /// Patch names; all patches when empty.
+    pub names: Vec<String>,
+}
+
+/// Refreshes the named patches; returns the files that changed.
+pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
+    let config = Config::load(&ctx.root)?;
+    for n in &opts.names {
+        if !config.patches.iter().any(|p| &p.name == n) {
+            return Err(Error::usage(
+                format!("no patch named `{n}` in vendor.toml"),
+                format!(
+                    "known patches: {}",
+                    config
+                        .patches
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+    let wanted = |name: &str| opts.names.is_empty() || opts.names.iter().any(|n| n == name);
+    let Some(mut lock) = Lock::load(&ctx.root)? else {
+        return Err(Error::usage(
+            "this package has no upstream/lock.toml yet",
+            "run `revendor update` first",
+        ));
+    };
+    let mut txn = Transaction::new(&ctx.root);
+
+    let mut vendor = Patches::load(&config)?;
+    vendor.check_targets(&config)?;
+    for v in &config.vendor {
+        let mut input = super::render::locked_pristine(ctx, &lock, v)?;
+        for id in vendor.sections_for(v) {
+            let (p, fp) = vendor.section(id);
+            let applied = patch::apply(fp, &input).map_err(|e| {
+                Error::Conflict(format!(
+                    "patch `{}` ({}) does not apply to the locked `{}`: {e}",
+                    p.name, p.file, v.from
+                ))
+            })?;
+            if wanted(&p.name) {
+                let fresh = patch::refresh(fp, &input, &applied.content);
+                vendor.loaded[id.0].set.files[id.1] = fresh;
+            }
+            input = applied.content;
+        }
+    }
+    for p in vendor.loaded.iter().filter(|p| wanted(&p.name)) {
+        txn.stage(&p.file, patch::write(&p.set));
+    }
+
+    let mut source = Patches::load_kind(&config, AppliesTo::Source)?;
+    if source.loaded.iter().any(|p| wanted(&p.name)) {
+        let up = upstream::open(&config, &ctx.env, &ctx.client);
+        let tree = up.tree(&lock.upstream.version)?;
+        for p in source.loaded.iter_mut().filter(|p| wanted(&p.name)) {
+            for fp in p.set.files.iter_mut() {
+                let path = fp.target_path(p.strip).unwrap_or_default();
+                let base = tree.files.get(&path).cloned().unwrap_or_default();
+                let applied = patch::apply(fp, &base).map_err(|e| {
+                    Error::Conflict(format!(
+                        "source patch `{}` ({}) does not apply to `{path}` at {}: {e}",
+                        p.name, p.file, lock.upstream.version
+                    ))
+                })?;
+                *fp = patch::refresh(fp, &base, &applied.content);
+            }
+            txn.stage(&p.file, patch::write(&p.set));
+        }
+    }
+
+    for lp in lock.patches.iter_mut() {
+        if let Some(bytes) = config
+            .patches
+            .iter()
+            .find(|p| p.name == lp.name)
+            .and_then(|p| txn.staged(&p.file))
+        {
+            lp.sha256 = sha256_hex(bytes);
+        }
+    }
+    let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
+    txn.commit()
+}

@@ -1,0 +1,278 @@
+//! `revendor update`: move the vendored upstream to a release, all or nothing.
+//!
+//! 1. Resolve the target release (`--to`, or the highest inside `track`).
+//! 2. Read the pristine copies at the locked version (fetching them when the
+//!    package is adopted without a lock) and the new ones at the target.
+//! 3. Render the package as it should be at the locked version and compare
+//!    with the rendered files on disk: a difference is a hand edit, which
+//!    stops the update unless `--adopt-edits` folds it into the patch.
+//! 4. Carry every vendor patch to the target (`carry.rs`): strict first, then
+//!    a 3-way merge; refresh each patch to exact hunks.
+//! 5. Verify the source patches against the upstream source tree (`source.rs`).
+//! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
+//!
+//! Nothing is written before step 6, so any error leaves the tree as it was.
+
+mod carry;
+mod edits;
+mod source;
+mod summary;
+
+pub use summary::{ConflictReport, PatchReport, UpdateReport};
+
+use std::collections::BTreeMap;
+
+use super::Context;
+use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
+use crate::config::{AppliesTo, Config};
+use crate::error::{Error, Result};
+use crate::paths::{self, Transaction};
+use crate::render::{self, Patches};
+use crate::upstream::{self, Source};
+
+/// Flags of `revendor update`.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateOptions {
+    /// Move to this tag instead of the highest inside `track`.
+    pub to: Option<String>,
+    /// Print the plan and each patch's result; write nothing.
+    pub dry_run: bool,
+    /// On a conflict, write diff3 markers into the rendered file.
+    pub keep_conflicts: bool,
+    /// Fold hand edits of rendered files into the patch targeting them.
+    pub adopt_edits: bool,
+}
+
+/// Runs the update; the report says what happened (conflicts included).
+pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
+    let config = Config::load(&ctx.root)?;
+    let lock = Lock::load(&ctx.root)?;
+    let mut patches = Patches::load(&config)?;
+    patches.check_targets(&config)?;
+    let source = upstream::open(&config, &ctx.env, &ctx.client);
+
+    let spinner = ctx.shell.spinner("resolving the release");
+    let releases = source.releases()?;
+    let resolved = upstream::resolve(&config, &releases, opts.to.as_deref())?;
+    drop(spinner);
+    if let Some(w) = &resolved.warning {
+        ctx.shell.warn(w);
+    }
+    let base_version = lock
+        .as_ref()
+        .map(|l| l.upstream.version.clone())
+        .unwrap_or_else(|| config.upstream.version.clone());
+    let target = resolved.tag.clone();
+    ctx.shell.status(
+        "Updating",
+        format!(
+            "{} {base_version} -> {target}",
+            config.upstream.source.describe()
+        ),
+    );
+
+    let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
+    let pin_ref = match lock.as_ref().and_then(|l| l.image.as_ref()) {
+        Some(img) => Some(img.reference.clone()),
+        None => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
+    };
+
+    let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
+    let mut txn = Transaction::new(&ctx.root);
+    let mut locked_files = Vec::new();
+
+    for vendor in &config.vendor {
+        let expected_base = lock.as_ref().and_then(|l| l.file_sha256(&vendor.from));
+        let base = pristine(ctx, &*source, vendor, &base_version, expected_base)?;
+        let theirs = if target == base_version {
+            base.clone()
+        } else {
+            ctx.shell
+                .status("Fetching", format!("{} at {target}", vendor.from));
+            upstream::fetch_file(&*source, &ctx.cache, &target, &vendor.from, None)?
+        };
+
+        let current = read_current(&vendor.to)?;
+        let edits = edits::fold(
+            &config,
+            &mut patches,
+            vendor,
+            &base,
+            &base_version,
+            pin_ref.as_deref(),
+            current.as_deref(),
+            opts.adopt_edits,
+        )?;
+        report.edits.extend(edits);
+
+        let carried = carry::carry(&patches, vendor, &base, &theirs, &base_version, &target)?;
+        report.patches.extend(carried.reports.iter().cloned());
+        report.conflicts.extend(carried.conflicts.iter().cloned());
+        for (id, refreshed) in carried.refreshed {
+            patches.loaded[id.0].set.files[id.1] = refreshed;
+        }
+        let rendered = render::finish(
+            &config,
+            &vendor.to,
+            &carried.output,
+            &target,
+            pin_ref.as_deref(),
+        )?;
+        txn.stage(&vendor.to, rendered);
+        txn.stage(&vendor.pristine(), theirs.clone());
+        locked_files.push(LockedFile {
+            from: vendor.from.clone(),
+            sha256: upstream::cache::sha256_hex(&theirs),
+        });
+    }
+
+    if !report.conflicts.is_empty() {
+        if opts.keep_conflicts && !opts.dry_run {
+            // Only the rendered files, with their markers: the lock, the
+            // pristine copies and the patches stay at the old version so the
+            // next run knows where it stands.
+            let mut keep = Transaction::new(&ctx.root);
+            for vendor in &config.vendor {
+                if let Some(bytes) = txn.staged(&vendor.to) {
+                    keep.stage(&vendor.to, bytes.to_vec());
+                }
+            }
+            report.changed = keep.commit()?;
+        }
+        return Ok(report);
+    }
+
+    let source_facts = source::verify(
+        ctx,
+        &config,
+        &*source,
+        lock.as_ref(),
+        &base_version,
+        &target,
+        &mut report,
+    )?;
+    if !report.conflicts.is_empty() {
+        return Ok(report);
+    }
+
+    let mut locked_patches = Vec::new();
+    for p in &patches.loaded {
+        let bytes = crate::patch::write(&p.set);
+        locked_patches.push(LockedPatch {
+            name: p.name.clone(),
+            sha256: upstream::cache::sha256_hex(&bytes),
+        });
+        txn.stage(&p.file, bytes);
+    }
+    for (file, bytes) in source_facts.patch_files {
+        if let Some(lp) = locked_patches.iter_mut().find(|l| {
+            config
+                .patches
+                .iter()
+                .any(|p| p.name == l.name && p.file == file)
+        }) {
+            lp.sha256 = upstream::cache::sha256_hex(&bytes);
+        } else if let Some(p) = config.patches.iter().find(|p| p.file == file) {
+            locked_patches.push(LockedPatch {
+                name: p.name.clone(),
+                sha256: upstream::cache::sha256_hex(&bytes),
+            });
+        }
+        txn.stage(&file, bytes);
+    }
+    locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+
+    for (file, bytes) in
+        render::rewrite_in_place(&config, &target, |f| paths::read(&ctx.root.join(f)))?
+    {
+        txn.stage(&file, bytes);
+    }
+
+    let old_files: Vec<String> = lock
+        .as_ref()
+        .map(|l| {
+            l.files
+                .iter()
+                .map(|f| format!("upstream/{}", f.from))
+                .collect()
+        })
+        .unwrap_or_default();
+    for old in old_files {
+        if !config.vendor.iter().any(|v| v.pristine() == old) {
+            txn.remove(&old);
+        }
+    }
+
+    // The commit is information for people reading the lock: a failure to
+    // learn it is not worth failing an update that verified everything else.
+    let commit = match lock.as_ref().and_then(|l| l.upstream.commit.clone()) {
+        Some(c) if target == base_version => Some(c),
+        _ => source.commit(&target).ok().flatten(),
+    };
+    let new_lock = Lock {
+        upstream: LockedUpstream {
+            source: config.upstream.source.describe(),
+            version: target.clone(),
+            commit,
+            source_sha256: source_facts.archive_sha256,
+            go_directive: source_facts.go_directive,
+        },
+        files: locked_files,
+        patches: locked_patches,
+        image: match lock.as_ref().and_then(|l| l.image.clone()) {
+            Some(img) => Some(img),
+            None => pin_ref.map(|reference| LockedImage {
+                reference,
+                ..LockedImage::default()
+            }),
+        },
+    };
+    let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    txn.stage(
+        LOCK_PATH,
+        new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
+    );
+
+    report.changed = if opts.dry_run {
+        txn.changed_paths()?
+    } else {
+        txn.commit()?
+    };
+    Ok(report)
+}
+
+/// The pristine copy of `vendor` at the locked version: the file under
+/// upstream/ when it matches the lock, else downloaded (and verified).
+fn pristine(
+    ctx: &Context,
+    source: &dyn Source,
+    vendor: &crate::config::Vendor,
+    version: &str,
+    expected: Option<&str>,
+) -> Result<Vec<u8>> {
+    let on_disk = paths::read_opt(&ctx.root.join(vendor.pristine()))?;
+    if let (Some(bytes), Some(sha)) = (&on_disk, expected)
+        && upstream::cache::sha256_hex(bytes) == sha
+    {
+        return Ok(bytes.clone());
+    }
+    ctx.shell
+        .status("Fetching", format!("{} at {version}", vendor.from));
+    upstream::fetch_file(source, &ctx.cache, version, &vendor.from, expected)
+}
+
+/// Every source patch file, parsed, keyed by its name.
+pub(crate) fn source_patches(config: &Config) -> Result<BTreeMap<String, render::LoadedPatch>> {
+    Ok(Patches::load_kind(config, AppliesTo::Source)?
+        .loaded
+        .into_iter()
+        .map(|p| (p.name.clone(), p))
+        .collect())
+}
+
+impl From<render::PatchFailure> for Error {
+    fn from(f: render::PatchFailure) -> Self {
+        Error::Conflict(f.to_string())
+    }
+}

@@ -1,0 +1,144 @@
+//! Hand edits: differences between a rendered file on disk and what the
+//! package renders at the locked version.
+//!
+//! A hand edit is never silently lost. Without `--adopt-edits` the update
+//! stops and names each edited line; with it, the edits are folded into the
+//! last patch targeting the file by a 3-way merge (base = the expected
+//! render, ours = the file on disk, theirs = the patched pristine copy, so
+//! the rewrites and pins drop out and only the edits remain), and that patch
+//! is regenerated with exact hunks.
+
+use super::summary::EditReport;
+use crate::config::{Config, Vendor};
+use crate::error::{Error, Result};
+use crate::patch;
+use crate::render::{self, Patches};
+
+/// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a patch.
+#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
+pub(super) fn fold(
+    config: &Config,
+    patches: &mut Patches,
+    vendor: &Vendor,
+    base: &[u8],
+    base_version: &str,
+    pin: Option<&str>,
+    current: Option<&[u8]>,
+    adopt: bool,
+) -> Result<Vec<EditReport>> {
+    let Some(current) = current else {
+        return Ok(Vec::new());
+    };
+    let (patched, _) = patches
+        .apply_strict(vendor, base)
+        .map_err(|f| Error::Conflict(format!("{f} (at the locked version {base_version})")))?;
+    let expected = render::finish(config, &vendor.to, &patched, base_version, pin)?;
+    if expected == current {
+        return Ok(Vec::new());
+    }
+    let edits = edited_lines(&vendor.to, &expected, current);
+    let sections = patches.sections_for(vendor);
+    let Some(&last) = sections.last() else {
+        return Err(Error::Conflict(format!(
+            "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it, or revert the edits",
+            vendor.to,
+            list(&edits)
+        )));
+    };
+    let patch_name = patches.section(last).0.name.clone();
+    if !adopt {
+        return Err(Error::Conflict(format!(
+            "`{}` has {} hand edit{} that no patch carries: {}; run `revendor update --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
+            vendor.to,
+            edits.len(),
+            if edits.len() == 1 { "" } else { "s" },
+            list(&edits)
+        )));
+    }
+
+    let merged = diffy::merge_bytes(&expected, current, &patched).map_err(|_| {
+        Error::Conflict(format!(
+            "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
+            vendor.to,
+            list(&edits)
+        ))
+    })?;
+    // The input of the last section at the base: the pristine copy with every
+    // earlier section applied.
+    let mut input = base.to_vec();
+    for &id in &sections[..sections.len() - 1] {
+        let (_, fp) = patches.section(id);
+        input = patch::apply(fp, &input)
+            .map_err(|e| Error::Conflict(e.to_string()))?
+            .content;
+    }
+    let (_, fp) = patches.section(last);
+    let refreshed = patch::refresh(fp, &input, &merged);
+    patches.loaded[last.0].set.files[last.1] = refreshed;
+    Ok(edits
+        .into_iter()
+        .map(|mut e| {
+            e.adopted_into = Some(patch_name.clone());
+            e
+        })
+        .collect())
+}
+
+/// Lines of `current` that differ from `expected` (added or changed), and
+/// removals, with their line in `current`.
+fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
+    let expected = String::from_utf8_lossy(expected);
+    let current = String::from_utf8_lossy(current);
+    let diff = diffy::create_patch(&expected, &current);
+    let mut out = Vec::new();
+    for hunk in diff.hunks() {
+        let mut line = hunk.new_range().start();
+        for l in hunk.lines() {
+            match l {
+                diffy::Line::Context(_) => line += 1,
+                diffy::Line::Insert(text) => {
+                    out.push(EditReport {
+                        file: file.to_string(),
+                        line,
+                        text: text.trim_end().to_string(),
+                        adopted_into: None,
+                    });
+                    line += 1;
+                }
+                diffy::Line::Delete(text) => out.push(EditReport {
+                    file: file.to_string(),
+                    line,
+                    text: format!("(removed) {}", text.trim_end()),
+                    adopted_into: None,
+                }),
+            }
+        }
+    }
+    out
+}
+
+fn list(edits: &[EditReport]) -> String {
+    let shown: Vec<String> = edits
+        .iter()
+        .take(5)
+        .map(|e| format!("{}:{} `{}`", e.file, e.line, e.text.trim()))
+        .collect();
+    let more = edits.len().saturating_sub(5);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edited_lines_name_line_and_text() {
+        let e = edited_lines("t.yml", b"a\nb\nc\n", b"a\nB\nc\nd\n");
+        let got: Vec<(usize, &str)> = e.iter().map(|e| (e.line, e.text.as_str())).collect();
+        assert_eq!(got, vec![(2, "(removed) b"), (2, "B"), (4, "d")]);
+    }
+}

@@ -1,0 +1,173 @@
+//! Source patches (`applies-to = "source"`): verified against the upstream
+//! source tree at the target, refreshed so `git apply` in the image build
+//! takes them, and upstream's go.mod `go` directive recorded for `check`.
+//!
+//! The tree at the target comes from the tag archive (GitHub) or the git tag;
+//! the tree at the locked version is fetched only when a patch needs the
+//! 3-way merge.
+
+use super::Context;
+use super::summary::{ConflictReport, PatchReport, UpdateReport};
+use crate::config::Config;
+use crate::config::lock::Lock;
+use crate::error::{Error, Result};
+use crate::patch::{self, Labels, Outcome};
+use crate::render::PatchStep;
+use crate::upstream::{Source, SourceTree};
+
+/// What the source side of an update found.
+#[derive(Debug, Default)]
+pub(super) struct SourceFacts {
+    /// sha256 of the source archive at the target.
+    pub archive_sha256: Option<String>,
+    /// The `go` directive of go.mod at the target.
+    pub go_directive: Option<String>,
+    /// Refreshed source patch files: (package-relative path, bytes).
+    pub patch_files: Vec<(String, Vec<u8>)>,
+}
+
+pub(super) fn verify(
+    ctx: &Context,
+    config: &Config,
+    source: &dyn Source,
+    lock: Option<&Lock>,
+    base_version: &str,
+    target: &str,
+    report: &mut UpdateReport,
+) -> Result<SourceFacts> {
+    let patches = super::source_patches(config)?;
+    let mut facts = SourceFacts::default();
+    if patches.is_empty() {
+        if config.image.is_some() {
+            facts.go_directive = match source.file(target, "go.mod") {
+                Ok(bytes) => go_directive(&bytes),
+                Err(Error::Upstream(_)) => None,
+                Err(e) => return Err(e),
+            };
+        }
+        return Ok(facts);
+    }
+    ctx.shell
+        .status("Fetching", format!("the source tree at {target}"));
+    let tree = source.tree(target)?;
+    facts.archive_sha256 = tree.archive_sha256.clone();
+    facts.go_directive = tree.files.get("go.mod").and_then(|b| go_directive(b));
+    if let (Some(l), Some(new)) = (lock, &tree.archive_sha256)
+        && l.upstream.version == target
+        && let Some(old) = &l.upstream.source_sha256
+        && old != new
+    {
+        return Err(Error::Checksum {
+            what: format!("the source archive of {target}"),
+            expected: old.clone(),
+            actual: new.clone(),
+        });
+    }
+
+    let mut base_tree: Option<SourceTree> = None;
+    let ours_label = format!("patched {base_version}");
+    let labels = Labels {
+        ours: &ours_label,
+        base: base_version,
+        theirs: target,
+    };
+    for p in patches.values() {
+        let mut set = p.set.clone();
+        for fp in set.files.iter_mut() {
+            let path = fp.target_path(p.strip).unwrap_or_default();
+            let theirs = tree.files.get(&path).cloned().unwrap_or_default();
+            if !fp.is_new() && !tree.files.contains_key(&path) {
+                return Err(Error::Conflict(format!(
+                    "source patch `{}` ({}) targets `{path}`, which does not exist in the source at {target}",
+                    p.name, p.file
+                )));
+            }
+            let (step, output) = match patch::apply(fp, &theirs) {
+                Ok(a) if a.offsets.iter().all(|o| *o == 0) => (PatchStep::Exact, a.content),
+                Ok(a) => (PatchStep::Offset(a.offsets), a.content),
+                Err(strict) => {
+                    if base_tree.is_none() {
+                        base_tree = Some(if base_version == target {
+                            tree.clone()
+                        } else {
+                            ctx.shell
+                                .status("Fetching", format!("the source tree at {base_version}"));
+                            source.tree(base_version)?
+                        });
+                    }
+                    let base = base_tree
+                        .as_ref()
+                        .and_then(|t| t.files.get(&path).cloned())
+                        .unwrap_or_default();
+                    match patch::rebase(&base, fp, &theirs, &labels) {
+                        Ok(Outcome::Exact { content }) => (PatchStep::Exact, content),
+                        Ok(Outcome::Offset { content, offsets }) => {
+                            (PatchStep::Offset(offsets), content)
+                        }
+                        Ok(Outcome::Merged { content }) => (PatchStep::Merged, content),
+                        Ok(Outcome::AlreadyUpstream { .. }) => {
+                            (PatchStep::AlreadyUpstream, theirs.clone())
+                        }
+                        Ok(Outcome::Conflict { hunks, .. }) => {
+                            for h in hunks {
+                                report.conflicts.push(ConflictReport {
+                                    patch: p.name.clone(),
+                                    file: path.clone(),
+                                    start: h.line_start,
+                                    end: h.line_end,
+                                    ours: String::from_utf8_lossy(&h.ours).into_owned(),
+                                    theirs: String::from_utf8_lossy(&h.theirs).into_owned(),
+                                    strict: Some(strict.to_string()),
+                                });
+                            }
+                            report.patches.push(PatchReport {
+                                patch: p.name.clone(),
+                                target: path.clone(),
+                                result: "conflict".into(),
+                            });
+                            continue;
+                        }
+                        Err(e) => {
+                            return Err(Error::Conflict(format!(
+                                "source patch `{}` ({}) on `{path}`: {strict}; and against {base_version}: {e}",
+                                p.name, p.file
+                            )));
+                        }
+                    }
+                }
+            };
+            if step != PatchStep::AlreadyUpstream {
+                *fp = patch::refresh(fp, &theirs, &output);
+            }
+            report.patches.push(PatchReport {
+                patch: p.name.clone(),
+                target: path,
+                result: step.to_string(),
+            });
+        }
+        facts.patch_files.push((p.file.clone(), patch::write(&set)));
+    }
+    Ok(facts)
+}
+
+/// The `go` directive of a go.mod (`go 1.25.0` → `1.25.0`).
+pub(crate) fn go_directive(go_mod: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(go_mod).lines().find_map(|l| {
+        let l = l.split("//").next().unwrap_or("").trim();
+        l.strip_prefix("go ").map(|v| v.trim().to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_directive_is_read() {
+        assert_eq!(
+            go_directive(b"module x\n\ngo 1.25.0 // min\n\ntoolchain go1.26\n").as_deref(),
+            Some("1.25.0")
+        );
+        assert_eq!(go_directive(b"module x\n"), None);
+    }
+}

@@ -1,0 +1,149 @@
+//! [`UpdateReport`]: what `update` did, for the closing summary and JSON.
+
+use serde::Serialize;
+
+/// One patch section's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct PatchReport {
+    /// The patch name.
+    pub patch: String,
+    /// The rendered file (or source file) it targets.
+    pub target: String,
+    /// `exact`, `offset (hunk 1 +9, …)`, `merged (3-way)`, `conflict (…)`, `already upstream`.
+    pub result: String,
+}
+
+/// One conflicting hunk.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConflictReport {
+    /// The patch name.
+    pub patch: String,
+    /// The file holding the conflict.
+    pub file: String,
+    /// First line of the conflict region in the marked file (1-based).
+    pub start: usize,
+    /// Last line of the conflict region.
+    pub end: usize,
+    /// The patched side's text.
+    pub ours: String,
+    /// The new upstream's text.
+    pub theirs: String,
+    /// Why the strict apply failed: hunk number, header, first line that no
+    /// longer matches.
+    pub strict: Option<String>,
+}
+
+/// One hand edit found in a rendered file.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditReport {
+    /// The rendered file.
+    pub file: String,
+    /// 1-based line in the file as it is.
+    pub line: usize,
+    /// The edited line's text.
+    pub text: String,
+    /// The patch it was folded into, with `--adopt-edits`.
+    pub adopted_into: Option<String>,
+}
+
+/// Everything `update` did or would do.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpdateReport {
+    /// The version before.
+    pub from: String,
+    /// The version after.
+    pub to: String,
+    /// The package had no lock and was adopted.
+    pub adopted: bool,
+    /// Nothing was written.
+    pub dry_run: bool,
+    /// Each patch section's result.
+    pub patches: Vec<PatchReport>,
+    /// Conflicting hunks (the update stops when there are any).
+    pub conflicts: Vec<ConflictReport>,
+    /// Hand edits adopted into patches.
+    pub edits: Vec<EditReport>,
+    /// Files written (or that would be, with `--dry-run`).
+    pub changed: Vec<String>,
+}
+
+impl UpdateReport {
+    pub(super) fn new(from: &str, to: &str, adopted: bool, dry_run: bool) -> UpdateReport {
+        UpdateReport {
+            from: from.into(),
+            to: to.into(),
+            adopted,
+            dry_run,
+            patches: Vec::new(),
+            conflicts: Vec::new(),
+            edits: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+
+    /// The closing summary for people.
+    pub fn human(&self) -> String {
+        let mut s = String::new();
+        let verb = if self.dry_run {
+            "would update"
+        } else {
+            "updated"
+        };
+        if self.adopted {
+            s.push_str(&format!(
+                "adopted the package at {} (no lock before)\n",
+                self.from
+            ));
+        }
+        if self.from == self.to {
+            s.push_str(&format!("upstream: {} (unchanged)\n", self.to));
+        } else {
+            s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
+        }
+        for p in &self.patches {
+            s.push_str(&format!(
+                "patch {} on {}: {}\n",
+                p.patch, p.target, p.result
+            ));
+        }
+        for e in &self.edits {
+            if let Some(into) = &e.adopted_into {
+                s.push_str(&format!(
+                    "hand edit {}:{} adopted into patch {into}: {}\n",
+                    e.file,
+                    e.line,
+                    e.text.trim_end()
+                ));
+            }
+        }
+        for c in &self.conflicts {
+            s.push_str(&format!(
+                "conflict in {} lines {}-{} (patch {})\n  ours:   {}\n  theirs: {}\n",
+                c.file,
+                c.start,
+                c.end,
+                c.patch,
+                first_line(&c.ours),
+                first_line(&c.theirs)
+            ));
+            if let Some(strict) = &c.strict {
+                s.push_str(&format!("  strict apply: {strict}\n"));
+            }
+        }
+        if self.changed.is_empty() {
+            s.push_str("no file changed\n");
+        } else {
+            for f in &self.changed {
+                s.push_str(&format!("{verb} {f}\n"));
+            }
+        }
+        s
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}

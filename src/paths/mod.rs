@@ -1,0 +1,50 @@
+//! The only writer of the package tree, and file reads with path context.
+//!
+//! Every command that changes files builds a [`Transaction`]: new contents are
+//! staged, then swapped in together, so a failure at any point leaves the tree
+//! as it was. See `transaction.rs` for how a kill is survived.
+
+mod transaction;
+
+pub use transaction::{Recovery, Transaction, recover};
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The directory, inside the package, where a transaction stages its files.
+pub const STAGING_DIR: &str = ".revendor-txn";
+
+/// Reads a file, naming it on failure.
+pub fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| Error::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads a file that may be absent.
+pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(Error::Io {
+            action: "read",
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Wraps an I/O error with the action and path.
+pub(crate) fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> Error + 'a {
+    move |source| Error::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}

@@ -1,0 +1,116 @@
+//! The vendored outputs: pin(rewrite(patches(upstream))), composed here and
+//! nowhere else.
+//!
+//! 1. [`Patches::load`] parses every `applies-to = "vendor"` patch and finds,
+//!    for each vendored file, the file sections that target it (by upstream
+//!    path or rendered path, after `strip`).
+//! 2. [`Patches::apply_strict`] applies them to a pristine copy: zero fuzz,
+//!    offsets reported.
+//! 3. [`finish`] applies the rewrites declared for the output and the pinned
+//!    image reference.
+//!
+//! `update` uses the same pieces with the 3-way rebase in between; `render`
+//! and `check` use them as they are, offline.
+
+mod patches;
+pub mod pin;
+pub mod rewrite;
+
+pub use patches::{LoadedPatch, PatchFailure, PatchStep, Patches};
+
+use crate::config::{Config, RewriteKind};
+use crate::error::{Error, Result};
+
+/// Rewrites (with `{version}`) and pins applied to one rendered file.
+pub fn finish(
+    config: &Config,
+    to: &str,
+    patched: &[u8],
+    version: &str,
+    pin: Option<&str>,
+) -> Result<Vec<u8>> {
+    let mut text = String::from_utf8(patched.to_vec()).map_err(|_| {
+        Error::Upstream(format!(
+            "`{to}` is not UTF-8 text; rewrites and pins need text"
+        ))
+    })?;
+    for r in config.rewrites.iter().filter(|r| r.file == to) {
+        text = rewrite::apply(r, &text, version).text;
+    }
+    if let Some(reference) = pin {
+        for p in config.pins.iter().filter(|p| p.file == to) {
+            text = pin::apply(&text, p, reference);
+        }
+    }
+    Ok(text.into_bytes())
+}
+
+/// Rewrites of files that are not rendered from upstream (the Dockerfile's
+/// `ARG VERSION`), applied in place: `(file, new contents)` for each file
+/// with a rewrite, given its current contents.
+pub fn rewrite_in_place(
+    config: &Config,
+    version: &str,
+    read: impl Fn(&str) -> Result<Vec<u8>>,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    for r in &config.rewrites {
+        if config.vendor_rendering(&r.file).is_some() {
+            continue;
+        }
+        let current = match out.iter().find(|(f, _)| *f == r.file) {
+            Some((_, bytes)) => bytes.clone(),
+            None => read(&r.file)?,
+        };
+        let text = String::from_utf8(current)
+            .map_err(|_| Error::Upstream(format!("`{}` is not UTF-8 text", r.file)))?;
+        let result = rewrite::apply(r, &text, version);
+        if result.lines.is_empty() {
+            let what = match &r.kind {
+                RewriteKind::DockerfileArg { name } => format!("no `ARG {name}=` line"),
+                RewriteKind::Lines { needle, .. } => format!("no line containing `{needle}`"),
+            };
+            return Err(crate::config::ConfigError::at(
+                config.root.join("vendor.toml"),
+                Some(r.line),
+                format!(
+                    "[[rewrite]] of `{}` matches nothing: the file has {what}",
+                    r.file
+                ),
+            )
+            .hint("fix the rewrite or the file")
+            .into());
+        }
+        match out.iter_mut().find(|(f, _)| *f == r.file) {
+            Some(entry) => entry.1 = result.text.into_bytes(),
+            None => out.push((r.file.clone(), result.text.into_bytes())),
+        }
+    }
+    Ok(out)
+}
+
+/// The pinned reference found at the pin sites of the rendered files, for a
+/// package adopted without a lock. All sites must agree.
+pub fn read_pin(config: &Config, read: impl Fn(&str) -> Option<Vec<u8>>) -> Result<Option<String>> {
+    let mut found: Option<(String, String, usize)> = None;
+    for p in &config.pins {
+        let Some(bytes) = read(&p.file) else { continue };
+        let text = String::from_utf8_lossy(&bytes);
+        for site in pin::pin_sites(&text, p) {
+            if site.repository() != p.repository || !site.value.contains("@sha256:") {
+                continue;
+            }
+            match &found {
+                None => found = Some((site.value.clone(), p.file.clone(), site.line)),
+                Some((v, f, l)) if *v != site.value => {
+                    return Err(Error::Conflict(format!(
+                        "the pinned image differs between {f}:{l} (`{v}`) and {}:{} (`{}`)",
+                        p.file, site.line, site.value
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(found.map(|(v, _, _)| v))
+}

@@ -1,0 +1,70 @@
+//! The content-addressed download cache: `<cache>/sha256/<hex>`.
+//!
+//! An entry's name is the sha256 of its bytes, and every read re-hashes them,
+//! so a corrupted or tampered entry is never used: it is dropped and fetched
+//! again.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// The hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// A content-addressed store under a directory.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    /// The store under `<cache_dir>/sha256`.
+    pub fn new(cache_dir: &Path) -> Cache {
+        Cache {
+            dir: cache_dir.join("sha256"),
+        }
+    }
+
+    /// The bytes stored under `sha256`, if present and intact.
+    pub fn get(&self, sha256: &str) -> Option<Vec<u8>> {
+        let path = self.dir.join(sha256);
+        let bytes = std::fs::read(&path).ok()?;
+        if sha256_hex(&bytes) == sha256 {
+            Some(bytes)
+        } else {
+            let _ = std::fs::remove_file(&path);
+            None
+        }
+    }
+
+    /// Stores `bytes`, returning their sha256. A failure to write only
+    /// costs a later download, so it is not an error.
+    pub fn put(&self, bytes: &[u8]) -> String {
+        let sha = sha256_hex(bytes);
+        let path = self.dir.join(&sha);
+        if !path.exists() && std::fs::create_dir_all(&self.dir).is_ok() {
+            let tmp = self.dir.join(format!(".{sha}.{}", std::process::id()));
+            if std::fs::write(&tmp, bytes).is_ok() {
+                let _ = std::fs::rename(&tmp, &path);
+            }
+        }
+        sha
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let sha = cache.put(b"hello");
+        assert_eq!(cache.get(&sha).unwrap(), b"hello");
+        std::fs::write(dir.path().join("sha256").join(&sha), b"tampered").unwrap();
+        assert_eq!(cache.get(&sha), None);
+    }
+}

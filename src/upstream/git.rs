@@ -1,0 +1,162 @@
+//! A git upstream, read through git2.
+//!
+//! Tags are listed from the remote directly (`ls-remote`); files are read
+//! from a bare mirror kept in the cache (`<cache>/git/<sha256 of url>`),
+//! into which only the tags asked for are fetched.
+
+use std::path::{Path, PathBuf};
+
+use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
+
+use super::{Release, Source, SourceTree};
+use crate::error::{Error, Result};
+
+/// A git repository as an upstream.
+#[derive(Debug)]
+pub struct Git {
+    url: String,
+    mirror: PathBuf,
+    offline: bool,
+}
+
+impl Git {
+    /// The repository at `url`, mirrored under `cache_dir`.
+    pub fn new(url: &str, cache_dir: &Path, offline: bool) -> Git {
+        let key = super::cache::sha256_hex(url.as_bytes());
+        Git {
+            url: url.to_string(),
+            mirror: cache_dir.join("git").join(key),
+            offline,
+        }
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        Error::Git {
+            url: crate::net::redact(&self.url),
+            message: e.to_string(),
+        }
+    }
+
+    fn offline_guard(&self) -> Result<()> {
+        if self.offline {
+            return Err(Error::usage(
+                format!(
+                    "reading git upstream `{}` needs the network",
+                    crate::net::redact(&self.url)
+                ),
+                "run without --offline",
+            ));
+        }
+        Ok(())
+    }
+
+    fn repo(&self) -> Result<Repository> {
+        match Repository::open_bare(&self.mirror) {
+            Ok(r) => Ok(r),
+            Err(_) => {
+                std::fs::create_dir_all(&self.mirror)
+                    .map_err(crate::paths::io("create", &self.mirror))?;
+                Repository::init_bare(&self.mirror).map_err(|e| self.err(e))
+            }
+        }
+    }
+
+    /// The mirror with `refs/tags/<tag>` present.
+    fn with_tag(&self, tag: &str) -> Result<Repository> {
+        let repo = self.repo()?;
+        let refname = format!("refs/tags/{tag}");
+        if repo.find_reference(&refname).is_err() {
+            self.offline_guard()?;
+            let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
+            remote
+                .fetch(&[format!("+{refname}:{refname}")], None, None)
+                .map_err(|e| self.err(format!("cannot fetch tag {tag}: {}", e.message())))?;
+        }
+        Ok(repo)
+    }
+
+    fn tree_at<'r>(&self, repo: &'r Repository, tag: &str) -> Result<git2::Tree<'r>> {
+        let obj = repo
+            .revparse_single(&format!("refs/tags/{tag}"))
+            .map_err(|e| self.err(format!("no tag {tag}: {}", e.message())))?;
+        obj.peel_to_tree().map_err(|e| self.err(e))
+    }
+}
+
+impl Source for Git {
+    fn releases(&self) -> Result<Vec<Release>> {
+        self.offline_guard()?;
+        let repo = self.repo()?;
+        let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
+        let conn = remote
+            .connect_auth(Direction::Fetch, None, None)
+            .map_err(|e| self.err(e.message().to_string()))?;
+        let heads = conn.list().map_err(|e| self.err(e))?;
+        let mut out: Vec<Release> = heads
+            .iter()
+            .filter_map(|h| h.name().strip_prefix("refs/tags/"))
+            .filter(|t| !t.ends_with("^{}"))
+            .map(|t| Release {
+                tag: t.to_string(),
+                prerelease: false,
+            })
+            .collect();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
+        let repo = self.with_tag(tag)?;
+        let tree = self.tree_at(&repo, tag)?;
+        let entry = tree.get_path(Path::new(path)).map_err(|_| {
+            Error::Upstream(format!(
+                "`{path}` does not exist in {} at {tag}",
+                crate::net::redact(&self.url)
+            ))
+        })?;
+        let blob = entry
+            .to_object(&repo)
+            .and_then(|o| o.peel_to_blob())
+            .map_err(|e| self.err(format!("`{path}` at {tag} is not a file: {}", e.message())))?;
+        Ok(blob.content().to_vec())
+    }
+
+    fn commit(&self, tag: &str) -> Result<Option<String>> {
+        let repo = self.with_tag(tag)?;
+        let obj = repo
+            .revparse_single(&format!("refs/tags/{tag}"))
+            .map_err(|e| self.err(e))?;
+        let commit = obj.peel_to_commit().map_err(|e| self.err(e))?;
+        Ok(Some(commit.id().to_string()))
+    }
+
+    fn tree(&self, tag: &str) -> Result<SourceTree> {
+        let repo = self.with_tag(tag)?;
+        let tree = self.tree_at(&repo, tag)?;
+        let mut files = std::collections::BTreeMap::new();
+        let mut failure = None;
+        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000 {
+                match entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
+                    Ok(blob) => {
+                        let name = entry.name().unwrap_or_default();
+                        files.insert(format!("{dir}{name}"), blob.content().to_vec());
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        return TreeWalkResult::Abort;
+                    }
+                }
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(|e| self.err(e))?;
+        if let Some(e) = failure {
+            return Err(self.err(e));
+        }
+        Ok(SourceTree {
+            files,
+            archive_sha256: None,
+        })
+    }
+}

@@ -1,0 +1,199 @@
+//! Where upstream releases and files come from.
+//!
+//! 1. [`open`] picks the [`Source`] for `[upstream]`: [`github::GitHub`]
+//!    (releases API, raw files, archives) or [`git::Git`] (any repository,
+//!    through git2).
+//! 2. [`resolve`] chooses the release: `--to TAG`, or the highest version
+//!    inside `track`.
+//! 3. [`fetch_file`] downloads one file at a tag through the
+//!    content-addressed [`cache::Cache`], verified against the sha256 the lock
+//!    recorded when there is one.
+
+pub mod archive;
+pub mod cache;
+pub mod git;
+pub mod github;
+pub mod version;
+
+use std::collections::BTreeMap;
+
+use crate::config::{Config, UpstreamSource};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::net::Client;
+
+/// One release (or tag) of the upstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    /// The tag, exactly as upstream spells it.
+    pub tag: String,
+    /// Marked as a prerelease by the release page.
+    pub prerelease: bool,
+}
+
+/// An upstream source tree at one tag, in memory.
+#[derive(Debug, Clone, Default)]
+pub struct SourceTree {
+    /// Path (relative, `/`-separated) → contents.
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// sha256 of the archive it came from, when it came from one.
+    pub archive_sha256: Option<String>,
+}
+
+/// Read access to an upstream.
+pub trait Source {
+    /// Every published release or tag (drafts excluded).
+    fn releases(&self) -> Result<Vec<Release>>;
+    /// One file at a tag.
+    fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>>;
+    /// The commit a tag points to, when the source says.
+    fn commit(&self, tag: &str) -> Result<Option<String>>;
+    /// The whole source tree at a tag.
+    fn tree(&self, tag: &str) -> Result<SourceTree>;
+}
+
+/// The source for a package's `[upstream]`.
+pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
+    match &config.upstream.source {
+        UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
+        UpstreamSource::Git { url } => {
+            Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
+        }
+    }
+}
+
+/// The release `update` moves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The tag.
+    pub tag: String,
+    /// Set when `--to` named a tag outside `track`.
+    pub warning: Option<String>,
+}
+
+/// Picks the target release: `to` when given (it must exist), else the
+/// highest release inside `track`.
+pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Result<Resolved> {
+    let up = &config.upstream;
+    if let Some(to) = to {
+        let Some(rel) = releases.iter().find(|r| r.tag == to) else {
+            return Err(Error::usage(
+                format!("`{to}` is not a release of {}", up.source.describe()),
+                "pass a tag that exists (see the upstream's releases)",
+            ));
+        };
+        let warning = match version::parse_tag(&rel.tag) {
+            Some(v) if !version::in_track(&v, up.track.as_ref(), true) => Some(format!(
+                "{to} is outside track `{}`",
+                up.track.as_ref().map(|t| t.to_string()).unwrap_or_default()
+            )),
+            None => Some(format!("{to} is not a semver tag; taken as asked")),
+            _ => None,
+        };
+        return Ok(Resolved {
+            tag: rel.tag.clone(),
+            warning,
+        });
+    }
+    let best = releases
+        .iter()
+        .filter(|r| !r.prerelease || up.allow_prerelease)
+        .filter_map(|r| version::parse_tag(&r.tag).map(|v| (v, r)))
+        .filter(|(v, _)| version::in_track(v, up.track.as_ref(), up.allow_prerelease))
+        .max_by(|a, b| a.0.cmp(&b.0));
+    match best {
+        Some((_, r)) => Ok(Resolved {
+            tag: r.tag.clone(),
+            warning: None,
+        }),
+        None => Err(Error::Upstream(format!(
+            "no release of {} is inside track `{}`",
+            up.source.describe(),
+            up.track
+                .as_ref()
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "*".into())
+        ))),
+    }
+}
+
+/// A vendored file's bytes at `tag`: from the cache when its sha256 is known
+/// and cached, else downloaded (and then checked against `expected`).
+pub fn fetch_file(
+    source: &dyn Source,
+    cache: &cache::Cache,
+    tag: &str,
+    path: &str,
+    expected: Option<&str>,
+) -> Result<Vec<u8>> {
+    if let Some(sha) = expected
+        && let Some(bytes) = cache.get(sha)
+    {
+        return Ok(bytes);
+    }
+    let bytes = source.file(tag, path)?;
+    let actual = cache.put(&bytes);
+    if let Some(expected) = expected
+        && expected != actual
+    {
+        return Err(Error::Checksum {
+            what: format!("{path} at {tag}"),
+            expected: expected.to_string(),
+            actual,
+        });
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn config(track: &str, pre: bool) -> Config {
+        let text = format!(
+            "[upstream]\ngithub = \"o/r\"\nversion = \"v4.2.3\"\ntrack = \"{track}\"\nallow-prerelease = {pre}\n"
+        );
+        Config::parse(Path::new("."), Path::new("vendor.toml"), &text).unwrap()
+    }
+
+    fn rel(tag: &str, pre: bool) -> Release {
+        Release {
+            tag: tag.into(),
+            prerelease: pre,
+        }
+    }
+
+    #[test]
+    fn highest_in_track_wins() {
+        let rels = [
+            rel("v4.2.3", false),
+            rel("v4.3.0", false),
+            rel("v5.0.0", false),
+            rel("v3.9", false),
+        ];
+        let r = resolve(&config(">=4.0.0, <5.0.0", false), &rels, None).unwrap();
+        assert_eq!(r.tag, "v4.3.0");
+    }
+
+    #[test]
+    fn prereleases_need_opt_in() {
+        let rels = [rel("v4.3.0", false), rel("v4.4.0", true)];
+        assert_eq!(
+            resolve(&config(">=4", false), &rels, None).unwrap().tag,
+            "v4.3.0"
+        );
+        assert_eq!(
+            resolve(&config(">=4", true), &rels, None).unwrap().tag,
+            "v4.4.0"
+        );
+    }
+
+    #[test]
+    fn explicit_to_outside_track_warns() {
+        let rels = [rel("v5.0.0", false)];
+        let r = resolve(&config(">=4.0.0, <5.0.0", false), &rels, Some("v5.0.0")).unwrap();
+        assert!(r.warning.unwrap().contains("outside track"));
+        assert!(resolve(&config(">=4", false), &rels, Some("v9")).is_err());
+    }
+}
