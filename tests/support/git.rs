@@ -1,0 +1,147 @@
+//! Real git repositories in temporary directories, for `git = "file:///..."` upstreams.
+//!
+//! The `git` CLI builds them, so the tool under test (whatever git library it uses) reads
+//! repositories written by the reference implementation. Every command runs with the user's
+//! and the system's git configuration switched off and with fixed identities and dates, so a
+//! test gets the same commit ids on every machine.
+
+use std::cell::Cell;
+use std::path::Path;
+use std::process::Command;
+
+/// 2026-01-01T00:00:00Z; each commit is a minute after the previous one.
+const FIRST_COMMIT_EPOCH: u64 = 1_767_225_600;
+
+/// A git repository with a work tree on branch `main`, deleted when dropped.
+pub struct GitRepo {
+    dir: tempfile::TempDir,
+    clock: Cell<u64>,
+}
+
+impl Default for GitRepo {
+    fn default() -> Self {
+        GitRepo::new()
+    }
+}
+
+impl GitRepo {
+    /// `git init` on branch `main`, with no commits yet.
+    pub fn new() -> GitRepo {
+        let dir = tempfile::Builder::new()
+            .prefix("revendor-git-")
+            .tempdir()
+            .expect("create a temporary git directory");
+        let repo = GitRepo {
+            dir,
+            clock: Cell::new(FIRST_COMMIT_EPOCH),
+        };
+        repo.git(&["init", "--quiet", "--initial-branch=main"]);
+        repo
+    }
+
+    /// The work tree (its `.git` is inside).
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `file:///...`, what `git = "..."` in vendor.toml receives.
+    pub fn url(&self) -> String {
+        format!("file://{}", self.path().display())
+    }
+
+    /// Writes `files` (relative path, contents), stages everything (including earlier
+    /// [`GitRepo::remove`]s) and commits; returns the new commit's sha.
+    pub fn commit<P, B>(&self, message: &str, files: impl IntoIterator<Item = (P, B)>) -> String
+    where
+        P: AsRef<str>,
+        B: AsRef<[u8]>,
+    {
+        for (rel, bytes) in files {
+            let path = self.path().join(rel.as_ref());
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .unwrap_or_else(|e| panic!("create `{}`: {e}", parent.display()));
+            }
+            std::fs::write(&path, bytes)
+                .unwrap_or_else(|e| panic!("write `{}`: {e}", path.display()));
+        }
+        self.git(&["add", "--all"]);
+        self.tick();
+        self.git(&["commit", "--quiet", "--allow-empty", "-m", message]);
+        self.head()
+    }
+
+    /// Deletes a file from the work tree; the next [`GitRepo::commit`] records the deletion.
+    pub fn remove(&self, rel: &str) -> &Self {
+        let path = self.path().join(rel);
+        std::fs::remove_file(&path).unwrap_or_else(|e| panic!("remove `{}`: {e}", path.display()));
+        self
+    }
+
+    /// A lightweight tag at `HEAD`.
+    pub fn tag(&self, name: &str) -> &Self {
+        self.git(&["tag", name]);
+        self
+    }
+
+    /// An annotated tag at `HEAD` (a tag object that peels to the commit).
+    pub fn annotated_tag(&self, name: &str, message: &str) -> &Self {
+        self.tick();
+        self.git(&["tag", "--annotate", "-m", message, name]);
+        self
+    }
+
+    /// A new branch at `HEAD`, checked out.
+    pub fn branch(&self, name: &str) -> &Self {
+        self.git(&["checkout", "--quiet", "-b", name]);
+        self
+    }
+
+    /// Checks out an existing branch, tag or commit.
+    pub fn checkout(&self, rev: &str) -> &Self {
+        self.git(&["checkout", "--quiet", rev]);
+        self
+    }
+
+    /// The commit `HEAD` points at.
+    pub fn head(&self) -> String {
+        self.rev_parse("HEAD")
+    }
+
+    /// The commit `rev` names (tags are peeled).
+    pub fn rev_parse(&self, rev: &str) -> String {
+        self.git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
+    }
+
+    /// Runs `git` in the work tree with the isolated environment; panics with stderr if it
+    /// fails and returns trimmed stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let date = format!("@{} +0000", self.clock.get());
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(self.path())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "Test Author")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_COMMITTER_NAME", "Test Author")
+            .env("GIT_COMMITTER_EMAIL", "author@example.com")
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .output()
+            .unwrap_or_else(|e| panic!("run git {args:?}: {e}"));
+        assert!(
+            output.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+
+    fn tick(&self) {
+        self.clock.set(self.clock.get() + 60);
+    }
+}

@@ -1,0 +1,1434 @@
+//! A stand-in for GitHub on loopback ports: the REST API, raw files, archives and release assets.
+//!
+//! 1. [`GitHub::start`] opens three servers, one per origin, like the real hosts
+//!    (`api.github.com`, `github.com` with its download hosts, `raw.githubusercontent.com`);
+//!    [`GitHub::env`] hands their URLs to the tool as `GITHUB_API_URL`, `GITHUB_SERVER_URL`
+//!    and `REVENDOR_RAW_URL`.
+//! 2. Tests describe repositories through [`Repo`]: commits hold files, tags and branches point
+//!    at commits, releases point at tags and carry assets.
+//! 3. Every request goes through the same steps: injected faults, then the origin's routes
+//!    (with GitHub's `User-Agent`, token and rate-limit rules on the API), then an `ETag` and
+//!    `304` on API and raw answers, then the request log.
+//!
+//! What is deliberately like the real thing, because tools get it wrong: pagination links point
+//! at `/repositories/{id}/...` (follow them, do not rebuild them); archive and asset downloads
+//! answer `302` to another path (follow redirects); archives begin with a `pax_global_header`
+//! entry and strip the `v` of a tag in their top directory; drafts are listed only to requests
+//! that carry a token; the API refuses requests without a `User-Agent`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::server::{self, Request, Response, Server, percent_decode};
+
+/// 2026-01-01T00:00:00Z: the date of commits and first releases nobody gave a date.
+const DEFAULT_EPOCH: u64 = 1_767_225_600;
+const DAY: u64 = 86_400;
+const DOCS: &str = "https://docs.github.com/rest";
+
+/// Which of the three hosts a request reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `GITHUB_API_URL`: the REST API.
+    Api,
+    /// `GITHUB_SERVER_URL`: archives, release downloads, and the hosts they redirect to.
+    Server,
+    /// `REVENDOR_RAW_URL`: single files at a ref.
+    Raw,
+}
+
+/// One request as the log keeps it; the `Authorization` value is never kept.
+#[derive(Debug, Clone)]
+pub struct LoggedRequest {
+    /// The host it reached.
+    pub origin: Origin,
+    /// `GET`, `HEAD`, ...
+    pub method: String,
+    /// Path and query as sent, e.g. `/repos/o/r/releases?per_page=100`.
+    pub target: String,
+    /// The origin's URL followed by `target`.
+    pub url: String,
+    /// Whether an `Authorization` header was sent.
+    pub authorized: bool,
+    /// The `If-None-Match` header, if the request was conditional.
+    pub if_none_match: Option<String>,
+    /// The `Accept` header.
+    pub accept: Option<String>,
+    /// The `User-Agent` header.
+    pub user_agent: Option<String>,
+    /// The status the server answered.
+    pub status: u16,
+}
+
+impl LoggedRequest {
+    /// Whether the request carried `If-None-Match`.
+    pub fn conditional(&self) -> bool {
+        self.if_none_match.is_some()
+    }
+
+    /// Whether `prefix` starts the target (`/repos/...`) or the full URL (`http://...`).
+    pub fn matches(&self, prefix: &str) -> bool {
+        self.target.starts_with(prefix) || self.url.starts_with(prefix)
+    }
+}
+
+/// A snapshot of the request log, oldest first.
+#[derive(Debug, Clone)]
+pub struct Requests(Vec<LoggedRequest>);
+
+impl Requests {
+    /// The requests whose target or URL starts with `prefix`.
+    pub fn matching(&self, prefix: &str) -> Vec<&LoggedRequest> {
+        self.0.iter().filter(|r| r.matches(prefix)).collect()
+    }
+
+    /// How many requests start with `prefix` (see [`LoggedRequest::matches`]).
+    pub fn count(&self, prefix: &str) -> usize {
+        self.matching(prefix).len()
+    }
+
+    /// The statuses answered to requests starting with `prefix`, in order.
+    pub fn statuses(&self, prefix: &str) -> Vec<u16> {
+        self.matching(prefix).iter().map(|r| r.status).collect()
+    }
+
+    /// The targets of all requests, in order; handy in assertion messages.
+    pub fn targets(&self) -> Vec<&str> {
+        self.0.iter().map(|r| r.target.as_str()).collect()
+    }
+}
+
+impl std::ops::Deref for Requests {
+    type Target = [LoggedRequest];
+
+    fn deref(&self) -> &[LoggedRequest] {
+        &self.0
+    }
+}
+
+/// The fake GitHub. Dropping it stops its servers.
+pub struct GitHub {
+    shared: Arc<Shared>,
+    _servers: Vec<Server>,
+}
+
+struct Shared {
+    urls: Urls,
+    state: Mutex<State>,
+    log: Mutex<Vec<LoggedRequest>>,
+}
+
+struct Urls {
+    api: String,
+    server: String,
+    raw: String,
+}
+
+impl Urls {
+    fn of(&self, origin: Origin) -> &str {
+        match origin {
+            Origin::Api => &self.api,
+            Origin::Server => &self.server,
+            Origin::Raw => &self.raw,
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    repos: BTreeMap<String, RepoState>,
+    next_repo_id: u64,
+    next_release_id: u64,
+    rate_limited_until: Option<u64>,
+    api_requests: u64,
+    tokens: Vec<String>,
+    faults: Vec<Fault>,
+}
+
+struct Fault {
+    prefix: String,
+    kind: FaultKind,
+    remaining: usize,
+}
+
+#[derive(Clone, Copy)]
+enum FaultKind {
+    Status(u16),
+    Hang(Duration),
+}
+
+struct RepoState {
+    id: u64,
+    owner: String,
+    name: String,
+    commits: BTreeMap<String, Commit>,
+    tags: BTreeMap<String, Tag>,
+    branches: BTreeMap<String, String>,
+    releases: Vec<Release>,
+}
+
+#[derive(Clone)]
+struct Commit {
+    files: BTreeMap<String, File>,
+    date: u64,
+    message: String,
+}
+
+#[derive(Clone)]
+struct File {
+    bytes: Vec<u8>,
+    executable: bool,
+}
+
+struct Tag {
+    commit: String,
+    /// The tag object's sha and message, for annotated tags.
+    annotation: Option<(String, String)>,
+}
+
+/// A release as a test describes it; see [`Repo::release`].
+#[derive(Debug, Clone)]
+pub struct Release {
+    tag: String,
+    id: u64,
+    name: Option<String>,
+    draft: bool,
+    prerelease: bool,
+    created_at: u64,
+    published_at: Option<Option<u64>>,
+    target_commitish: String,
+    body: Option<String>,
+    assets: Vec<Asset>,
+}
+
+#[derive(Debug, Clone)]
+struct Asset {
+    id: u64,
+    name: String,
+    content_type: String,
+    bytes: Vec<u8>,
+}
+
+impl Release {
+    /// The release title; `None` serializes as `null`, as on releases created without one.
+    /// Defaults to the tag name.
+    pub fn name(mut self, name: Option<&str>) -> Release {
+        self.name = name.map(str::to_string);
+        self
+    }
+
+    /// A draft is listed only to requests that carry a token, like on GitHub (drafts are
+    /// visible to collaborators only), and never counts as latest.
+    pub fn draft(mut self, draft: bool) -> Release {
+        self.draft = draft;
+        self
+    }
+
+    /// A prerelease is listed but never counts as latest.
+    pub fn prerelease(mut self, prerelease: bool) -> Release {
+        self.prerelease = prerelease;
+        self
+    }
+
+    /// `created_at` as `YYYY-MM-DDTHH:MM:SSZ`; releases are listed newest first by it.
+    /// Defaults to a day after the newest release of the repository, so releases registered
+    /// later are newer.
+    pub fn created_at(mut self, at: &str) -> Release {
+        self.created_at = parse_time(at).unwrap_or_else(|| panic!("bad timestamp `{at}`"));
+        self
+    }
+
+    /// `published_at`; `None` serializes as `null`. Defaults to `created_at`, or `null` for a
+    /// draft.
+    pub fn published_at(mut self, at: Option<&str>) -> Release {
+        self.published_at =
+            Some(at.map(|at| parse_time(at).unwrap_or_else(|| panic!("bad timestamp `{at}`"))));
+        self
+    }
+
+    /// The numeric release id (defaults to a fresh one).
+    pub fn id(mut self, id: u64) -> Release {
+        self.id = id;
+        self
+    }
+
+    /// `target_commitish` (defaults to `main`).
+    pub fn target_commitish(mut self, target: &str) -> Release {
+        self.target_commitish = target.to_string();
+        self
+    }
+
+    /// The release notes; `None` serializes as `null` (the default).
+    pub fn body(mut self, body: Option<&str>) -> Release {
+        self.body = body.map(str::to_string);
+        self
+    }
+
+    /// Attaches an asset, downloadable at `{server}/{owner}/{repo}/releases/download/{tag}/{name}`.
+    pub fn asset(mut self, name: &str, bytes: impl Into<Vec<u8>>) -> Release {
+        let content_type = if name.ends_with(".tgz") || name.ends_with(".tar.gz") {
+            "application/gzip"
+        } else {
+            "application/octet-stream"
+        };
+        let id = self.id * 100 + self.assets.len() as u64 + 1;
+        self.assets.retain(|a| a.name != name);
+        self.assets.push(Asset {
+            id,
+            name: name.to_string(),
+            content_type: content_type.to_string(),
+            bytes: bytes.into(),
+        });
+        self
+    }
+
+    /// Attaches an asset and its `{name}.sha256` sidecar holding `<hex>  <name>\n`, the way
+    /// containernetworking/plugins publishes checksums.
+    pub fn asset_with_sha256(self, name: &str, bytes: impl Into<Vec<u8>>) -> Release {
+        let bytes = bytes.into();
+        let sidecar = sha256_sidecar(&sha256_hex(&bytes), name);
+        self.asset(name, bytes)
+            .asset(&format!("{name}.sha256"), sidecar)
+    }
+}
+
+/// The text of a `.sha256` sidecar: `<hex>  <name>\n`.
+pub fn sha256_sidecar(hex: &str, name: &str) -> String {
+    format!("{hex}  {name}\n")
+}
+
+/// The lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// A 40-hex commit id derived from `seed`, stable across runs.
+pub fn derived_sha(seed: &str) -> String {
+    sha256_hex(seed.as_bytes())[..40].to_string()
+}
+
+impl GitHub {
+    /// Starts the three servers on free loopback ports.
+    pub fn start() -> GitHub {
+        let listeners = [server::listen(), server::listen(), server::listen()];
+        let url = |i: usize| {
+            let addr = listeners[i].local_addr().expect("listener address");
+            format!("http://{addr}")
+        };
+        let shared = Arc::new(Shared {
+            urls: Urls {
+                api: url(0),
+                server: url(1),
+                raw: url(2),
+            },
+            state: Mutex::new(State {
+                next_repo_id: 100_000_001,
+                next_release_id: 200_000_001,
+                ..State::default()
+            }),
+            log: Mutex::new(Vec::new()),
+        });
+        let origins = [Origin::Api, Origin::Server, Origin::Raw];
+        let servers = listeners
+            .into_iter()
+            .zip(origins)
+            .map(|(listener, origin)| {
+                let shared = Arc::clone(&shared);
+                Server::start(listener, move |request| handle(&shared, origin, request))
+            })
+            .collect();
+        GitHub {
+            shared,
+            _servers: servers,
+        }
+    }
+
+    /// The value for `GITHUB_API_URL`.
+    pub fn api_url(&self) -> String {
+        self.shared.urls.api.clone()
+    }
+
+    /// The value for `GITHUB_SERVER_URL`.
+    pub fn server_url(&self) -> String {
+        self.shared.urls.server.clone()
+    }
+
+    /// The value for `REVENDOR_RAW_URL`.
+    pub fn raw_url(&self) -> String {
+        self.shared.urls.raw.clone()
+    }
+
+    /// The three variables that point the tool here, for `Command::envs`.
+    pub fn env(&self) -> [(&'static str, String); 3] {
+        [
+            ("GITHUB_API_URL", self.api_url()),
+            ("GITHUB_SERVER_URL", self.server_url()),
+            ("REVENDOR_RAW_URL", self.raw_url()),
+        ]
+    }
+
+    /// The repository `owner/name`, created empty on first use (unknown ones answer 404).
+    pub fn repo(&self, full_name: &str) -> Repo<'_> {
+        let (owner, name) = full_name
+            .split_once('/')
+            .unwrap_or_else(|| panic!("repository `{full_name}` is not owner/name"));
+        let mut state = self.state();
+        if !state.repos.contains_key(full_name) {
+            let id = state.next_repo_id;
+            state.next_repo_id += 1;
+            state.repos.insert(
+                full_name.to_string(),
+                RepoState {
+                    id,
+                    owner: owner.to_string(),
+                    name: name.to_string(),
+                    commits: BTreeMap::new(),
+                    tags: BTreeMap::new(),
+                    branches: BTreeMap::new(),
+                    releases: Vec::new(),
+                },
+            );
+        }
+        Repo {
+            gh: self,
+            full_name: full_name.to_string(),
+        }
+    }
+
+    /// Switches API rate limiting on (for an hour) or off. While on, every API request answers
+    /// 403 with `x-ratelimit-remaining: 0` and GitHub's message.
+    pub fn rate_limit(&self, on: bool) {
+        self.state().rate_limited_until = on.then(|| now() + 3600);
+    }
+
+    /// Rate-limits the API until `duration` from now; later requests succeed again.
+    pub fn rate_limit_for(&self, duration: Duration) {
+        self.state().rate_limited_until = Some(now() + duration.as_secs().max(1));
+    }
+
+    /// The `x-ratelimit-reset` epoch rate-limited answers carry, if rate limiting is set.
+    pub fn rate_limit_reset(&self) -> Option<u64> {
+        self.state().rate_limited_until
+    }
+
+    /// The next `n` requests whose target (or full URL) starts with `prefix` answer `status`
+    /// (500, 502, 503, ...); later ones are served normally. The prefix is matched on every
+    /// origin: `/owner/repo/` reaches both raw files and archives, a full URL only one.
+    pub fn fail_next(&self, prefix: &str, status: u16, n: usize) {
+        self.add_fault(prefix, FaultKind::Status(status), n);
+    }
+
+    /// The next `n` requests starting with `prefix` are answered normally but only after
+    /// `delay`, to drive a client past its timeout.
+    pub fn hang_next(&self, prefix: &str, delay: Duration, n: usize) {
+        self.add_fault(prefix, FaultKind::Hang(delay), n);
+    }
+
+    fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
+        self.state().faults.push(Fault {
+            prefix: prefix.to_string(),
+            kind,
+            remaining,
+        });
+    }
+
+    /// Registers a valid token. Once any is registered, API requests whose `Authorization`
+    /// carries another one answer 401 `Bad credentials`; requests without one stay anonymous.
+    pub fn accept_token(&self, token: &str) {
+        self.state().tokens.push(token.to_string());
+    }
+
+    /// A snapshot of every request so far.
+    pub fn requests(&self) -> Requests {
+        Requests(lock(&self.shared.log).clone())
+    }
+
+    /// Forgets the requests logged so far (e.g. after a setup step).
+    pub fn clear_requests(&self) {
+        lock(&self.shared.log).clear();
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.shared.state)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A handle on one repository of a [`GitHub`]; every method returns the handle for chaining.
+pub struct Repo<'a> {
+    gh: &'a GitHub,
+    full_name: String,
+}
+
+impl Repo<'_> {
+    fn with<T>(&self, f: impl FnOnce(&mut RepoState, &mut u64) -> T) -> T {
+        let mut state = self.gh.state();
+        let state = &mut *state;
+        let repo = state
+            .repos
+            .get_mut(&self.full_name)
+            .expect("repositories are created by GitHub::repo");
+        f(repo, &mut state.next_release_id)
+    }
+
+    /// `owner/name`.
+    pub fn full_name(&self) -> &str {
+        &self.full_name
+    }
+
+    /// A lightweight tag at commit `sha` (the commit is created empty if unknown). Call it
+    /// before registering files through the tag, or the tag gets a derived commit.
+    pub fn tag(&self, tag: &str, sha: &str) -> &Self {
+        self.with(|repo, _| {
+            repo.ensure_commit(sha);
+            repo.tags.insert(
+                tag.to_string(),
+                Tag {
+                    commit: sha.to_string(),
+                    annotation: None,
+                },
+            );
+        });
+        self
+    }
+
+    /// An annotated tag at commit `sha`: `git/ref/tags/{tag}` then names a tag object, which
+    /// `git/tags/{sha}` peels to the commit.
+    pub fn annotated_tag(&self, tag: &str, sha: &str, message: &str) -> &Self {
+        self.with(|repo, _| {
+            repo.ensure_commit(sha);
+            let object = derived_sha(&format!("{}@tag-object:{tag}", repo.full_name()));
+            repo.tags.insert(
+                tag.to_string(),
+                Tag {
+                    commit: sha.to_string(),
+                    annotation: Some((object, message.to_string())),
+                },
+            );
+        });
+        self
+    }
+
+    /// A branch at commit `sha`.
+    pub fn branch(&self, branch: &str, sha: &str) -> &Self {
+        self.with(|repo, _| {
+            repo.ensure_commit(sha);
+            repo.branches.insert(branch.to_string(), sha.to_string());
+        });
+        self
+    }
+
+    /// Puts a file at `rev`: a tag, a branch or a 40-hex commit. An unknown name becomes a
+    /// lightweight tag on a commit derived from the repository and tag names.
+    pub fn file_at(&self, rev: &str, path: &str, bytes: impl Into<Vec<u8>>) -> &Self {
+        self.put(rev, path, bytes.into(), false)
+    }
+
+    /// Like [`Repo::file_at`], with the executable bit set in archives (scripts a build runs).
+    pub fn executable_at(&self, rev: &str, path: &str, bytes: impl Into<Vec<u8>>) -> &Self {
+        self.put(rev, path, bytes.into(), true)
+    }
+
+    /// Puts every file under the local directory `dir` at `rev`, keeping relative paths.
+    pub fn dir_at(&self, rev: &str, dir: &Path) -> &Self {
+        for (path, bytes) in super::package::read_tree(dir) {
+            self.file_at(rev, &path, bytes);
+        }
+        self
+    }
+
+    fn put(&self, rev: &str, path: &str, bytes: Vec<u8>, executable: bool) -> &Self {
+        self.with(|repo, _| {
+            let sha = repo.commit_for(rev);
+            let commit = repo
+                .commits
+                .get_mut(&sha)
+                .expect("commit_for creates the commit");
+            commit.files.insert(
+                path.trim_start_matches('/').to_string(),
+                File { bytes, executable },
+            );
+        });
+        self
+    }
+
+    /// Sets the date and message of the commit `rev` resolves to (archive mtimes, `commits`).
+    pub fn commit_info(&self, rev: &str, date: &str, message: &str) -> &Self {
+        let date = parse_time(date).unwrap_or_else(|| panic!("bad timestamp `{date}`"));
+        self.with(|repo, _| {
+            let sha = repo.commit_for(rev);
+            let commit = repo
+                .commits
+                .get_mut(&sha)
+                .expect("commit_for creates the commit");
+            commit.date = date;
+            commit.message = message.to_string();
+        });
+        self
+    }
+
+    /// Creates or changes the release of `tag` (the tag is created if unknown); `f` receives
+    /// the current description, or the defaults.
+    pub fn release(&self, tag: &str, f: impl FnOnce(Release) -> Release) -> &Self {
+        self.with(|repo, next_id| {
+            repo.commit_for(tag);
+            let current = match repo.releases.iter().position(|r| r.tag == tag) {
+                Some(i) => repo.releases.remove(i),
+                None => {
+                    let id = *next_id;
+                    *next_id += 1;
+                    let created_at = repo
+                        .releases
+                        .iter()
+                        .map(|r| r.created_at + DAY)
+                        .max()
+                        .unwrap_or(DEFAULT_EPOCH);
+                    Release {
+                        tag: tag.to_string(),
+                        id,
+                        name: Some(tag.to_string()),
+                        draft: false,
+                        prerelease: false,
+                        created_at,
+                        published_at: None,
+                        target_commitish: "main".to_string(),
+                        body: None,
+                        assets: Vec::new(),
+                    }
+                }
+            };
+            repo.releases.push(f(current));
+        });
+        self
+    }
+
+    /// The commit `rev` resolves to (tag, branch, full or abbreviated sha).
+    pub fn sha(&self, rev: &str) -> String {
+        self.with(|repo, _| repo.resolve(rev).map(str::to_string))
+            .unwrap_or_else(|| panic!("`{rev}` is not a ref of {}", self.full_name))
+    }
+}
+
+impl RepoState {
+    fn full_name(&self) -> String {
+        format!("{}/{}", self.owner, self.name)
+    }
+
+    fn ensure_commit(&mut self, sha: &str) {
+        self.commits
+            .entry(sha.to_string())
+            .or_insert_with(|| Commit {
+                files: BTreeMap::new(),
+                date: DEFAULT_EPOCH,
+                message: format!("commit {sha}"),
+            });
+    }
+
+    /// The commit `rev` names, creating a tag on a derived commit if `rev` is unknown.
+    fn commit_for(&mut self, rev: &str) -> String {
+        if let Some(sha) = self.resolve(rev) {
+            return sha.to_string();
+        }
+        let sha = if is_full_sha(rev) {
+            rev.to_string()
+        } else {
+            let sha = derived_sha(&format!("{}@{rev}", self.full_name()));
+            self.tags.insert(
+                rev.to_string(),
+                Tag {
+                    commit: sha.clone(),
+                    annotation: None,
+                },
+            );
+            sha
+        };
+        self.ensure_commit(&sha);
+        sha
+    }
+
+    /// Resolves like GitHub does: `refs/tags/..`, `refs/heads/..`, a branch, a tag, a full
+    /// sha, or a unique abbreviation of at least 7 hex digits.
+    fn resolve(&self, rev: &str) -> Option<&str> {
+        if let Some(tag) = rev.strip_prefix("refs/tags/") {
+            return self.tags.get(tag).map(|t| t.commit.as_str());
+        }
+        if let Some(branch) = rev.strip_prefix("refs/heads/") {
+            return self.branches.get(branch).map(String::as_str);
+        }
+        if let Some(sha) = self.branches.get(rev) {
+            return Some(sha);
+        }
+        if let Some(tag) = self.tags.get(rev) {
+            return Some(&tag.commit);
+        }
+        if let Some((sha, _)) = self.commits.get_key_value(rev) {
+            return Some(sha);
+        }
+        if rev.len() >= 7 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let mut matches = self.commits.keys().filter(|sha| sha.starts_with(rev));
+            if let (Some(sha), None) = (matches.next(), matches.next()) {
+                return Some(sha);
+            }
+        }
+        None
+    }
+
+    /// Releases newest first, drafts only for authorized requests.
+    fn visible_releases(&self, authorized: bool) -> Vec<&Release> {
+        let mut releases: Vec<&Release> = self
+            .releases
+            .iter()
+            .filter(|r| authorized || !r.draft)
+            .collect();
+        releases.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.id)));
+        releases
+    }
+}
+
+fn is_full_sha(rev: &str) -> bool {
+    rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request handling
+
+fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
+    let fault = take_fault(shared, origin, &request.target);
+    let mut response = match fault {
+        Some(FaultKind::Status(status)) => fault_response(origin, status),
+        _ => {
+            let mut response = match origin {
+                Origin::Api => api(shared, request),
+                Origin::Server => web(shared, request),
+                Origin::Raw => raw(shared, request),
+            };
+            if let Some(FaultKind::Hang(delay)) = fault {
+                response.delay = delay;
+            }
+            response
+        }
+    };
+    if origin != Origin::Server && response.status == 200 {
+        response = with_etag(request, response);
+    }
+    lock(&shared.log).push(LoggedRequest {
+        origin,
+        method: request.method.clone(),
+        target: request.target.clone(),
+        url: format!("{}{}", shared.urls.of(origin), request.target),
+        authorized: request.header("authorization").is_some(),
+        if_none_match: request.header("if-none-match").map(str::to_string),
+        accept: request.header("accept").map(str::to_string),
+        user_agent: request.header("user-agent").map(str::to_string),
+        status: response.status,
+    });
+    response
+}
+
+fn take_fault(shared: &Shared, origin: Origin, target: &str) -> Option<FaultKind> {
+    let url = format!("{}{target}", shared.urls.of(origin));
+    let mut state = lock(&shared.state);
+    let fault = state.faults.iter_mut().find(|f| {
+        f.remaining > 0 && (target.starts_with(&f.prefix) || url.starts_with(&f.prefix))
+    })?;
+    fault.remaining -= 1;
+    Some(fault.kind)
+}
+
+fn fault_response(origin: Origin, status: u16) -> Response {
+    match origin {
+        Origin::Api => Response::json(status, &json!({"message": "Server Error"})),
+        _ => Response::bytes(status, "text/plain; charset=utf-8", "Server Error\n"),
+    }
+}
+
+/// Adds a strong `ETag` (the body's SHA-256) and turns a matching `If-None-Match` into 304.
+fn with_etag(request: &Request, response: Response) -> Response {
+    let etag = format!("\"{}\"", sha256_hex(&response.body));
+    let mut response = response.header("etag", etag.clone());
+    let matches = request.header("if-none-match").is_some_and(|header| {
+        header
+            .split(',')
+            .map(str::trim)
+            .any(|candidate| candidate == "*" || candidate.trim_start_matches("W/") == etag)
+    });
+    if matches {
+        response.status = 304;
+        response.body.clear();
+    }
+    response
+}
+
+/// Splits the path into percent-decoded segments, without the leading empty one.
+fn segments(request: &Request) -> Vec<String> {
+    request
+        .path()
+        .split('/')
+        .skip(1)
+        .map(percent_decode)
+        .collect()
+}
+
+fn not_found_json() -> Response {
+    Response::json(
+        404,
+        &json!({"message": "Not Found", "documentation_url": DOCS, "status": "404"}),
+    )
+}
+
+fn not_found_text(body: &str) -> Response {
+    Response::bytes(404, "text/plain; charset=utf-8", body.to_string())
+}
+
+fn redirect(location: String) -> Response {
+    Response::new(302).header("location", location)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The REST API
+
+fn api(shared: &Shared, request: &Request) -> Response {
+    if request.header("user-agent").is_none() {
+        return Response::bytes(
+            403,
+            "text/plain; charset=utf-8",
+            "Request forbidden by administrative rules. Please make sure your request has a \
+             User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). \
+             Check https://developer.github.com for other possible causes.\n",
+        );
+    }
+    let mut state = lock(&shared.state);
+    let authorization = request.header("authorization");
+    let authorized = authorization.is_some();
+    if let Some(authorization) = authorization {
+        let token = authorization
+            .split_once(' ')
+            .map_or(authorization, |(_, token)| token)
+            .trim();
+        if !state.tokens.is_empty() && !state.tokens.iter().any(|t| t == token) {
+            return Response::json(
+                401,
+                &json!({"message": "Bad credentials", "documentation_url": DOCS, "status": "401"}),
+            );
+        }
+    }
+    let limit: u64 = if authorized { 5000 } else { 60 };
+    let now = now();
+    if let Some(reset) = state.rate_limited_until.filter(|&reset| reset > now) {
+        let who = if authorized {
+            "user ID 1".to_string()
+        } else {
+            "127.0.0.1".to_string()
+        };
+        let mut message = format!("API rate limit exceeded for {who}.");
+        if !authorized {
+            message.push_str(
+                " (But here's the good news: Authenticated requests get a higher rate limit. \
+                 Check out the documentation for more details.)",
+            );
+        }
+        return Response::json(
+            403,
+            &json!({
+                "message": message,
+                "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+            }),
+        )
+        .header("x-ratelimit-limit", limit.to_string())
+        .header("x-ratelimit-remaining", "0")
+        .header("x-ratelimit-reset", reset.to_string())
+        .header("x-ratelimit-used", limit.to_string())
+        .header("x-ratelimit-resource", "core");
+    }
+    state.api_requests += 1;
+    let used = state.api_requests;
+    let response = if matches!(request.method.as_str(), "GET" | "HEAD") {
+        api_route(&shared.urls, &state, request, authorized)
+    } else {
+        not_found_json()
+    };
+    response
+        .header("x-ratelimit-limit", limit.to_string())
+        .header(
+            "x-ratelimit-remaining",
+            limit.saturating_sub(used).to_string(),
+        )
+        .header("x-ratelimit-reset", (now + 3600).to_string())
+        .header("x-ratelimit-used", used.min(limit).to_string())
+        .header("x-ratelimit-resource", "core")
+        .header("x-github-media-type", "github.v3; format=json")
+        .header("cache-control", "private, max-age=60, s-maxage=60")
+}
+
+fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) -> Response {
+    let segments = segments(request);
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let (repo, rest) = match segments.as_slice() {
+        ["repos", owner, name, rest @ ..] => (state.repos.get(&format!("{owner}/{name}")), rest),
+        ["repositories", id, rest @ ..] => (
+            state
+                .repos
+                .values()
+                .find(|repo| id.parse::<u64>() == Ok(repo.id)),
+            rest,
+        ),
+        _ => return not_found_json(),
+    };
+    let Some(repo) = repo else {
+        return not_found_json();
+    };
+    let api = &urls.api;
+    let full = repo.full_name();
+    match rest {
+        [] => Response::json(200, &repo_json(urls, repo)),
+        ["releases"] => {
+            let releases = repo
+                .visible_releases(authorized)
+                .into_iter()
+                .map(|release| release_json(urls, repo, release))
+                .collect();
+            paginate(
+                urls,
+                request,
+                &format!("/repositories/{}/releases", repo.id),
+                releases,
+            )
+        }
+        ["releases", "latest"] => repo
+            .visible_releases(false)
+            .into_iter()
+            .find(|r| !r.prerelease)
+            .map_or_else(not_found_json, |r| {
+                Response::json(200, &release_json(urls, repo, r))
+            }),
+        ["releases", "tags", tag @ ..] => {
+            let tag = tag.join("/");
+            repo.visible_releases(authorized)
+                .into_iter()
+                .find(|r| r.tag == tag)
+                .map_or_else(not_found_json, |r| {
+                    Response::json(200, &release_json(urls, repo, r))
+                })
+        }
+        ["tags"] => {
+            let mut names: Vec<&String> = repo.tags.keys().collect();
+            names.sort_by_key(|name| std::cmp::Reverse(natural_key(name)));
+            let tags = names
+                .into_iter()
+                .map(|name| {
+                    let sha = &repo.tags[name].commit;
+                    json!({
+                        "name": name,
+                        "zipball_url": format!("{api}/repos/{full}/zipball/refs/tags/{name}"),
+                        "tarball_url": format!("{api}/repos/{full}/tarball/refs/tags/{name}"),
+                        "commit": {"sha": sha, "url": format!("{api}/repos/{full}/commits/{sha}")},
+                        "node_id": format!("REF_{}", &derived_sha(name)[..12]),
+                    })
+                })
+                .collect();
+            paginate(
+                urls,
+                request,
+                &format!("/repositories/{}/tags", repo.id),
+                tags,
+            )
+        }
+        ["git", "ref", kind @ ("tags" | "heads"), name @ ..] => {
+            let name = name.join("/");
+            let object = if *kind == "tags" {
+                repo.tags.get(&name).map(|tag| match &tag.annotation {
+                    Some((object, _)) => ("tag", object.as_str(), "tags"),
+                    None => ("commit", tag.commit.as_str(), "commits"),
+                })
+            } else {
+                repo.branches
+                    .get(&name)
+                    .map(|sha| ("commit", sha.as_str(), "commits"))
+            };
+            let Some((kind_name, sha, path)) = object else {
+                return not_found_json();
+            };
+            Response::json(
+                200,
+                &json!({
+                    "ref": format!("refs/{kind}/{name}"),
+                    "node_id": format!("REF_{}", &derived_sha(&name)[..12]),
+                    "url": format!("{api}/repos/{full}/git/refs/{kind}/{name}"),
+                    "object": {
+                        "sha": sha,
+                        "type": kind_name,
+                        "url": format!("{api}/repos/{full}/git/{path}/{sha}"),
+                    },
+                }),
+            )
+        }
+        ["git", "tags", object] => {
+            let found = repo
+                .tags
+                .iter()
+                .find_map(|(name, tag)| match &tag.annotation {
+                    Some((sha, message)) if sha == object => Some((name, tag, message)),
+                    _ => None,
+                });
+            let Some((name, tag, message)) = found else {
+                return not_found_json();
+            };
+            let date = repo
+                .commits
+                .get(&tag.commit)
+                .map_or(DEFAULT_EPOCH, |c| c.date);
+            Response::json(
+                200,
+                &json!({
+                    "node_id": format!("TAG_{}", &object[..12.min(object.len())]),
+                    "sha": object,
+                    "url": format!("{api}/repos/{full}/git/tags/{object}"),
+                    "tag": name,
+                    "message": message,
+                    "tagger": {"name": "Test Tagger", "email": "tagger@example.com", "date": format_time(date)},
+                    "object": {
+                        "sha": tag.commit,
+                        "type": "commit",
+                        "url": format!("{api}/repos/{full}/git/commits/{}", tag.commit),
+                    },
+                    "verification": {"verified": false, "reason": "unsigned", "signature": null, "payload": null},
+                }),
+            )
+        }
+        ["commits", rev @ ..] => {
+            let rev = rev.join("/");
+            let Some(sha) = repo.resolve(&rev) else {
+                return Response::json(
+                    422,
+                    &json!({
+                        "message": format!("No commit found for SHA: {rev}"),
+                        "documentation_url": DOCS,
+                        "status": "422",
+                    }),
+                );
+            };
+            if request.header("accept").is_some_and(|accept| {
+                accept.contains("application/vnd.github.sha")
+                    || accept.contains("application/vnd.github.v3.sha")
+            }) {
+                return Response::bytes(200, "application/vnd.github.sha; charset=utf-8", sha);
+            }
+            let commit = &repo.commits[sha];
+            let person = json!({
+                "name": "Test Author",
+                "email": "author@example.com",
+                "date": format_time(commit.date),
+            });
+            Response::json(
+                200,
+                &json!({
+                    "sha": sha,
+                    "node_id": format!("C_{}", &sha[..12]),
+                    "url": format!("{api}/repos/{full}/commits/{sha}"),
+                    "html_url": format!("{}/{full}/commit/{sha}", urls.server),
+                    "commit": {
+                        "author": person,
+                        "committer": person,
+                        "message": commit.message,
+                        "tree": {"sha": derived_sha(&format!("tree:{sha}"))},
+                    },
+                    "parents": [],
+                }),
+            )
+        }
+        ["tarball", rev @ ..] => {
+            let rev = rev.join("/");
+            if repo.resolve(&rev).is_none() {
+                return not_found_json();
+            }
+            redirect(format!(
+                "{}/_codeload/{full}/legacy.tar.gz/{rev}",
+                urls.server
+            ))
+        }
+        _ => not_found_json(),
+    }
+}
+
+fn repo_json(urls: &Urls, repo: &RepoState) -> Value {
+    let full = repo.full_name();
+    json!({
+        "id": repo.id,
+        "name": repo.name,
+        "full_name": full,
+        "owner": {"login": repo.owner},
+        "private": false,
+        "html_url": format!("{}/{full}", urls.server),
+        "url": format!("{}/repos/{full}", urls.api),
+        "default_branch": repo.branches.keys().next().map_or("main", String::as_str),
+    })
+}
+
+fn release_json(urls: &Urls, repo: &RepoState, release: &Release) -> Value {
+    let full = repo.full_name();
+    let (api, server) = (&urls.api, &urls.server);
+    let tag = &release.tag;
+    let published_at = release
+        .published_at
+        .unwrap_or((!release.draft).then_some(release.created_at))
+        .map(format_time);
+    let created_at = format_time(release.created_at);
+    let assets: Vec<Value> = release
+        .assets
+        .iter()
+        .map(|asset| {
+            json!({
+                "url": format!("{api}/repos/{full}/releases/assets/{}", asset.id),
+                "id": asset.id,
+                "node_id": format!("RA_{}", asset.id),
+                "name": asset.name,
+                "label": "",
+                "content_type": asset.content_type,
+                "state": "uploaded",
+                "size": asset.bytes.len(),
+                "download_count": 0,
+                "created_at": created_at,
+                "updated_at": created_at,
+                "browser_download_url":
+                    format!("{server}/{full}/releases/download/{tag}/{}", asset.name),
+            })
+        })
+        .collect();
+    json!({
+        "url": format!("{api}/repos/{full}/releases/{}", release.id),
+        "assets_url": format!("{api}/repos/{full}/releases/{}/assets", release.id),
+        "html_url": format!("{server}/{full}/releases/tag/{tag}"),
+        "id": release.id,
+        "node_id": format!("RE_{}", release.id),
+        "tag_name": tag,
+        "target_commitish": release.target_commitish,
+        "name": release.name,
+        "draft": release.draft,
+        "prerelease": release.prerelease,
+        "created_at": created_at,
+        "published_at": published_at,
+        "assets": assets,
+        "tarball_url": format!("{api}/repos/{full}/tarball/{tag}"),
+        "zipball_url": format!("{api}/repos/{full}/zipball/{tag}"),
+        "body": release.body,
+    })
+}
+
+/// One page of `items` with GitHub's `Link` header; links point at `link_path` on the API.
+fn paginate(urls: &Urls, request: &Request, link_path: &str, items: Vec<Value>) -> Response {
+    let explicit_per_page = request
+        .query("per_page")
+        .and_then(|v| v.parse::<usize>().ok());
+    let per_page = explicit_per_page.map_or(30, |n| n.clamp(1, 100));
+    let page = request
+        .query("page")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&p| p >= 1)
+        .unwrap_or(1);
+    let last = items.len().div_ceil(per_page).max(1);
+    let body: Vec<Value> = items
+        .into_iter()
+        .skip((page - 1).saturating_mul(per_page))
+        .take(per_page)
+        .collect();
+    let link = |page: usize, rel: &str| {
+        let per_page = explicit_per_page.map_or(String::new(), |_| format!("per_page={per_page}&"));
+        format!(
+            "<{}{link_path}?{per_page}page={page}>; rel=\"{rel}\"",
+            urls.api
+        )
+    };
+    let mut links = Vec::new();
+    if page > 1 {
+        links.push(link(page - 1, "prev"));
+    }
+    if page < last {
+        links.push(link(page + 1, "next"));
+        links.push(link(last, "last"));
+    }
+    if page > 1 {
+        links.push(link(1, "first"));
+    }
+    let response = Response::json(200, &Value::Array(body));
+    if links.is_empty() {
+        response
+    } else {
+        response.header("link", links.join(", "))
+    }
+}
+
+/// Orders `v4.10.0` after `v4.9.0`: digit runs compare as numbers.
+fn natural_key(s: &str) -> Vec<(u64, String)> {
+    let mut key = Vec::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            key.push((rest[..digits].parse().unwrap_or(u64::MAX), String::new()));
+            rest = &rest[digits..];
+        } else {
+            let text = rest.len() - rest.trim_start_matches(|c: char| !c.is_ascii_digit()).len();
+            key.push((0, rest[..text].to_string()));
+            rest = &rest[text..];
+        }
+    }
+    key
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw files
+
+fn raw(shared: &Shared, request: &Request) -> Response {
+    let not_found = || not_found_text("404: Not Found");
+    if !matches!(request.method.as_str(), "GET" | "HEAD") {
+        return not_found();
+    }
+    let segments = segments(request);
+    let [owner, name, rest @ ..] = segments.as_slice() else {
+        return not_found();
+    };
+    let state = lock(&shared.state);
+    let Some(repo) = state.repos.get(&format!("{owner}/{name}")) else {
+        return not_found();
+    };
+    // The ref may itself contain slashes (`refs/tags/v1`, `feature/x`): try every split.
+    let first = if rest.len() > 2 && rest[0] == "refs" {
+        3
+    } else {
+        1
+    };
+    (first..rest.len())
+        .find_map(|split| {
+            let sha = repo.resolve(&rest[..split].join("/"))?;
+            repo.commits[sha].files.get(&rest[split..].join("/"))
+        })
+        .map_or_else(not_found, |file| {
+            Response::bytes(200, "text/plain; charset=utf-8", file.bytes.clone())
+                .header("cache-control", "max-age=300")
+                .header("x-content-type-options", "nosniff")
+        })
+}
+
+// ---------------------------------------------------------------------------------------------
+// github.com: archives and release downloads, and the download hosts they redirect to
+
+fn web(shared: &Shared, request: &Request) -> Response {
+    let not_found = || not_found_text("Not Found");
+    if !matches!(request.method.as_str(), "GET" | "HEAD") {
+        return not_found();
+    }
+    let segments = segments(request);
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let state = lock(&shared.state);
+    let server = &shared.urls.server;
+    let repo_of = |owner: &str, name: &str| state.repos.get(&format!("{owner}/{name}"));
+    match segments.as_slice() {
+        [owner, name, "archive", rest @ ..] => {
+            let rev = rest.join("/");
+            let Some(rev) = rev.strip_suffix(".tar.gz") else {
+                return not_found();
+            };
+            match repo_of(owner, name) {
+                Some(repo) if repo.resolve(rev).is_some() => {
+                    redirect(format!("{server}/_codeload/{owner}/{name}/tar.gz/{rev}"))
+                }
+                _ => not_found(),
+            }
+        }
+        [
+            "_codeload",
+            owner,
+            name,
+            style @ ("tar.gz" | "legacy.tar.gz"),
+            rest @ ..,
+        ] => {
+            let rev = rest.join("/");
+            let Some(repo) = repo_of(owner, name) else {
+                return not_found();
+            };
+            let Some(sha) = repo.resolve(&rev) else {
+                return not_found();
+            };
+            let top = if *style == "tar.gz" {
+                format!("{name}-{}", archive_label(repo, &rev))
+            } else {
+                format!("{owner}-{name}-{}", &sha[..7])
+            };
+            let filename = format!("{top}.tar.gz");
+            Response::bytes(
+                200,
+                "application/x-gzip",
+                tarball(&top, sha, &repo.commits[sha]),
+            )
+            .header(
+                "content-disposition",
+                format!("attachment; filename={filename}"),
+            )
+        }
+        [owner, name, "releases", "download", tag @ .., asset] => {
+            let tag = tag.join("/");
+            let found = repo_of(owner, name)
+                .and_then(|repo| repo.releases.iter().find(|r| r.tag == tag))
+                .is_some_and(|release| release.assets.iter().any(|a| a.name == *asset));
+            if found {
+                redirect(format!(
+                    "{server}/_release-assets/{owner}/{name}/{tag}/{asset}"
+                ))
+            } else {
+                not_found()
+            }
+        }
+        ["_release-assets", owner, name, tag @ .., asset] => {
+            let tag = tag.join("/");
+            repo_of(owner, name)
+                .and_then(|repo| repo.releases.iter().find(|r| r.tag == tag))
+                .and_then(|release| release.assets.iter().find(|a| a.name == *asset))
+                .map_or_else(not_found, |asset| {
+                    Response::bytes(200, "application/octet-stream", asset.bytes.clone()).header(
+                        "content-disposition",
+                        format!("attachment; filename={}", asset.name),
+                    )
+                })
+        }
+        _ => not_found(),
+    }
+}
+
+/// The part after `{repo}-` in an archive's top directory: a tag loses a `v` that precedes a
+/// digit (`v4.3.0` gives `4.3.0`), a branch has `/` turned into `-`, a sha stays.
+fn archive_label(repo: &RepoState, rev: &str) -> String {
+    let tag = rev
+        .strip_prefix("refs/tags/")
+        .or_else(|| repo.tags.contains_key(rev).then_some(rev));
+    if let Some(tag) = tag {
+        let digit_follows_v = tag
+            .strip_prefix('v')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+        return if digit_follows_v { &tag[1..] } else { tag }.to_string();
+    }
+    rev.strip_prefix("refs/heads/")
+        .unwrap_or(rev)
+        .replace('/', "-")
+}
+
+/// A gzip tarball shaped like `git archive`'s: a `pax_global_header` naming the commit, then
+/// directories and files under `top/`, in git's order, dated with the commit.
+fn tarball(top: &str, sha: &str, commit: &Commit) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    let header = |kind: tar::EntryType, mode: u32, size: u64| {
+        let mut header = tar::Header::new_ustar();
+        header.set_entry_type(kind);
+        header.set_mode(mode);
+        header.set_size(size);
+        header.set_mtime(commit.date);
+        header.set_uid(0);
+        header.set_gid(0);
+        let _ = header.set_username("root");
+        let _ = header.set_groupname("root");
+        header
+    };
+    let pax = pax_comment(sha);
+    let mut pax_header = header(tar::EntryType::XGlobalHeader, 0o666, pax.len() as u64);
+    tar.append_data(&mut pax_header, "pax_global_header", pax.as_bytes())
+        .expect("write to a Vec");
+    let mut dirs = BTreeSet::new();
+    let mut add_dir = |tar: &mut tar::Builder<_>, dir: String| {
+        if dirs.insert(dir.clone()) {
+            let mut h = header(tar::EntryType::Directory, 0o775, 0);
+            tar.append_data(&mut h, format!("{dir}/"), std::io::empty())
+                .expect("write to a Vec");
+        }
+    };
+    add_dir(&mut tar, top.to_string());
+    for (path, file) in &commit.files {
+        let mut parent = top.to_string();
+        let parts: Vec<&str> = path.split('/').collect();
+        for part in &parts[..parts.len() - 1] {
+            parent = format!("{parent}/{part}");
+            add_dir(&mut tar, parent.clone());
+        }
+        let mode = if file.executable { 0o775 } else { 0o664 };
+        let mut h = header(tar::EntryType::Regular, mode, file.bytes.len() as u64);
+        tar.append_data(&mut h, format!("{top}/{path}"), file.bytes.as_slice())
+            .expect("write to a Vec");
+    }
+    let mut gz = tar.into_inner().expect("finish the tar stream");
+    gz.flush().expect("flush gzip");
+    gz.finish().expect("finish gzip")
+}
+
+/// A pax record `"<len> comment=<sha>\n"`, whose length counts its own digits.
+fn pax_comment(sha: &str) -> String {
+    let record = format!(" comment={sha}\n");
+    let mut len = record.len() + 1;
+    while len.to_string().len() + record.len() != len {
+        len = len.to_string().len() + record.len();
+    }
+    format!("{len}{record}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time, without a date crate
+
+/// `YYYY-MM-DDTHH:MM:SSZ` to seconds since the epoch.
+fn parse_time(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[19] != b'Z' {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| s.get(range)?.parse::<u64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days from 1970-01-01 to y-m-d (Howard Hinnant's days_from_civil, years >= 1970).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    Some(days * DAY + hh * 3600 + mm * 60 + ss)
+}
+
+/// Seconds since the epoch to `YYYY-MM-DDTHH:MM:SSZ`.
+fn format_time(epoch: u64) -> String {
+    let (days, secs) = (epoch / DAY, epoch % DAY);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}

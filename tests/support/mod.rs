@@ -1,0 +1,27 @@
+//! Support shared by the integration tests: a GitHub stand-in on loopback ports, local git
+//! repositories, temporary packages and the real-world data loader.
+//!
+//! | module | gives |
+//! | --- | --- |
+//! | `server` | the HTTP/1.1 plumbing on `std::net` |
+//! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
+//! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
+//! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
+//! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
+//!
+//! Include it with `mod support;` and `use support::{GitHub, ...};`.
+
+// Every integration test is its own crate and uses only part of this module; without this,
+// each would warn about the parts it leaves unused.
+#![allow(dead_code, unused_imports)]
+
+pub mod git;
+pub mod github;
+pub mod package;
+pub mod realworld;
+pub mod server;
+
+pub use git::GitRepo;
+pub use github::GitHub;
+pub use package::TempPackage;
+pub use realworld::Realworld;
