@@ -8,6 +8,7 @@
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
+//! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
 //!
 //! Include it with `mod support;` and `use support::{GitHub, ...};`.
 
@@ -19,9 +20,11 @@ pub mod git;
 pub mod github;
 pub mod package;
 pub mod realworld;
+pub mod run;
 pub mod server;
 
 pub use git::GitRepo;
 pub use github::GitHub;
 pub use package::TempPackage;
 pub use realworld::Realworld;
+pub use run::{Revendor, Run};
