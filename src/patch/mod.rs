@@ -88,3 +88,85 @@ pub enum Error {
         news: usize,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Files made of few distinct lines, so diffs have repeats and ambiguous matches; lines may
+    /// end in CRLF and the file may lack its final newline.
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        let line = (
+            prop::sample::select(vec!["a", "b", "c", "func f() {", "}", "", "  x", "$v"]),
+            any::<bool>(),
+        );
+        (prop::collection::vec(line, 0..30), any::<bool>()).prop_map(|(lines, newline_at_end)| {
+            let mut out = Vec::new();
+            for (text, crlf) in lines {
+                out.extend_from_slice(text.as_bytes());
+                out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+            }
+            if !newline_at_end {
+                out.pop();
+            }
+            out
+        })
+    }
+
+    fn template(function_context: bool) -> FilePatch {
+        let section = if function_context { " f" } else { "" };
+        let patch = format!(
+            "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@{section}\n-q\n+r\n"
+        );
+        parse(patch.as_bytes()).unwrap().files.remove(0)
+    }
+
+    proptest! {
+        #[test]
+        fn applying_a_diff_gives_the_new_file(a in text(), b in text(), fc in any::<bool>()) {
+            let patch = refresh(&template(fc), &a, &b);
+            let applied = apply(&patch, &a).unwrap();
+            prop_assert_eq!(&applied.content, &b);
+            prop_assert!(applied.offsets.iter().all(|&o| o == 0));
+            let bytes = write_file(&patch);
+            let reparsed = parse(&bytes).unwrap().files.remove(0);
+            prop_assert_eq!(&reparsed, &patch);
+            prop_assert_eq!(apply_reverse(&patch, &b).unwrap().content, a);
+        }
+
+        #[test]
+        fn rebase_onto_an_unchanged_upstream_is_the_patched_file(a in text(), b in text()) {
+            let patch = refresh(&template(false), &a, &b);
+            let labels = Labels { ours: "o", base: "b", theirs: "t" };
+            let outcome = rebase(&a, &patch, &a, &labels).unwrap();
+            prop_assert_eq!(outcome.kind(), "exact");
+            prop_assert_eq!(outcome.content(), b.as_slice());
+        }
+
+        #[test]
+        fn odd_input_never_panics(pieces in prop::collection::vec(prop::sample::select(vec![
+            "--- a/x\n", "+++ b/x\n", "+++ /dev/null\n", "@@ -1,2 +1 @@\n", "@@ -0,0 +1 @@\n",
+            "@@ -2 +0,0 @@ f\n", " a\n", "-b\n", "+c\n", "\\ No newline at end of file\n",
+            "diff --git a/x b/x\n", "\n", "\r\n", "x", "-- \n",
+        ]), 0..24), base in text()) {
+            let input = format!("--- a/x\n+++ b/x\n{}", pieces.concat());
+            if let Ok(set) = parse(input.as_bytes()) {
+                for file in &set.files {
+                    let _ = apply(file, &base);
+                    let _ = rebase(&base, file, &base, &Labels { ours: "o", base: "b", theirs: "t" });
+                }
+                let again = write(&set);
+                prop_assert_eq!(parse(&again).map(|s| write(&s)), Ok(again));
+            }
+        }
+
+        #[test]
+        fn refresh_is_idempotent(a in text(), b in text(), fc in any::<bool>()) {
+            let once = refresh(&template(fc), &a, &b);
+            let twice = refresh(&once, &a, &b);
+            prop_assert_eq!(write_file(&once), write_file(&twice));
+        }
+    }
+}
