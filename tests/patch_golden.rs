@@ -404,3 +404,54 @@ fn realworld_multus_manifest_patch() {
     assert!(lines[hunks[0].line_start - 1].starts_with("<<<<<<< "));
     assert!(lines[hunks[0].line_end - 1].starts_with(">>>>>>> "));
 }
+
+/// The real Go source patch, against a stand-in source tree built at run time from the patch's
+/// own old side (upstream Go sources are not in the realworld folder).
+#[test]
+fn realworld_go_source_patch() {
+    let Some(root) = std::env::var_os("REVENDOR_REALWORLD").map(PathBuf::from) else {
+        eprintln!("note: REVENDOR_REALWORLD is not set; skipping the real Go source patch test");
+        return;
+    };
+    let rel = "cozystack-multus/images/multus-cni/patches/fix-del-without-cache.diff";
+    let patch_bytes = fs::read(root.join(rel)).unwrap();
+    let set = parse(&patch_bytes).unwrap();
+    assert_eq!(write(&set), patch_bytes);
+    let [file] = set.files.as_slice() else {
+        panic!("{rel} should patch one file");
+    };
+    assert!(
+        file.header
+            .starts_with(b"diff --git a/pkg/multus/multus.go b/pkg/multus/multus.go\nindex ")
+    );
+    assert_eq!(file.target_path(1).as_deref(), Some("pkg/multus/multus.go"));
+    let hunk = &file.hunks[0];
+    assert!(hunk.section.starts_with(b" func CmdDel("));
+
+    // Upstream as the patch saw it: filler up to the hunk, then its old side. v4.3.0 has 106
+    // more lines above (facts.toml: "applies at v4.3.0 with offset 106").
+    let filler = |n: usize| -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| format!("// {i}\n").into_bytes())
+            .collect()
+    };
+    let old_side: Vec<u8> = hunk.old_lines().flatten().copied().collect();
+    let at = |above: usize| -> Tree {
+        let source = [filler(above), old_side.clone(), b"}\n".to_vec()].concat();
+        [("pkg/multus/multus.go".to_string(), source)].into()
+    };
+    let v423 = at(hunk.old_start - 1);
+    let v430 = at(hunk.old_start - 1 + 106);
+    assert_eq!(apply_tree(&set, 1, &v423).unwrap().files[0].offsets, [0]);
+    let rebased = rebase_tree(&set, 1, &v423, &v430, &LABELS).unwrap();
+    assert!(
+        matches!(&rebased.files[0].outcome, Outcome::Offset { offsets, .. } if offsets == &[106])
+    );
+    let patched = &rebased.tree["pkg/multus/multus.go"];
+    let refreshed = refresh(file, &v430["pkg/multus/multus.go"], patched);
+    assert_eq!(
+        refreshed.header, file.header,
+        "the git header and index line are kept"
+    );
+    assert_eq!(refreshed.hunks[0].old_start, hunk.old_start + 106);
+}

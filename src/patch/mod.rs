@@ -123,6 +123,36 @@ mod tests {
         parse(patch.as_bytes()).unwrap().files.remove(0)
     }
 
+    /// The engine works on bytes it is handed: no disk, network, process or environment, and no
+    /// other module of the crate.
+    #[test]
+    fn depends_on_nothing_outside_memory() {
+        let sources = [
+            ("apply.rs", include_str!("apply.rs")),
+            ("conflict.rs", include_str!("conflict.rs")),
+            ("merge.rs", include_str!("merge.rs")),
+            ("model.rs", include_str!("model.rs")),
+            ("parse.rs", include_str!("parse.rs")),
+            ("path.rs", include_str!("path.rs")),
+            ("refresh.rs", include_str!("refresh.rs")),
+            ("tree.rs", include_str!("tree.rs")),
+            ("write.rs", include_str!("write.rs")),
+        ];
+        let banned = [
+            "crate::",
+            "std::fs",
+            "std::net",
+            "std::process",
+            "std::env",
+            "std::io",
+        ];
+        for (file, source) in sources {
+            for word in banned {
+                assert!(!source.contains(word), "src/patch/{file} uses `{word}`");
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn applying_a_diff_gives_the_new_file(a in text(), b in text(), fc in any::<bool>()) {
