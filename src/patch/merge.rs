@@ -126,14 +126,23 @@ pub fn rebase(
     theirs: &[u8],
     labels: &Labels<'_>,
 ) -> Result<Outcome, Error> {
-    let ours = apply(patch, base)
-        .map_err(|source| Error::BaseMismatch {
-            file: patch.name(),
-            source,
-        })?
-        .content;
+    let ours = apply(patch, base).map_err(|source| Error::BaseMismatch {
+        file: patch.name(),
+        source,
+    })?;
+    Ok(rebase_applied(base, &ours.content, patch, theirs, labels))
+}
+
+/// [`rebase`] once `ours`, the strictly patched `base`, is known.
+pub(crate) fn rebase_applied(
+    base: &[u8],
+    ours: &[u8],
+    patch: &FilePatch,
+    theirs: &[u8],
+    labels: &Labels<'_>,
+) -> Outcome {
     if let Ok(applied) = apply(patch, theirs) {
-        return Ok(if applied.offsets.iter().all(|&o| o == 0) {
+        return if applied.offsets.iter().all(|&o| o == 0) {
             Outcome::Exact {
                 content: applied.content,
             }
@@ -142,20 +151,20 @@ pub fn rebase(
                 content: applied.content,
                 offsets: applied.offsets,
             }
-        });
+        };
     }
     if apply_reverse(patch, theirs).is_ok() {
-        return Ok(Outcome::AlreadyUpstream {
+        return Outcome::AlreadyUpstream {
             content: theirs.to_vec(),
-        });
+        };
     }
-    Ok(match merge3(base, &ours, theirs, labels) {
+    match merge3(base, ours, theirs, labels) {
         Merge::Clean(content) if content == theirs && ours != base => {
             Outcome::AlreadyUpstream { content }
         }
         Merge::Clean(content) => Outcome::Merged { content },
         Merge::Conflict { hunks, marked } => Outcome::Conflict { hunks, marked },
-    })
+    }
 }
 
 #[cfg(test)]

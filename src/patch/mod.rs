@@ -4,13 +4,13 @@
 //! returns through `paths`. The flow `revendor update` runs for each patch:
 //!
 //! 1. [`parse`] the patch file into a [`PatchSet`]: file patches with their headers, `---`/`+++`
-//!    lines and hunks kept verbatim, so [`write`] gives the same bytes back.
+//!    lines and hunks kept verbatim, so [`write()`] gives the same bytes back.
 //! 2. [`rebase`] each [`FilePatch`] from the locked upstream onto the new one: [`apply`] strictly
 //!    (zero fuzz, offsets allowed) to the new upstream; else detect a change upstream already
 //!    made ([`apply_reverse`]); else [`merge3`] the patched old upstream with the new one. The
 //!    [`Outcome`] says which happened; a conflict comes with diff3-style markers.
 //! 3. [`refresh`] the patch against the new upstream, so its hunks are exact again, in the
-//!    author's header style, and [`write`] it.
+//!    author's header style, and [`write()`] it.
 //!
 //! [`apply_tree`] and [`rebase_tree`] do the same for a multi-file patch against a whole source
 //! tree held as a map, which is how a Go source patch is verified against an upstream archive.

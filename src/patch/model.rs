@@ -1,7 +1,7 @@
 //! The parsed form of a unified diff: a [`PatchSet`] of [`FilePatch`]es made of [`Hunk`]s.
 //!
 //! Everything is kept as bytes and verbatim where a user wrote it (headers, `---`/`+++` lines,
-//! the text after `@@`), so [`write`](super::write) gives back the file that was parsed and a
+//! the text after `@@`), so [`write()`](super::write()) gives back the file that was parsed and a
 //! refreshed patch keeps its author's style. A line's bytes include its terminator, so CRLF
 //! content survives; a line without one is the last of its side and is written with
 //! `\ No newline at end of file` after it.

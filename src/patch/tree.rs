@@ -6,7 +6,8 @@
 //! 2. File patches apply in order to the tree as the earlier ones left it, so a series that
 //!    touches one file twice works.
 //! 3. [`apply_tree`] is strict and all or nothing; [`rebase_tree`] carries each file patch from
-//!    the locked upstream's tree to a new one with [`rebase`], reporting per-file outcomes.
+//!    the locked upstream's tree to a new one like [`rebase`](super::rebase), reporting per-file
+//!    outcomes.
 //!
 //! This is how a Go source patch is checked against an upstream source tree without a disk.
 
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 use super::Error;
 use super::apply::apply;
 use super::conflict::Labels;
-use super::merge::{Outcome, rebase};
+use super::merge::{Outcome, rebase_applied};
 use super::model::{FilePatch, PatchSet};
 
 /// A source tree: relative path -> file bytes.
@@ -95,9 +96,9 @@ pub fn apply_tree(set: &PatchSet, strip: usize, tree: &Tree) -> Result<Patched, 
     Ok(Patched { tree, files })
 }
 
-/// Carries `set`, made against the `base` tree, onto the `theirs` tree, file by file with
-/// [`rebase`]. A file missing from `theirs` counts as empty (upstream deleted it). Errors when
-/// a file is missing from `base` or a file patch does not apply strictly to it.
+/// Carries `set`, made against the `base` tree, onto the `theirs` tree, file by file like
+/// [`rebase`](super::rebase). A file missing from `theirs` counts as empty (upstream deleted it).
+/// Errors when a file is missing from `base` or a file patch does not apply strictly to it.
 pub fn rebase_tree(
     set: &PatchSet,
     strip: usize,
@@ -114,11 +115,11 @@ pub fn rebase_tree(
             path: names.target.clone(),
         })?;
         let new = names.read(&theirs).unwrap_or_default();
-        let outcome = rebase(&old, file, &new, labels)?;
         let ours = apply(file, &old).map_err(|source| Error::BaseMismatch {
             file: file.name(),
             source,
         })?;
+        let outcome = rebase_applied(&old, &ours.content, file, &new, labels);
         let deleted = file.is_delete() && !matches!(outcome, Outcome::Conflict { .. });
         names.write(&mut base, file.is_delete(), ours.content);
         names.write(&mut theirs, deleted, outcome.content().to_vec());
