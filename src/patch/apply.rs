@@ -1,0 +1,484 @@
+//! Strict application of one [`FilePatch`] to a file's bytes: zero fuzz, offsets allowed.
+//!
+//! 1. Each hunk is first tried where its header says, moved by the offset the previous hunk
+//!    landed at (as GNU patch does), then searched outward, nearest first and later before
+//!    earlier at equal distance, for a place where every context and removed line matches
+//!    byte for byte.
+//! 2. A hunk may not start before the end of the previous one.
+//! 3. As in GNU patch, a hunk with less context above than below can only match at the start of
+//!    the file, and one with less below than above only at the end: diff writes short context
+//!    only at the file's edges, so matching such a hunk in the middle would be a guess.
+//!
+//! Fuzz is never applied: a line that changed upstream is a conflict for the 3-way merge to
+//! show, not something to paper over.
+
+use thiserror::Error;
+
+use super::model::{FilePatch, Hunk, LineKind};
+
+/// The patched bytes and where each hunk landed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The file after the patch.
+    pub content: Vec<u8>,
+    /// Per hunk, in order: the line it landed at minus the line its header names (GNU patch's
+    /// "offset N lines"). All zero for an exact apply.
+    pub offsets: Vec<isize>,
+}
+
+/// Why a file patch does not apply strictly.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ApplyError {
+    /// No position matches. `line` is the 1-based line of the file, at the position the hunk was
+    /// first tried (its header plus the previous hunk's offset), where the first context or
+    /// removed line differs; `expected` is that line of the patch, `found` the file's (`None` past
+    /// the end). Line texts are shown without their `\n`.
+    #[error(
+        "hunk #{hunk} `{header}` does not apply: line {line} is {}, expected {expected:?}",
+        found_text(.found)
+    )]
+    Mismatch {
+        /// 1-based hunk number.
+        hunk: usize,
+        /// The hunk's `@@` line.
+        header: String,
+        /// 1-based line of the file.
+        line: usize,
+        /// The patch's line there.
+        expected: String,
+        /// The file's line there; `None` past the end.
+        found: Option<String>,
+    },
+    /// The hunk matches only where it would overlap the hunk before it.
+    #[error("hunk #{hunk} `{header}` matches only at line {line}, inside the hunk before it")]
+    Overlap {
+        /// 1-based hunk number.
+        hunk: usize,
+        /// The hunk's `@@` line.
+        header: String,
+        /// 1-based line of the file where it matches.
+        line: usize,
+    },
+    /// A hunk with nothing to match (a pure insertion without context) points outside the file.
+    #[error("hunk #{hunk} `{header}` inserts after line {line}, outside the file's {lines} lines")]
+    OutOfRange {
+        /// 1-based hunk number.
+        hunk: usize,
+        /// The hunk's `@@` line.
+        header: String,
+        /// The line it inserts after.
+        line: isize,
+        /// The file's line count.
+        lines: usize,
+    },
+    /// The patch creates the file, but it already has content.
+    #[error("`{file}` should be created but already has content")]
+    NotNew {
+        /// The file patch's name.
+        file: String,
+    },
+    /// The patch deletes the file, but content is left after its hunks.
+    #[error("`{file}` should be deleted but is not empty after the patch")]
+    NotEmpty {
+        /// The file patch's name.
+        file: String,
+    },
+    /// A git binary patch, which revendor does not apply.
+    #[error("`{file}` has a binary patch; only text patches apply")]
+    Binary {
+        /// The file patch's name.
+        file: String,
+    },
+}
+
+fn found_text(found: &Option<String>) -> String {
+    match found {
+        Some(text) => format!("{text:?}"),
+        None => "past the end of the file".to_string(),
+    }
+}
+
+/// Applies `patch` to `base` strictly. A new-file patch needs an empty `base`; a deletion must
+/// leave nothing.
+pub fn apply(patch: &FilePatch, base: &[u8]) -> Result<Applied, ApplyError> {
+    run(patch, base, false)
+}
+
+/// Undoes `patch` on `content` strictly: the check for a change that upstream already made.
+pub fn apply_reverse(patch: &FilePatch, content: &[u8]) -> Result<Applied, ApplyError> {
+    run(patch, content, true)
+}
+
+fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyError> {
+    if patch.is_binary() {
+        return Err(ApplyError::Binary { file: patch.name() });
+    }
+    let (creates, deletes) = if reverse {
+        (patch.is_delete(), patch.is_new())
+    } else {
+        (patch.is_new(), patch.is_delete())
+    };
+    if creates && !base.is_empty() {
+        return Err(ApplyError::NotNew { file: patch.name() });
+    }
+    let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
+    let mut content = Vec::with_capacity(base.len());
+    let mut cursor = 0;
+    let mut offset = 0;
+    let mut offsets = Vec::with_capacity(patch.hunks.len());
+    for (index, hunk) in patch.hunks.iter().enumerate() {
+        let (from, to, start): (Vec<&[u8]>, Vec<&[u8]>, usize) = if reverse {
+            (
+                hunk.new_lines().collect(),
+                hunk.old_lines().collect(),
+                hunk.new_start,
+            )
+        } else {
+            (
+                hunk.old_lines().collect(),
+                hunk.new_lines().collect(),
+                hunk.old_start,
+            )
+        };
+        // A header names the first line of a side, or the line after which an empty side sits.
+        let stated = if from.is_empty() {
+            start
+        } else {
+            start.saturating_sub(1)
+        } as isize;
+        let search = Search {
+            lines: &lines,
+            pattern: &from,
+            cursor,
+            anchor: anchor(hunk, start),
+        };
+        let at = search
+            .locate(stated + offset)
+            .map_err(|fail| fail.into_error(index + 1, hunk))?;
+        content.extend(lines[cursor..at].concat());
+        content.extend(to.concat());
+        cursor = at + from.len();
+        offset = at as isize - stated;
+        offsets.push(offset);
+    }
+    content.extend(lines[cursor..].concat());
+    if deletes && !content.is_empty() {
+        return Err(ApplyError::NotEmpty { file: patch.name() });
+    }
+    Ok(Applied { content, offsets })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Anchor {
+    Free,
+    Start,
+    End,
+}
+
+fn anchor(hunk: &Hunk, start: usize) -> Anchor {
+    let is_context = |l: &&super::model::Line| l.kind == LineKind::Context;
+    let above = hunk.lines.iter().take_while(is_context).count();
+    let below = hunk.lines.iter().rev().take_while(is_context).count();
+    if above < below && start <= 1 {
+        Anchor::Start
+    } else if below < above {
+        Anchor::End
+    } else {
+        Anchor::Free
+    }
+}
+
+struct Search<'a> {
+    lines: &'a [&'a [u8]],
+    pattern: &'a [&'a [u8]],
+    cursor: usize,
+    anchor: Anchor,
+}
+
+enum Fail {
+    Mismatch {
+        line: usize,
+        expected: Vec<u8>,
+        found: Option<Vec<u8>>,
+    },
+    Overlap {
+        line: usize,
+    },
+    OutOfRange {
+        line: isize,
+        lines: usize,
+    },
+}
+
+impl Search<'_> {
+    /// The 0-based line where the pattern goes, trying `guess` first.
+    fn locate(&self, guess: isize) -> Result<usize, Fail> {
+        let (n, m) = (self.lines.len() as isize, self.pattern.len() as isize);
+        let lowest = self.cursor as isize;
+        if m == 0 {
+            return match usize::try_from(guess) {
+                Ok(at) if guess >= lowest && guess <= n => Ok(at),
+                _ => Err(Fail::OutOfRange {
+                    line: guess,
+                    lines: self.lines.len(),
+                }),
+            };
+        }
+        let first = match self.anchor {
+            Anchor::Free => guess,
+            Anchor::Start => 0,
+            Anchor::End => n - m,
+        };
+        if self.anchor != Anchor::Free {
+            return self.try_at(first).ok_or_else(|| self.fail_at(first));
+        }
+        let highest = n - m;
+        for distance in 0.. {
+            let (later, earlier) = (guess + distance, guess - distance);
+            if later > highest && earlier < lowest {
+                break;
+            }
+            if let Some(at) = self.try_at(later) {
+                return Ok(at);
+            }
+            if distance > 0 {
+                if let Some(at) = self.try_at(earlier) {
+                    return Ok(at);
+                }
+            }
+        }
+        Err(self.fail_at(guess))
+    }
+
+    fn try_at(&self, at: isize) -> Option<usize> {
+        let at = usize::try_from(at).ok().filter(|&at| at >= self.cursor)?;
+        let window = self.lines.get(at..at + self.pattern.len())?;
+        (window == self.pattern).then_some(at)
+    }
+
+    /// What is wrong at `at`, clamped into the file.
+    fn fail_at(&self, at: isize) -> Fail {
+        let at = at.clamp(0, self.lines.len() as isize) as usize;
+        for (k, expected) in self.pattern.iter().enumerate() {
+            let found = self.lines.get(at + k);
+            if found != Some(expected) {
+                return Fail::Mismatch {
+                    line: at + k + 1,
+                    expected: expected.to_vec(),
+                    found: found.map(|f| f.to_vec()),
+                };
+            }
+        }
+        Fail::Overlap { line: at + 1 }
+    }
+}
+
+impl Fail {
+    fn into_error(self, hunk_number: usize, hunk: &Hunk) -> ApplyError {
+        let header = hunk.header();
+        match self {
+            Fail::Mismatch {
+                line,
+                expected,
+                found,
+            } => ApplyError::Mismatch {
+                hunk: hunk_number,
+                header,
+                line,
+                expected: show(&expected),
+                found: found.as_deref().map(show),
+            },
+            Fail::Overlap { line } => ApplyError::Overlap {
+                hunk: hunk_number,
+                header,
+                line,
+            },
+            Fail::OutOfRange { line, lines } => ApplyError::OutOfRange {
+                hunk: hunk_number,
+                header,
+                line,
+                lines,
+            },
+        }
+    }
+}
+
+fn show(line: &[u8]) -> String {
+    String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse;
+    use super::*;
+
+    fn file(patch: &str) -> FilePatch {
+        parse(patch.as_bytes()).unwrap().files.remove(0)
+    }
+
+    const BASE: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+
+    #[test]
+    fn exact_and_offset_hunks() {
+        let p = file(
+            "--- a/x\n+++ b/x\n@@ -3,3 +3,3 @@\n 3\n-4\n+four\n 5\n@@ -8,3 +8,3 @@\n 8\n-9\n+nine\n 10\n",
+        );
+        let exact = apply(&p, BASE.as_bytes()).unwrap();
+        assert_eq!(exact.offsets, [0, 0]);
+        assert_eq!(exact.content, b"1\n2\n3\nfour\n5\n6\n7\n8\nnine\n10\n");
+        let shifted = format!("0a\n0b\n{BASE}");
+        let moved = apply(&p, shifted.as_bytes()).unwrap();
+        assert_eq!(moved.offsets, [2, 2]);
+        let fewer = &BASE[4..];
+        assert_eq!(apply(&p, fewer.as_bytes()).unwrap().offsets, [-2, -2]);
+    }
+
+    #[test]
+    fn search_prefers_nearest_then_later() {
+        let p = file("--- a/x\n+++ b/x\n@@ -3 +3 @@\n-x\n+y\n");
+        let got = apply(&p, b"x\na\nb\nx\nc\n").unwrap();
+        assert_eq!(got.offsets, [1]);
+        let got = apply(&p, b"a\nx\nb\nc\nx\n").unwrap();
+        assert_eq!(got.offsets, [-1]);
+    }
+
+    #[test]
+    fn mismatch_names_hunk_line_and_expected_text() {
+        let p = file("--- a/x\n+++ b/x\n@@ -3,3 +3,3 @@ ctx\n 3\n-4\n+four\n 5\n");
+        let err = apply(&p, b"1\n2\n3\nFOUR\n5\n").unwrap_err();
+        assert_eq!(
+            err,
+            ApplyError::Mismatch {
+                hunk: 1,
+                header: "@@ -3,3 +3,3 @@ ctx".into(),
+                line: 4,
+                expected: "4".into(),
+                found: Some("FOUR".into()),
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "hunk #1 `@@ -3,3 +3,3 @@ ctx` does not apply: line 4 is \"FOUR\", expected \"4\""
+        );
+        let short = apply(&p, b"1\n2\n3\n").unwrap_err();
+        assert!(
+            short
+                .to_string()
+                .contains("line 4 is past the end of the file")
+        );
+    }
+
+    #[test]
+    fn crlf_must_match_exactly() {
+        let p = file("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n");
+        assert_eq!(apply(&p, b"a\r\nb\r\n").unwrap().content, b"a\r\nc\r\n");
+        let err = apply(&p, b"a\nb\n").unwrap_err();
+        assert!(matches!(err, ApplyError::Mismatch { line: 1, .. }), "{err}");
+    }
+
+    #[test]
+    fn missing_newline_at_eof_is_part_of_the_match() {
+        let p =
+            file("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+        assert_eq!(apply(&p, b"a\nb").unwrap().content, b"a\nb\n");
+        assert!(apply(&p, b"a\nb\n").is_err());
+        assert_eq!(apply_reverse(&p, b"a\nb\n").unwrap().content, b"a\nb");
+    }
+
+    #[test]
+    fn hunks_may_not_go_backwards() {
+        let p = file("--- a/x\n+++ b/x\n@@ -5 +5 @@\n-x\n+y\n@@ -6 +6 @@\n-a\n+b\n");
+        let err = apply(&p, b"a\n1\n2\n3\nx\n").unwrap_err();
+        assert_eq!(
+            err,
+            ApplyError::Mismatch {
+                hunk: 2,
+                header: "@@ -6 +6 @@".into(),
+                line: 6,
+                expected: "a".into(),
+                found: None,
+            }
+        );
+        let overlap = file("--- a/x\n+++ b/x\n@@ -2 +2 @@\n-x\n+y\n@@ -1,2 +1,2 @@\n a\n-y\n+z\n");
+        let err = apply(&overlap, b"a\nx\n").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ApplyError::Mismatch {
+                    hunk: 2,
+                    line: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn short_context_anchors_to_the_file_edges() {
+        let top = file("--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n+new\n a\n b\n");
+        assert_eq!(
+            apply(&top, b"a\nb\nc\n").unwrap().content,
+            b"new\na\nb\nc\n"
+        );
+        assert!(apply(&top, b"z\na\nb\n").is_err());
+        let bottom = file("--- a/x\n+++ b/x\n@@ -2,2 +2,3 @@\n b\n c\n+end\n");
+        assert_eq!(
+            apply(&bottom, b"a\nb\nc\n").unwrap().content,
+            b"a\nb\nc\nend\n"
+        );
+        let err = apply(&bottom, b"a\nb\nc\nd\n").unwrap_err();
+        assert!(matches!(err, ApplyError::Mismatch { line: 3, .. }), "{err}");
+    }
+
+    #[test]
+    fn pure_insertion_without_context() {
+        let p = file("--- a/x\n+++ b/x\n@@ -2,0 +3 @@\n+ins\n");
+        assert_eq!(apply(&p, b"a\nb\nc\n").unwrap().content, b"a\nb\nins\nc\n");
+        let err = apply(&p, b"a\n").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ApplyError::OutOfRange {
+                    line: 2,
+                    lines: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn new_and_deleted_files() {
+        let new = file("--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+a\n+b\n");
+        assert_eq!(apply(&new, b"").unwrap().content, b"a\nb\n");
+        assert!(matches!(
+            apply(&new, b"x\n"),
+            Err(ApplyError::NotNew { .. })
+        ));
+        let gone = file("--- a/g\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n");
+        assert_eq!(apply(&gone, b"a\n").unwrap().content, b"");
+        assert!(matches!(
+            apply(&gone, b"a\nb\n"),
+            Err(ApplyError::NotEmpty { .. })
+        ));
+        assert_eq!(apply_reverse(&gone, b"").unwrap().content, b"a\n");
+        assert!(matches!(
+            apply_reverse(&gone, b"a\n"),
+            Err(ApplyError::NotNew { .. })
+        ));
+    }
+
+    #[test]
+    fn binary_patches_are_refused() {
+        let set = parse(
+            b"diff --git a/b.png b/b.png\nindex 1..2\nBinary files a/b.png and b/b.png differ\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            apply(&set.files[0], b""),
+            Err(ApplyError::Binary { .. })
+        ));
+    }
+}

@@ -1,0 +1,228 @@
+//! Conflict regions of a 3-way merge: finding them in diffy's output and writing them back with
+//! the caller's labels.
+//!
+//! diffy renders conflicts with fixed labels and does not expose the regions, so the merge is
+//! run with markers longer than any run of `<`, `|`, `=` or `>` in the three inputs. Such a
+//! marker cannot occur in the content, which makes splitting the output back into clean text and
+//! (ours, base, theirs) triples exact. diffy's default for a side that ends without a newline
+//! (marker glued to the line, as `diff3 -m` does) keeps those bytes intact too.
+
+/// One conflicting region of a merge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConflictHunk {
+    /// 1-based line of the `<<<<<<<` marker in the marked output.
+    pub line_start: usize,
+    /// 1-based line of the `>>>>>>>` marker in the marked output.
+    pub line_end: usize,
+    /// The patched side's lines.
+    pub ours: Vec<u8>,
+    /// The common ancestor's lines.
+    pub base: Vec<u8>,
+    /// The new upstream's lines.
+    pub theirs: Vec<u8>,
+}
+
+/// Names for the three sides in conflict markers, such as `patched v4.2.3`, `v4.2.3`, `v4.3.0`.
+#[derive(Clone, Copy, Debug)]
+pub struct Labels<'a> {
+    /// The patched old upstream.
+    pub ours: &'a str,
+    /// The old upstream.
+    pub base: &'a str,
+    /// The new upstream.
+    pub theirs: &'a str,
+}
+
+/// A piece of merge output.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Piece<'a> {
+    Clean(&'a [u8]),
+    Conflict {
+        ours: &'a [u8],
+        base: &'a [u8],
+        theirs: &'a [u8],
+    },
+}
+
+/// The marker length to ask diffy for: longer than any run of marker characters in `inputs`.
+pub(crate) fn marker_len(inputs: &[&[u8]]) -> usize {
+    let longest = inputs
+        .iter()
+        .flat_map(|input| input.chunk_by(|a, b| a == b))
+        .filter(|run| matches!(run[0], b'<' | b'|' | b'=' | b'>'))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    longest.max(7) + 1
+}
+
+/// Splits diffy's diff3-style output, produced with markers of `len` characters.
+pub(crate) fn split(output: &[u8], len: usize) -> Vec<Piece<'_>> {
+    let markers = [
+        [vec![b'<'; len], b" ours\n".to_vec()].concat(),
+        [vec![b'|'; len], b" original\n".to_vec()].concat(),
+        [vec![b'='; len], b"\n".to_vec()].concat(),
+        [vec![b'>'; len], b" theirs\n".to_vec()].concat(),
+    ];
+    let mut pieces = Vec::new();
+    let mut rest = output;
+    loop {
+        let found = markers
+            .iter()
+            .map(|marker| find(rest, marker))
+            .collect::<Option<Vec<usize>>>()
+            .filter(|at| at.windows(2).all(|w| w[0] <= w[1]));
+        let Some(at) = found else {
+            if !rest.is_empty() {
+                pieces.push(Piece::Clean(rest));
+            }
+            return pieces;
+        };
+        let section = |k: usize| &rest[at[k] + markers[k].len()..at[k + 1]];
+        if at[0] > 0 {
+            pieces.push(Piece::Clean(&rest[..at[0]]));
+        }
+        pieces.push(Piece::Conflict {
+            ours: section(0),
+            base: section(1),
+            theirs: section(2),
+        });
+        rest = &rest[at[3] + markers[3].len()..];
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Writes `pieces` with git-style 7-character markers carrying `labels`; returns the marked
+/// bytes and one [`ConflictHunk`] per conflict. A side that ends without a newline gets one
+/// before the next marker, as `git merge-file` does, so every marker starts a line. Markers end
+/// with `eol`.
+pub(crate) fn render(
+    pieces: &[Piece<'_>],
+    labels: &Labels<'_>,
+    eol: &[u8],
+) -> (Vec<u8>, Vec<ConflictHunk>) {
+    let mut out = Marked {
+        bytes: Vec::new(),
+        lines: 0,
+        eol,
+    };
+    let mut hunks = Vec::new();
+    for piece in pieces {
+        match *piece {
+            Piece::Clean(text) => out.text(text),
+            Piece::Conflict { ours, base, theirs } => {
+                out.marker(b"<<<<<<< ours", labels.ours);
+                let line_start = out.lines;
+                out.text(ours);
+                out.marker(b"||||||| base", labels.base);
+                out.text(base);
+                out.marker(b"=======", "");
+                out.text(theirs);
+                out.marker(b">>>>>>> theirs", labels.theirs);
+                hunks.push(ConflictHunk {
+                    line_start,
+                    line_end: out.lines,
+                    ours: ours.to_vec(),
+                    base: base.to_vec(),
+                    theirs: theirs.to_vec(),
+                });
+            }
+        }
+    }
+    (out.bytes, hunks)
+}
+
+struct Marked<'a> {
+    bytes: Vec<u8>,
+    lines: usize,
+    eol: &'a [u8],
+}
+
+impl Marked<'_> {
+    fn text(&mut self, text: &[u8]) {
+        self.bytes.extend_from_slice(text);
+        self.lines += text.iter().filter(|&&b| b == b'\n').count();
+    }
+
+    fn marker(&mut self, marker: &[u8], label: &str) {
+        let eol = self.eol;
+        if self.bytes.last().is_some_and(|&b| b != b'\n') {
+            self.text(eol);
+        }
+        self.bytes.extend_from_slice(marker);
+        if !label.is_empty() {
+            self.bytes
+                .extend_from_slice(format!(" ({label})").as_bytes());
+        }
+        self.text(eol);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LABELS: Labels<'static> = Labels {
+        ours: "patched v1",
+        base: "v1",
+        theirs: "v2",
+    };
+
+    #[test]
+    fn marker_len_outgrows_content_runs() {
+        assert_eq!(marker_len(&[b"a\n"]), 8);
+        assert_eq!(marker_len(&[b"a\n", b"<<<<<<<<<<< x\n", b"=="]), 12);
+    }
+
+    #[test]
+    fn split_finds_conflicts_and_glued_markers() {
+        let m = |c: u8| vec![c; 8];
+        let output = [
+            b"top\n".to_vec(),
+            m(b'<'),
+            b" ours\nO\n".to_vec(),
+            m(b'|'),
+            b" original\nB".to_vec(),
+            m(b'='),
+            b"\nT\n".to_vec(),
+            m(b'>'),
+            b" theirs\nend".to_vec(),
+        ]
+        .concat();
+        assert_eq!(
+            split(&output, 8),
+            [
+                Piece::Clean(b"top\n"),
+                Piece::Conflict {
+                    ours: b"O\n",
+                    base: b"B",
+                    theirs: b"T\n"
+                },
+                Piece::Clean(b"end"),
+            ]
+        );
+    }
+
+    #[test]
+    fn render_labels_markers_and_counts_lines() {
+        let pieces = [
+            Piece::Clean(b"a\nb\n"),
+            Piece::Conflict {
+                ours: b"O\n",
+                base: b"B",
+                theirs: b"",
+            },
+            Piece::Clean(b"z\n"),
+        ];
+        let (marked, hunks) = render(&pieces, &LABELS, b"\n");
+        assert_eq!(
+            String::from_utf8(marked).unwrap(),
+            "a\nb\n<<<<<<< ours (patched v1)\nO\n||||||| base (v1)\nB\n=======\n>>>>>>> theirs (v2)\nz\n"
+        );
+        assert_eq!((hunks[0].line_start, hunks[0].line_end), (3, 8));
+        assert_eq!(hunks[0].base, b"B");
+    }
+}

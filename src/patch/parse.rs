@@ -1,0 +1,503 @@
+//! Reading a multi-file unified diff into a [`PatchSet`].
+//!
+//! 1. Lines outside hunks collect as text until a `---` line directly followed by a `+++` line
+//!    opens a file patch. That text becomes the file's header; for the first file, the part
+//!    before its first `diff `/`Index: ` line is the set's preamble (a commit message).
+//! 2. A `diff --git` line with no `---` before the next one is a git patch without text changes
+//!    (mode change, pure rename, binary); it becomes a file patch with no hunks.
+//! 3. Hunk bodies are read by count, never by prefix alone: the header's counts say where a hunk
+//!    ends, so a removed line `-- x` is never mistaken for a file header. A body that ends early
+//!    or runs long is an error naming the patch line.
+//!
+//! Two inputs are normalised rather than kept byte-exact, both as GNU patch reads them: a blank
+//! line inside a hunk is an empty context line (mailers strip the lone space), and a last hunk
+//! line cut short by the end of the patch file gets its newline back.
+
+use thiserror::Error;
+
+use super::model::{FilePatch, Hunk, Line, LineKind, PatchSet};
+
+/// Why a patch file could not be read. `line` is the 1-based line of the patch file.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ParseError {
+    /// The `@@` line does not have the `@@ -a,b +c,d @@` shape.
+    #[error("line {line}: malformed hunk header `{text}`")]
+    HunkHeader {
+        /// Patch line of the header.
+        line: usize,
+        /// The header as written.
+        text: String,
+    },
+    /// A hunk appears before any `---`/`+++` pair.
+    #[error("line {line}: hunk `{text}` is outside a file patch (no `---`/`+++` lines before it)")]
+    OrphanHunk {
+        /// Patch line of the header.
+        line: usize,
+        /// The header as written.
+        text: String,
+    },
+    /// The hunk body ends before the header's counts are reached.
+    #[error(
+        "line {line}: hunk `{header}` ends after {old_found} old and {new_found} new lines, \
+         but its header says {old_expected} and {new_expected}"
+    )]
+    Truncated {
+        /// Patch line where the body stopped.
+        line: usize,
+        /// The hunk's `@@` header.
+        header: String,
+        /// Old-side count from the header.
+        old_expected: usize,
+        /// Old-side lines read.
+        old_found: usize,
+        /// New-side count from the header.
+        new_expected: usize,
+        /// New-side lines read.
+        new_found: usize,
+    },
+    /// The hunk body has more lines of one kind than the header's counts allow.
+    #[error("line {line}: hunk `{header}` has more {kind} lines than its header says")]
+    Overflow {
+        /// Patch line of the first surplus line.
+        line: usize,
+        /// The hunk's `@@` header.
+        header: String,
+        /// `context`, `removed` or `added`.
+        kind: &'static str,
+    },
+    /// `\ No newline at end of file` after a line that is not the last of its side.
+    #[error(
+        "line {line}: `\\ No newline at end of file` follows a line that is not the last of its side"
+    )]
+    MisplacedMarker {
+        /// Patch line of the marker.
+        line: usize,
+    },
+    /// Nothing in the input looks like a file patch.
+    #[error("no file patch found: no `---`/`+++` pair and no `diff --git` line")]
+    Empty,
+}
+
+/// Reads a unified diff (plain, `diff -u`, git or `git format-patch` output) without losing
+/// any byte a writer needs to reproduce it.
+pub fn parse(input: &[u8]) -> Result<PatchSet, ParseError> {
+    let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
+    let mut set = PatchSet {
+        preamble: Vec::new(),
+        files: Vec::new(),
+        trailer: Vec::new(),
+    };
+    let mut text = Pending::default();
+    let mut i = 0;
+    while let Some(&line) = lines.get(i) {
+        if is_file_start(&lines, i) {
+            let header = text.take(&mut set);
+            let (hunks, next) = hunks(&lines, i + 2)?;
+            set.files.push(FilePatch {
+                header,
+                old_line: Some(line.to_vec()),
+                new_line: Some(lines[i + 1].to_vec()),
+                hunks,
+            });
+            i = next;
+            continue;
+        }
+        if line.starts_with(b"diff --git ") && text.git_open {
+            let header = text.take(&mut set);
+            set.files.push(header_only(header));
+        }
+        if line.starts_with(b"@@ ") {
+            return Err(ParseError::OrphanHunk {
+                line: i + 1,
+                text: show(line),
+            });
+        }
+        text.push(line);
+        i += 1;
+    }
+    if text.git_open {
+        let header = text.take(&mut set);
+        set.files.push(header_only(header));
+    }
+    if set.files.is_empty() {
+        return Err(ParseError::Empty);
+    }
+    set.trailer = text.bytes;
+    Ok(set)
+}
+
+/// Text between file patches, remembering where the next file's own header starts.
+#[derive(Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    header_start: Option<usize>,
+    git_open: bool,
+}
+
+impl Pending {
+    fn push(&mut self, line: &[u8]) {
+        if line.starts_with(b"diff ") || line.starts_with(b"Index: ") {
+            self.header_start.get_or_insert(self.bytes.len());
+        }
+        self.git_open |= line.starts_with(b"diff --git ");
+        self.bytes.extend_from_slice(line);
+    }
+
+    /// The header of the file patch that starts now; before the first file, the text ahead of
+    /// its header goes to the set's preamble.
+    fn take(&mut self, set: &mut PatchSet) -> Vec<u8> {
+        let mut header = std::mem::take(&mut self.bytes);
+        if set.files.is_empty() {
+            let start = self.header_start.unwrap_or(header.len());
+            set.preamble = header.drain(..start).collect();
+        }
+        self.header_start = None;
+        self.git_open = false;
+        header
+    }
+}
+
+fn header_only(header: Vec<u8>) -> FilePatch {
+    FilePatch {
+        header,
+        old_line: None,
+        new_line: None,
+        hunks: Vec::new(),
+    }
+}
+
+fn is_file_start(lines: &[&[u8]], i: usize) -> bool {
+    lines[i].starts_with(b"--- ") && lines.get(i + 1).is_some_and(|l| l.starts_with(b"+++ "))
+}
+
+/// Reads the hunks starting at `i`; returns them and the index of the first line after them.
+fn hunks(lines: &[&[u8]], mut i: usize) -> Result<(Vec<Hunk>, usize), ParseError> {
+    let mut hunks = Vec::new();
+    while lines.get(i).is_some_and(|l| l.starts_with(b"@@ ")) {
+        let (hunk, next) = hunk(lines, i)?;
+        hunks.push(hunk);
+        i = next;
+    }
+    if let (Some(last), Some(&line)) = (hunks.last(), lines.get(i)) {
+        // A body line right after a complete hunk means the header undercounts. An email
+        // signature (`-- `) and the next file's `---`/`+++` pair are not body lines.
+        let signature = line == b"-- \n" || line == b"-- \r\n";
+        if let Some(kind) = body_kind(line).filter(|_| !signature && !is_file_start(lines, i)) {
+            return Err(ParseError::Overflow {
+                line: i + 1,
+                header: last.header(),
+                kind: kind_name(kind),
+            });
+        }
+    }
+    Ok((hunks, i))
+}
+
+fn hunk(lines: &[&[u8]], at: usize) -> Result<(Hunk, usize), ParseError> {
+    let mut hunk = hunk_header(lines[at]).ok_or_else(|| ParseError::HunkHeader {
+        line: at + 1,
+        text: show(lines[at]),
+    })?;
+    let (mut old, mut new) = (0, 0);
+    let mut markers = Vec::new();
+    let mut i = at + 1;
+    while old < hunk.old_len
+        || new < hunk.new_len
+        || lines.get(i).is_some_and(|l| l.first() == Some(&b'\\'))
+    {
+        let Some(&line) = lines.get(i) else {
+            return Err(truncated(&hunk, lines.len(), old, new));
+        };
+        if line.first() == Some(&b'\\') {
+            let last = hunk.lines.last_mut().filter(|l| l.text.ends_with(b"\n"));
+            let last = last.ok_or(ParseError::MisplacedMarker { line: i + 1 })?;
+            last.text.pop();
+            markers.push((hunk.lines.len() - 1, i + 1));
+            i += 1;
+            continue;
+        }
+        let Some(kind) = body_kind(line) else {
+            return Err(truncated(&hunk, i + 1, old, new));
+        };
+        let fits_old = kind == LineKind::Add || old < hunk.old_len;
+        let fits_new = kind == LineKind::Remove || new < hunk.new_len;
+        if !(fits_old && fits_new) {
+            return Err(ParseError::Overflow {
+                line: i + 1,
+                header: hunk.header(),
+                kind: kind_name(kind),
+            });
+        }
+        old += usize::from(kind != LineKind::Add);
+        new += usize::from(kind != LineKind::Remove);
+        let mut text = match line {
+            b"\n" | b"\r\n" => line.to_vec(),
+            _ => line[1..].to_vec(),
+        };
+        if !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        hunk.lines.push(Line { kind, text });
+        i += 1;
+    }
+    for (index, marker_line) in markers {
+        if !is_last_of_its_side(&hunk.lines, index) {
+            return Err(ParseError::MisplacedMarker { line: marker_line });
+        }
+    }
+    Ok((hunk, i))
+}
+
+/// The kind of a hunk body line, `None` for anything else. A bare blank line is context.
+fn body_kind(line: &[u8]) -> Option<LineKind> {
+    match line {
+        b"\n" | b"\r\n" => Some(LineKind::Context),
+        _ => match line.first()? {
+            b' ' => Some(LineKind::Context),
+            b'-' => Some(LineKind::Remove),
+            b'+' => Some(LineKind::Add),
+            _ => None,
+        },
+    }
+}
+
+fn kind_name(kind: LineKind) -> &'static str {
+    match kind {
+        LineKind::Context => "context",
+        LineKind::Remove => "removed",
+        LineKind::Add => "added",
+    }
+}
+
+fn is_last_of_its_side(lines: &[Line], index: usize) -> bool {
+    let kind = lines[index].kind;
+    lines[index + 1..].iter().all(|later| match kind {
+        LineKind::Context => false,
+        LineKind::Remove => later.kind == LineKind::Add,
+        LineKind::Add => later.kind == LineKind::Remove,
+    })
+}
+
+fn truncated(hunk: &Hunk, line: usize, old: usize, new: usize) -> ParseError {
+    ParseError::Truncated {
+        line,
+        header: hunk.header(),
+        old_expected: hunk.old_len,
+        old_found: old,
+        new_expected: hunk.new_len,
+        new_found: new,
+    }
+}
+
+/// Parses `@@ -a[,b] +c[,d] @@section`; the hunk comes back without lines.
+fn hunk_header(line: &[u8]) -> Option<Hunk> {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let rest = body.strip_prefix(b"@@ -")?;
+    let (old, rest) = split_at_space(rest)?;
+    let (new, rest) = split_at_space(rest.strip_prefix(b"+")?)?;
+    let section = rest.strip_prefix(b"@@")?.to_vec();
+    let (old_start, old_len) = hunk_range(old)?;
+    let (new_start, new_len) = hunk_range(new)?;
+    if (old_len > 0 && old_start == 0) || (new_len > 0 && new_start == 0) {
+        return None;
+    }
+    Some(Hunk {
+        old_start,
+        old_len,
+        new_start,
+        new_len,
+        section,
+        lines: Vec::new(),
+    })
+}
+
+fn split_at_space(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let at = bytes.iter().position(|&b| b == b' ')?;
+    Some((&bytes[..at], &bytes[at + 1..]))
+}
+
+fn hunk_range(text: &[u8]) -> Option<(usize, usize)> {
+    let mut parts = text.splitn(2, |&b| b == b',');
+    let start = number(parts.next()?)?;
+    let len = parts.next().map_or(Some(1), number)?;
+    Some((start, len))
+}
+
+fn number(digits: &[u8]) -> Option<usize> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+fn show(line: &[u8]) -> String {
+    String::from_utf8_lossy(super::path::trim_eol(line)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIT: &str = "\
+From 1234 Mon Sep 17 00:00:00 2001
+Subject: [PATCH] change things
+
+---
+ x.txt | 2 +-
+ 1 file changed
+
+diff --git a/x.txt b/x.txt
+index 1111111..2222222 100644
+--- a/x.txt
++++ b/x.txt
+@@ -1,3 +1,3 @@ fn main() {
+ a
+-b
++B
+ c
+diff --git a/new.txt b/new.txt
+new file mode 100644
+index 0000000..3333333
+--- /dev/null
++++ b/new.txt
+@@ -0,0 +1 @@
++hello
+\\ No newline at end of file
+diff --git a/mode.sh b/mode.sh
+old mode 100644
+new mode 100755
+-- 
+2.43.0
+";
+
+    #[test]
+    fn git_series_parses_into_files_with_preamble() {
+        let set = parse(GIT.as_bytes()).unwrap();
+        assert!(String::from_utf8_lossy(&set.preamble).ends_with(" 1 file changed\n\n"));
+        assert_eq!(set.files.len(), 3);
+        let x = &set.files[0];
+        assert!(x.header.starts_with(b"diff --git a/x.txt b/x.txt\nindex "));
+        assert_eq!(x.hunks[0].section, b" fn main() {");
+        assert_eq!(x.hunks[0].lines.len(), 4);
+        let new = &set.files[1];
+        assert!(new.is_new());
+        assert_eq!(new.hunks[0].lines[0].text, b"hello");
+        let mode = &set.files[2];
+        assert!(mode.hunks.is_empty() && mode.old_line.is_none());
+        assert_eq!(mode.target_path(1).as_deref(), Some("mode.sh"));
+        assert!(mode.header.ends_with(b"2.43.0\n"));
+    }
+
+    #[test]
+    fn counts_decide_where_hunks_end() {
+        let patch = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n--- a\n+++ b\n same\n";
+        let set = parse(patch.as_bytes()).unwrap();
+        let lines = &set.files[0].hunks[0].lines;
+        assert_eq!(lines[0].kind, LineKind::Remove);
+        assert_eq!(lines[0].text, b"-- a\n");
+        assert_eq!(lines[1].kind, LineKind::Add);
+    }
+
+    #[test]
+    fn short_hunk_names_line_and_counts() {
+        let patch = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\nnot a body line\n";
+        let err = parse(patch.as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            ParseError::Truncated {
+                line: 7,
+                header: "@@ -1,3 +1,3 @@".into(),
+                old_expected: 3,
+                old_found: 2,
+                new_expected: 3,
+                new_found: 2,
+            }
+        );
+        assert!(
+            err.to_string()
+                .starts_with("line 7: hunk `@@ -1,3 +1,3 @@` ends after 2 old")
+        );
+        let at_eof = parse(b"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n").unwrap_err();
+        assert!(matches!(at_eof, ParseError::Truncated { line: 4, .. }));
+    }
+
+    #[test]
+    fn long_hunk_is_an_error() {
+        let inside = parse(b"--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-a\n-b\n+c\n").unwrap_err();
+        assert!(matches!(
+            inside,
+            ParseError::Overflow {
+                line: 5,
+                kind: "removed",
+                ..
+            }
+        ));
+        let after = parse(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n").unwrap_err();
+        assert!(matches!(
+            after,
+            ParseError::Overflow {
+                line: 6,
+                kind: "added",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn malformed_headers_are_errors() {
+        for header in [
+            "@@ -1,x +1 @@",
+            "@@ -1 +1",
+            "@@ -0,2 +1 @@",
+            "@@ 1 +1 @@",
+            "@@ -+1 +1 @@",
+        ] {
+            let patch = format!("--- a/x\n+++ b/x\n{header}\n a\n");
+            let err = parse(patch.as_bytes()).unwrap_err();
+            assert!(
+                matches!(err, ParseError::HunkHeader { line: 3, .. }),
+                "{header}: {err}"
+            );
+        }
+        let orphan = parse(b"hello\n@@ -1 +1 @@\n-a\n+b\n").unwrap_err();
+        assert!(matches!(orphan, ParseError::OrphanHunk { line: 2, .. }));
+        assert_eq!(parse(b"just text\n").unwrap_err(), ParseError::Empty);
+    }
+
+    #[test]
+    fn markers_strip_the_newline_of_their_line_only() {
+        let patch = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n";
+        let set = parse(patch.as_bytes()).unwrap();
+        let lines = &set.files[0].hunks[0].lines;
+        assert_eq!(
+            (lines[0].text.as_slice(), lines[1].text.as_slice()),
+            (&b"a"[..], &b"a\n"[..])
+        );
+        let misplaced =
+            "--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n-a\n\\ No newline at end of file\n-b\n+c\n";
+        let err = parse(misplaced.as_bytes()).unwrap_err();
+        assert_eq!(err, ParseError::MisplacedMarker { line: 5 });
+    }
+
+    #[test]
+    fn crlf_and_blank_context_lines() {
+        let patch = b"--- a/x\r\n+++ b/x\r\n@@ -1,2 +1,2 @@\r\n a\r\n\r\n-b\r\n+B\r\n";
+        let err = parse(patch).unwrap_err();
+        assert!(matches!(err, ParseError::Overflow { line: 6, .. }));
+        let patch = b"--- a/x\r\n+++ b/x\r\n@@ -1,3 +1,3 @@\r\n a\r\n\r\n-b\r\n+B\r\n";
+        let set = parse(patch).unwrap();
+        let lines = &set.files[0].hunks[0].lines;
+        assert_eq!(lines[0].text, b"a\r\n");
+        assert_eq!(lines[1].text, b"\r\n");
+        assert_eq!(set.files[0].hunks[0].section, b"\r");
+    }
+
+    #[test]
+    fn plain_diff_header_and_trailer() {
+        let patch = "notes\ndiff -u a/x b/x\n--- a/x\t2024-01-01\n+++ b/x\t2024-01-02\n@@ -1 +1 @@\n-a\n+b\nbye\n";
+        let set = parse(patch.as_bytes()).unwrap();
+        assert_eq!(set.preamble, b"notes\n");
+        assert_eq!(set.files[0].header, b"diff -u a/x b/x\n");
+        assert_eq!(set.trailer, b"bye\n");
+    }
+}

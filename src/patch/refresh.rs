@@ -1,0 +1,240 @@
+//! Rewriting a file patch with exact hunks for `old -> new`, in its author's style.
+//!
+//! 1. diffy diffs `old` and `new` with 3 lines of context. Hunks it leaves touching (exactly six
+//!    unchanged lines apart) are joined, as diff and git join them.
+//! 2. The header, `index` line included, and the `---`/`+++` lines are kept verbatim. An `index`
+//!    line's blob ids then describe the files the patch was first made from; that is a choice:
+//!    `git apply` and `patch` do not check them (only `git apply --3way` reads them, to find
+//!    blobs), recomputing them would need SHA-1, and keeping them makes a refresh change only
+//!    the hunks.
+//! 3. If any original hunk carried function context after `@@`, every new hunk gets git's
+//!    default one: the nearest line above the hunk that starts with a letter, `_` or `$`, cut to
+//!    80 bytes and stripped of trailing whitespace.
+//!
+//! A patch that is already exact refreshes to the same bytes.
+
+use diffy::DiffOptions;
+
+use super::Error;
+use super::model::{FilePatch, Hunk, Line, LineKind, PatchSet};
+use super::path::trim_eol;
+
+/// git's limit for function context after `@@` (xdiff's `func_line` buffer).
+const FUNCTION_CONTEXT_MAX: usize = 80;
+
+/// `original` with its hunks replaced by exact ones that turn `old` into `new`.
+pub fn refresh(original: &FilePatch, old: &[u8], new: &[u8]) -> FilePatch {
+    let mut options = DiffOptions::new();
+    options.set_context_len(3);
+    let diff = options.create_patch_bytes(old, new);
+    let mut hunks: Vec<Hunk> = Vec::new();
+    for hunk in diff.hunks() {
+        let (o, n) = (hunk.old_range(), hunk.new_range());
+        let lines = hunk.lines().iter().map(line).collect::<Vec<_>>();
+        match hunks.last_mut() {
+            Some(prev)
+                if prev.old_len > 0
+                    && !o.is_empty()
+                    && prev.old_start + prev.old_len == o.start() =>
+            {
+                prev.old_len += o.len();
+                prev.new_len += n.len();
+                prev.lines.extend(lines);
+            }
+            _ => hunks.push(Hunk {
+                old_start: o.start(),
+                old_len: o.len(),
+                new_start: n.start(),
+                new_len: n.len(),
+                section: Vec::new(),
+                lines,
+            }),
+        }
+    }
+    let wants_context = original
+        .hunks
+        .iter()
+        .any(|h| !trim_eol(&h.section).is_empty());
+    // A patch file saved with CRLF line ends has `\r` at the end of each `@@` line.
+    let cr = original
+        .hunks
+        .first()
+        .is_some_and(|h| h.section.ends_with(b"\r"));
+    let old_lines: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
+    for hunk in &mut hunks {
+        if wants_context {
+            hunk.section = function_context(&old_lines, hunk);
+        }
+        if cr {
+            hunk.section.push(b'\r');
+        }
+    }
+    FilePatch {
+        header: original.header.clone(),
+        old_line: original.old_line.clone(),
+        new_line: original.new_line.clone(),
+        hunks,
+    }
+}
+
+/// [`refresh`] for every file of `set`: `olds[i]` and `news[i]` belong to `set.files[i]`.
+pub fn refresh_set(set: &PatchSet, olds: &[&[u8]], news: &[&[u8]]) -> Result<PatchSet, Error> {
+    if olds.len() != set.files.len() || news.len() != set.files.len() {
+        return Err(Error::RefreshCount {
+            files: set.files.len(),
+            olds: olds.len(),
+            news: news.len(),
+        });
+    }
+    let files = set
+        .files
+        .iter()
+        .zip(olds.iter().zip(news))
+        .map(|(file, (old, new))| refresh(file, old, new))
+        .collect();
+    Ok(PatchSet {
+        preamble: set.preamble.clone(),
+        files,
+        trailer: set.trailer.clone(),
+    })
+}
+
+fn line(line: &diffy::Line<'_, [u8]>) -> Line {
+    let (kind, text) = match *line {
+        diffy::Line::Context(text) => (LineKind::Context, text),
+        diffy::Line::Delete(text) => (LineKind::Remove, text),
+        diffy::Line::Insert(text) => (LineKind::Add, text),
+    };
+    Line {
+        kind,
+        text: text.to_vec(),
+    }
+}
+
+/// git's default function context for `hunk` (xdiff's `def_ff`), with its leading space, or
+/// nothing when no line above qualifies.
+fn function_context(old: &[&[u8]], hunk: &Hunk) -> Vec<u8> {
+    let first = if hunk.old_len > 0 {
+        hunk.old_start.saturating_sub(1)
+    } else {
+        hunk.old_start
+    };
+    let above = &old[..first.min(old.len())];
+    let Some(found) = above.iter().rev().find(|l| {
+        l.first()
+            .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+    }) else {
+        return Vec::new();
+    };
+    let mut text = &found[..found.len().min(FUNCTION_CONTEXT_MAX)];
+    while let Some((&last, rest)) = text.split_last() {
+        if !(last.is_ascii_whitespace() || last == 0x0b) {
+            break;
+        }
+        text = rest;
+    }
+    [b" ", text].concat()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::apply::apply;
+    use super::super::parse::parse;
+    use super::super::write::write_file;
+    use super::*;
+
+    fn numbered(n: usize) -> String {
+        (1..=n).map(|i| format!("l{i}\n")).collect()
+    }
+
+    fn plain() -> FilePatch {
+        parse(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-q\n+r\n")
+            .unwrap()
+            .files
+            .remove(0)
+    }
+
+    #[test]
+    fn hunks_six_lines_apart_are_joined_like_git() {
+        let old = numbered(20);
+        let new = old.replace("l4\n", "L4\n").replace("l11\n", "L11\n");
+        let refreshed = refresh(&plain(), old.as_bytes(), new.as_bytes());
+        assert_eq!(refreshed.hunks.len(), 1);
+        assert_eq!(refreshed.hunks[0].header(), "@@ -1,14 +1,14 @@");
+        let apart = old.replace("l4\n", "L4\n").replace("l12\n", "L12\n");
+        assert_eq!(
+            refresh(&plain(), old.as_bytes(), apart.as_bytes())
+                .hunks
+                .len(),
+            2
+        );
+    }
+
+    #[test]
+    fn keeps_header_and_names_verbatim() {
+        let original = parse(
+            b"diff --git a/deep/x b/deep/x\nindex abc..def 100644\n--- a/deep/x\t2024\n+++ b/deep/x\n@@ -1 +1 @@\n-q\n+r\n",
+        )
+        .unwrap()
+        .files
+        .remove(0);
+        let refreshed = refresh(&original, b"a\nb\n", b"a\nB\n");
+        assert_eq!(
+            write_file(&refreshed),
+            b"diff --git a/deep/x b/deep/x\nindex abc..def 100644\n--- a/deep/x\t2024\n+++ b/deep/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+        );
+    }
+
+    #[test]
+    fn function_context_follows_git() {
+        let original = parse(b"--- a/x\n+++ b/x\n@@ -1 +1 @@ f\n-q\n+r\n")
+            .unwrap()
+            .files
+            .remove(0);
+        let long = format!("func {}  \n", "x".repeat(100));
+        let old = format!("{long}\tbody\n  more\n$var\n1\n2\n3\n4\n5\n");
+        let new = old.replace("5\n", "five\n");
+        let refreshed = refresh(&original, old.as_bytes(), new.as_bytes());
+        assert_eq!(refreshed.hunks[0].section, b" $var");
+        let new = old.replace("\tbody\n", "\tBODY\n");
+        let refreshed = refresh(&original, old.as_bytes(), new.as_bytes());
+        assert_eq!(refreshed.hunks[0].section, b"");
+        let old = format!("{long}1\n2\n3\n4\n");
+        let new = old.replace("4\n", "four\n");
+        let section = refresh(&original, old.as_bytes(), new.as_bytes())
+            .hunks
+            .remove(0)
+            .section;
+        assert_eq!(section.len(), 1 + FUNCTION_CONTEXT_MAX);
+        assert!(section.starts_with(b" func xxx"));
+        let without = refresh(&plain(), old.as_bytes(), new.as_bytes());
+        assert_eq!(without.hunks[0].section, b"");
+    }
+
+    #[test]
+    fn refresh_is_exact_and_idempotent_with_eof_markers() {
+        let old = b"a\nb\nc";
+        let new = b"a\nB\nc\nd";
+        let once = refresh(&plain(), old, new);
+        assert_eq!(apply(&once, old).unwrap().content, new);
+        let twice = refresh(&once, old, new);
+        assert_eq!(write_file(&once), write_file(&twice));
+        assert!(write_file(&once).ends_with(b"+d\n\\ No newline at end of file\n"));
+    }
+
+    #[test]
+    fn refresh_set_needs_one_content_pair_per_file() {
+        let set = parse(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-q\n+r\n").unwrap();
+        let err = refresh_set(&set, &[], &[]).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::RefreshCount {
+                files: 1,
+                olds: 0,
+                news: 0
+            }
+        ));
+        let done = refresh_set(&set, &[b"q\n"], &[b"s\n"]).unwrap();
+        assert_eq!(done.files[0].hunks[0].lines[1].text, b"s\n");
+    }
+}
