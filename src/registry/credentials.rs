@@ -416,8 +416,12 @@ mod tests {
         assert!(!text.contains("dTpTRUNSRVQtQQ"), "{text}");
     }
 
+    /// A helper script at a fresh path: rewriting one path that was just executed invites
+    /// "text file busy" when another test thread forks at the wrong moment.
     fn script(dir: &Path, body: &str) -> PathBuf {
-        let path = dir.join("docker-credential-test");
+        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let path = dir.join(format!("docker-credential-test{n}"));
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
