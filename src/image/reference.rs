@@ -371,4 +371,33 @@ mod tests {
             assert!(Reference::parse(good).is_ok(), "{good}");
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_keeps_what_it_was_given(
+            host in proptest::option::of(proptest::sample::select(
+                vec!["ghcr.io", "localhost:5000", "127.0.0.1:5001", "docker.io", "[::1]:5000"],
+            )),
+            path in proptest::collection::vec("[a-z0-9]{1,5}([._-][a-z0-9]{1,5})?", 1..4),
+            tag in proptest::option::of("[A-Za-z0-9_][A-Za-z0-9_.-]{0,10}"),
+            content in proptest::option::of(proptest::collection::vec(proptest::num::u8::ANY, 0..8)),
+        ) {
+            // Without a host, a first component holding a `.` is read as one, as in docker.
+            proptest::prop_assume!(host.is_some() || path.len() == 1 || !path[0].contains('.'));
+            let mut input = host.map(|h| format!("{h}/")).unwrap_or_default() + &path.join("/");
+            if let Some(tag) = &tag {
+                input = format!("{input}:{tag}");
+            }
+            let digest = content.map(|c| Digest::of(&c));
+            if let Some(digest) = &digest {
+                input = format!("{input}@{digest}");
+            }
+            let parsed = Reference::parse(&input).unwrap();
+            proptest::prop_assert_eq!(parsed.to_string(), input.as_str());
+            proptest::prop_assert_eq!(parsed.tag(), tag.as_deref());
+            proptest::prop_assert_eq!(parsed.digest(), digest.as_ref());
+            proptest::prop_assert!(parsed.repository().ends_with(&path.join("/")));
+            proptest::prop_assert_eq!(Reference::parse(&parsed.to_string()).unwrap(), parsed);
+        }
+    }
 }
