@@ -11,6 +11,8 @@
 //! | [`upstream`] | releases, files, source trees; the download cache | GitHub API, raw files, archives, git |
 //! | [`net`] | the one HTTP client | – |
 //! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
+//! | [`image`] | read-only OCI values: references, digests, manifests | – |
+//! | [`registry`] | OCI distribution: auth, manifests, index verification | registries |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`ops`] | one pipeline per command | – |
@@ -23,10 +25,12 @@ pub mod cli;
 pub mod config;
 pub mod env;
 pub mod error;
+pub mod image;
 pub mod net;
 pub mod ops;
 pub mod patch;
 pub mod paths;
+pub mod registry;
 pub mod render;
 pub mod report;
 pub mod upstream;

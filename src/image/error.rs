@@ -1,0 +1,32 @@
+//! The one error type of `image`: a value that does not parse as what it claims to be.
+
+use thiserror::Error;
+
+/// Why a string or a body is not a valid OCI value. Each variant carries the rejected input
+/// (trimmed for bodies) so the message alone tells the user what to fix.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// Not `sha256:` followed by 64 lowercase hex digits.
+    #[error("invalid digest `{input}`: {reason}")]
+    Digest { input: String, reason: &'static str },
+    /// Not `[host[:port]/]path[:tag][@digest]` with the distribution grammar.
+    #[error("invalid image reference `{input}`: {reason}")]
+    Reference { input: String, reason: String },
+    /// Not `os/arch` or `os/arch/variant`.
+    #[error("invalid platform `{input}`: expected `os/arch` or `os/arch/variant`")]
+    Platform { input: String },
+    /// The body's `mediaType` (or, lacking one, the Content-Type) is not one of the four
+    /// manifest kinds revendor reads.
+    #[error("unsupported manifest media type `{media_type}`")]
+    MediaType { media_type: String },
+    /// Neither the body nor the Content-Type says what kind of manifest this is.
+    #[error("the manifest names no media type and none was sent with it")]
+    NoMediaType,
+    /// The body is not the JSON shape its media type promises.
+    #[error("invalid manifest of type `{media_type}`")]
+    Manifest {
+        media_type: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}

@@ -1,0 +1,373 @@
+//! `registry::Error`: every way a registry conversation can fail, typed where callers branch.
+//!
+//! Callers branch on three things: whether to retry ([`Error::is_transient`]), whether the tag
+//! or digest is simply absent ([`Error::ManifestUnknown`]), and whether the content failed a
+//! check (digest, platforms). The spec's error codes are kept as [`ApiError`]s.
+//!
+//! No variant carries a credential or token: auth failures name the URL and the registry's own
+//! reason, and response bodies are only kept from non-token endpoints, trimmed.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::image::{self, Digest, MediaType, Platform};
+
+/// How much of a non-JSON error body to keep in a message.
+const BODY_LIMIT: usize = 200;
+
+/// A failure talking to a registry or a failed check of what it served.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// The TLS backend or HTTP client could not be set up.
+    #[error("failed to set up the registry http client")]
+    Setup {
+        #[source]
+        source: reqwest::Error,
+    },
+    /// A URL (a token realm, a redirect) that is not https and not loopback, or does not parse.
+    #[error("refusing `{url}`: {reason}")]
+    Url { url: String, reason: &'static str },
+    /// Connecting, sending or reading failed before an HTTP status arrived (or mid-body).
+    #[error("failed to reach `{url}`")]
+    Transport {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The connection broke while the body was read; retried like a reset before the status.
+    #[error("failed to read the answer from `{url}`")]
+    Read {
+        url: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The registry answered with an unexpected status; `errors` holds the spec codes if the body
+    /// had them, else `body` holds its trimmed start.
+    #[error("`{url}` answered HTTP {status}{}", describe(errors, body))]
+    Status {
+        url: String,
+        status: u16,
+        errors: Vec<ApiError>,
+        body: String,
+    },
+    /// The tag or digest does not exist in the repository (404, `MANIFEST_UNKNOWN`,
+    /// `NAME_UNKNOWN`); a read-back right after a push may see this for a while.
+    #[error("manifest `{reference}` not found at `{url}`")]
+    ManifestUnknown { reference: String, url: String },
+    /// The registry refused us even after authenticating, or gave no way to authenticate.
+    #[error("not authorized for `{url}`: {reason}{}", describe(errors, ""))]
+    Unauthorized {
+        url: String,
+        reason: String,
+        errors: Vec<ApiError>,
+    },
+    /// The token endpoint refused or returned something without a token. The body is never
+    /// kept: on success it is the token itself.
+    #[error("failed to get a registry token from `{realm}`: {reason}")]
+    Token {
+        realm: String,
+        status: Option<u16>,
+        reason: String,
+    },
+    /// `config.json` in the Docker config directory is unreadable or malformed.
+    #[error("failed to read docker credentials from `{}`: {reason}", path.display())]
+    Credentials { path: PathBuf, reason: String },
+    /// A `docker-credential-<helper>` program is missing, failed, or printed something unusable.
+    #[error("credential helper `docker-credential-{helper}` failed for `{server}`: {reason}")]
+    CredentialHelper {
+        helper: String,
+        server: String,
+        reason: String,
+    },
+    /// `REVENDOR_REGISTRY_MIRRORS` is not a `host=mirror,…` list.
+    #[error("invalid registry mirror list `{spec}`: {reason}")]
+    Mirror { spec: String, reason: String },
+    /// A manifest body exceeded the size limit; a registry sending more is broken or hostile.
+    #[error("manifest at `{url}` is larger than {limit} bytes")]
+    TooLarge { url: String, limit: u64 },
+    /// A `HEAD` answered without the `Docker-Content-Digest` header, so the digest is unknown.
+    #[error("`{url}` sent no Docker-Content-Digest header")]
+    MissingDigest { url: String },
+    /// The bytes served hash to something other than what was requested or announced.
+    #[error("content of `{reference}` hashes to {actual}, but {expected} was {source_of_expected}")]
+    DigestMismatch {
+        reference: String,
+        expected: Digest,
+        actual: Digest,
+        source_of_expected: &'static str,
+    },
+    /// The manifest body does not parse.
+    #[error("invalid manifest `{reference}`")]
+    Manifest {
+        reference: String,
+        #[source]
+        source: image::Error,
+    },
+    /// The tag resolves to a single-platform manifest where an index was required.
+    #[error("`{reference}` is a single-platform {media_type}, not a multi-platform index")]
+    NotAnIndex {
+        reference: String,
+        media_type: MediaType,
+    },
+    /// The index does not hold exactly the configured platforms.
+    #[error(
+        "index `{reference}` does not hold exactly the configured platforms: missing [{}], unexpected [{}]",
+        join(missing),
+        join(unexpected)
+    )]
+    Platforms {
+        reference: String,
+        missing: Vec<Platform>,
+        unexpected: Vec<Platform>,
+    },
+    /// The index lists one platform twice.
+    #[error("index `{reference}` lists platform {platform} more than once")]
+    DuplicatePlatform {
+        reference: String,
+        platform: Platform,
+    },
+    /// An index entry (other than an attestation) has no platform, so it cannot be matched.
+    #[error("index `{reference}` lists {digest} without a platform")]
+    ChildWithoutPlatform { reference: String, digest: Digest },
+    /// A child digest repeats another child's or the index's own digest.
+    #[error("index `{reference}` lists {digest} twice, or as its own child")]
+    DuplicateChild { reference: String, digest: Digest },
+    /// A child of the index is not a single-platform image manifest.
+    #[error("child {digest} of index `{reference}` is a {media_type}, not an image manifest")]
+    ChildNotImage {
+        reference: String,
+        digest: Digest,
+        media_type: MediaType,
+    },
+    /// The tag resolves to a digest other than the expected one (from buildx metadata, say).
+    #[error("`{reference}` resolves to {actual}, expected {expected}")]
+    UnexpectedDigest {
+        reference: String,
+        expected: Digest,
+        actual: Digest,
+    },
+    /// A buildx metadata file is unreadable or lacks a valid `containerimage.digest`.
+    #[error("failed to read the image digest from buildx metadata `{}`: {reason}", path.display())]
+    Metadata { path: PathBuf, reason: String },
+}
+
+impl Error {
+    /// Whether trying the same request again may succeed: server errors (5xx), timeouts, refused
+    /// or reset connections, and bodies cut short. Auth failures, 4xx answers and failed checks
+    /// are not transient.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Transport { source, .. } => {
+                source.is_timeout()
+                    || source.is_connect()
+                    || source.is_request()
+                    || source.is_body()
+            }
+            Error::Read { .. } => true,
+            Error::Status { status, .. } => *status >= 500,
+            Error::Token { status, .. } => status.is_some_and(|s| s >= 500),
+            _ => false,
+        }
+    }
+}
+
+/// One entry of the spec's error body `{"errors":[{"code":…,"message":…}]}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    /// The machine-readable code.
+    pub code: ErrorCode,
+    /// The registry's human-readable message (may be empty).
+    pub message: String,
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.message.is_empty() {
+            write!(f, "{}", self.code)
+        } else {
+            write!(f, "{} ({})", self.code, self.message)
+        }
+    }
+}
+
+/// The error codes of the OCI distribution spec, plus `TOOMANYREQUESTS` (Docker Hub's rate
+/// limit); any other code is kept verbatim in `Other`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// `BLOB_UNKNOWN`
+    BlobUnknown,
+    /// `BLOB_UPLOAD_INVALID`
+    BlobUploadInvalid,
+    /// `BLOB_UPLOAD_UNKNOWN`
+    BlobUploadUnknown,
+    /// `DIGEST_INVALID`
+    DigestInvalid,
+    /// `MANIFEST_BLOB_UNKNOWN`
+    ManifestBlobUnknown,
+    /// `MANIFEST_INVALID`
+    ManifestInvalid,
+    /// `MANIFEST_UNKNOWN`: the tag or digest does not exist.
+    ManifestUnknown,
+    /// `NAME_INVALID`
+    NameInvalid,
+    /// `NAME_UNKNOWN`: the repository does not exist.
+    NameUnknown,
+    /// `SIZE_INVALID`
+    SizeInvalid,
+    /// `UNAUTHORIZED`: authentication required.
+    Unauthorized,
+    /// `DENIED`: authenticated but not allowed.
+    Denied,
+    /// `UNSUPPORTED`
+    Unsupported,
+    /// `TOOMANYREQUESTS`: rate limited.
+    TooManyRequests,
+    /// A code outside the spec.
+    Other(String),
+}
+
+impl ErrorCode {
+    const KNOWN: [(&'static str, ErrorCode); 14] = [
+        ("BLOB_UNKNOWN", ErrorCode::BlobUnknown),
+        ("BLOB_UPLOAD_INVALID", ErrorCode::BlobUploadInvalid),
+        ("BLOB_UPLOAD_UNKNOWN", ErrorCode::BlobUploadUnknown),
+        ("DIGEST_INVALID", ErrorCode::DigestInvalid),
+        ("MANIFEST_BLOB_UNKNOWN", ErrorCode::ManifestBlobUnknown),
+        ("MANIFEST_INVALID", ErrorCode::ManifestInvalid),
+        ("MANIFEST_UNKNOWN", ErrorCode::ManifestUnknown),
+        ("NAME_INVALID", ErrorCode::NameInvalid),
+        ("NAME_UNKNOWN", ErrorCode::NameUnknown),
+        ("SIZE_INVALID", ErrorCode::SizeInvalid),
+        ("UNAUTHORIZED", ErrorCode::Unauthorized),
+        ("DENIED", ErrorCode::Denied),
+        ("UNSUPPORTED", ErrorCode::Unsupported),
+        ("TOOMANYREQUESTS", ErrorCode::TooManyRequests),
+    ];
+
+    /// The code named by `code` (exact, uppercase as the spec writes it).
+    pub fn parse(code: &str) -> ErrorCode {
+        ErrorCode::KNOWN
+            .into_iter()
+            .find(|(name, _)| *name == code)
+            .map_or_else(|| ErrorCode::Other(code.to_owned()), |(_, known)| known)
+    }
+
+    /// The spec's spelling of the code.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ErrorCode::Other(code) => code,
+            known => ErrorCode::KNOWN
+                .iter()
+                .find(|(_, k)| k == known)
+                .map_or("", |(name, _)| name),
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Parses the spec's error body; anything else (HTML from a proxy, empty) yields no errors.
+pub(crate) fn parse_api_errors(body: &[u8]) -> Vec<ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Body {
+        errors: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        code: String,
+        #[serde(default)]
+        message: String,
+    }
+    serde_json::from_slice::<Body>(body)
+        .map(|b| {
+            b.errors
+                .into_iter()
+                .map(|e| ApiError {
+                    code: ErrorCode::parse(&e.code),
+                    message: e.message,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The first line of a body, at most [`BODY_LIMIT`] characters, for messages.
+pub(crate) fn trim_body(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    line.trim().chars().take(BODY_LIMIT).collect()
+}
+
+fn describe(errors: &[ApiError], body: &str) -> String {
+    if !errors.is_empty() {
+        let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        format!(": {}", list.join("; "))
+    } else if !body.is_empty() {
+        format!(": {body}")
+    } else {
+        String::new()
+    }
+}
+
+fn join(platforms: &[Platform]) -> String {
+    let list: Vec<String> = platforms.iter().map(ToString::to_string).collect();
+    list.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_spec_error_bodies() {
+        let body = br#"{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{"Tag":"v9"}},{"code":"X_CUSTOM"}]}"#;
+        let errors = parse_api_errors(body);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].code, ErrorCode::ManifestUnknown);
+        assert_eq!(errors[0].to_string(), "MANIFEST_UNKNOWN (manifest unknown)");
+        assert_eq!(errors[1].code, ErrorCode::Other("X_CUSTOM".into()));
+        assert!(parse_api_errors(b"<html>bad gateway</html>").is_empty());
+    }
+
+    #[test]
+    fn every_known_code_round_trips() {
+        for (name, code) in ErrorCode::KNOWN {
+            assert_eq!(ErrorCode::parse(name), code);
+            assert_eq!(code.as_str(), name);
+        }
+    }
+
+    #[test]
+    fn status_messages_prefer_spec_codes_over_bodies() {
+        let err = Error::Status {
+            url: "https://r.example/v2/".into(),
+            status: 500,
+            errors: vec![],
+            body: trim_body(b"\n  <html>upstream exploded</html>\nmore"),
+        };
+        assert_eq!(
+            err.to_string(),
+            "`https://r.example/v2/` answered HTTP 500: <html>upstream exploded</html>"
+        );
+        assert!(err.is_transient());
+        let err = Error::Status {
+            url: "u".into(),
+            status: 400,
+            errors: parse_api_errors(br#"{"errors":[{"code":"NAME_INVALID","message":"bad"}]}"#),
+            body: String::new(),
+        };
+        assert_eq!(err.to_string(), "`u` answered HTTP 400: NAME_INVALID (bad)");
+        assert!(!err.is_transient());
+    }
+
+    #[test]
+    fn trim_body_caps_length() {
+        assert_eq!(trim_body(&[b'x'; 1000]).len(), BODY_LIMIT);
+    }
+}

@@ -1,0 +1,37 @@
+//! Read access to OCI registries: resolve tags to digests, fetch and verify manifests, and
+//! check a pushed multi-platform image (`Client::resolve_index`).
+//!
+//! Modules: `client` (HTTP, retries, the http/https rule), `auth` (challenges and tokens),
+//! `credentials` (Docker config and credential helpers), `mirror` (`REVENDOR_REGISTRY_MIRRORS`),
+//! `verify` (index checks), `error` (`Error`, spec codes), `secret` (redaction).
+//!
+//! Pushing is not here: builders (buildx, buildah) push, revendor reads back and verifies.
+//!
+//! Build a client with custom retry and timeout settings:
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use revendor::registry::Client;
+//!
+//! let client = Client::builder()
+//!     .retries(5)
+//!     .backoff(Duration::from_millis(200), Duration::from_secs(5))
+//!     .timeout(Duration::from_secs(60))
+//!     .build()?;
+//! # Ok::<(), revendor::registry::Error>(())
+//! ```
+
+mod auth;
+mod client;
+mod credentials;
+mod error;
+mod mirror;
+mod secret;
+mod verify;
+
+pub use client::{Client, ClientBuilder, FetchedManifest, MANIFEST_LIMIT};
+pub use credentials::{Credential, Credentials};
+pub use error::{ApiError, Error, ErrorCode};
+pub use mirror::{MIRRORS_ENV, Mirrors};
+pub use secret::Secret;
+pub use verify::{VerifiedIndex, metadata_digest};
