@@ -1,3 +1,4 @@
 pub mod cli;
 pub mod dockerfile;
 pub mod manifest;
+pub mod marker;
