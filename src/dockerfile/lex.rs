@@ -125,15 +125,13 @@ fn lines(text: &str) -> Vec<Line<'_>> {
     out
 }
 
-/// `# key=value` at the top of the file; `None` for anything else.
+/// A known directive (`# syntax=…`, `# escape=…`, `# check=…`); `None` for
+/// anything else, which BuildKit reads as a comment ending the directives.
 fn directive(line: &str) -> Option<(String, String)> {
     let rest = line.trim_start().strip_prefix('#')?;
     let (key, value) = rest.split_once('=')?;
-    let key = key.trim();
-    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return None;
-    }
-    Some((key.to_ascii_lowercase(), value.trim().to_owned()))
+    let key = key.trim().to_ascii_lowercase();
+    matches!(key.as_str(), "syntax" | "escape" | "check").then(|| (key, value.trim().to_owned()))
 }
 
 fn comment_of(line: &Line<'_>) -> Option<Comment> {
@@ -364,9 +362,14 @@ mod tests {
 
     #[test]
     fn directives_stop_at_the_first_other_line() {
-        let lexed = lex("# a comment\n# escape=`\nRUN a `\n").unwrap();
-        assert_eq!(lexed.escape, '\\');
-        assert_eq!(lexed.comments.len(), 2);
+        for src in [
+            "# a comment\n# escape=`\nRUN a `\n",
+            "# note=x\n# escape=`\nRUN a `\n",
+        ] {
+            let lexed = lex(src).unwrap();
+            assert_eq!(lexed.escape, '\\');
+            assert_eq!(lexed.comments.len(), 2);
+        }
     }
 
     #[test]

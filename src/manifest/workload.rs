@@ -64,18 +64,26 @@ impl Container<'_> {
             .map_or_else(|| format!("at line {}", self.line), str::to_owned)
     }
 
-    /// True when `path` is absent, or every value at it is null or a
-    /// mapping/sequence without entries.
+    /// True when some branch lacks `path`: a key along it is absent, or any
+    /// of its duplicates (one per template branch) leads to nothing, or the
+    /// value is null or an empty mapping/sequence.
     pub fn lacks<S: AsRef<str>>(&self, path: &[S]) -> bool {
-        self.node
-            .lookup(path)
-            .iter()
-            .all(|f| f.node.is_null() || (f.node.as_str().is_none() && is_empty(f.node)))
+        lacks(self.node, path)
     }
 }
 
-fn is_empty(node: &Node) -> bool {
-    node.entries().is_empty() && node.items().is_empty()
+fn lacks<S: AsRef<str>>(node: &Node, path: &[S]) -> bool {
+    let Some((key, rest)) = path.split_first() else {
+        return node.is_null()
+            || (node.as_str().is_none() && node.entries().is_empty() && node.items().is_empty());
+    };
+    let mut values = node
+        .entries()
+        .iter()
+        .filter(|(k, _)| k.as_str() == Some(key.as_ref()))
+        .map(|(_, v)| v)
+        .peekable();
+    values.peek().is_none() || values.any(|v| lacks(v, rest))
 }
 
 /// An `image:` field of a container, ready to be compared or rewritten.
@@ -224,6 +232,19 @@ data:
             .map(Container::label)
             .collect();
         assert_eq!(lacking, ["first", "extra"]);
+    }
+
+    #[test]
+    fn a_path_missing_in_one_branch_is_lacking() {
+        let text = "kind: Pod\nspec:\n  containers:\n    - name: c\n      resources:\n        limits: {memory: 1Gi}\n{{- if .x }}\n      resources:\n        limits: {cpu: 1}\n{{- end }}\n";
+        let m = Manifest::parse(text).unwrap();
+        let doc = &m.documents()[0];
+        assert_eq!(
+            doc.containers_lacking(&["resources", "limits", "memory"])
+                .len(),
+            1
+        );
+        assert!(doc.containers_lacking(&["resources", "limits"]).is_empty());
     }
 
     #[test]
