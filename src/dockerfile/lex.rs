@@ -98,7 +98,6 @@ pub struct Comment {
 /// The lexed file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Lexed {
-    pub escape: char,
     pub instructions: Vec<Instruction>,
     pub comments: Vec<Comment>,
 }
@@ -171,7 +170,6 @@ pub(crate) fn lex(text: &str) -> Result<Lexed, Error> {
         i += 1;
     }
     let mut out = Lexed {
-        escape,
         instructions: Vec::new(),
         comments: Vec::new(),
     };
@@ -354,7 +352,6 @@ mod tests {
     fn escape_directive_switches_to_backtick() {
         let src = "# escape=`\n# syntax=docker/dockerfile:1\nRUN a `\n  b\nRUN c \\\n";
         let lexed = lex(src).unwrap();
-        assert_eq!(lexed.escape, '`');
         assert_eq!(lexed.instructions[0].args.text, "a   b");
         assert_eq!(lexed.instructions[1].args.text, "c \\");
         assert!(lexed.comments.is_empty());
@@ -367,8 +364,8 @@ mod tests {
             "# note=x\n# escape=`\nRUN a `\n",
         ] {
             let lexed = lex(src).unwrap();
-            assert_eq!(lexed.escape, '\\');
             assert_eq!(lexed.comments.len(), 2);
+            assert_eq!(lexed.instructions[0].args.text, "a `");
         }
     }
 
