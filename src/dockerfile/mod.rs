@@ -8,11 +8,11 @@
 //! cannot answer these once a line is continued, commented out or reordered,
 //! so:
 //!
-//! 1. [`lex`] turns physical lines into instructions the way BuildKit does
+//! 1. `lex` turns physical lines into instructions the way BuildKit does
 //!    (directives, continuations, comments, heredocs), keeping lines;
 //! 2. [`Dockerfile::parse`] reads stages (`FROM`) and `ARG`s from them;
-//! 3. [`shell`] parses `RUN` scripts into commands for [`cni`];
-//! 4. [`builder`], [`marker`] and [`rewrite`] answer the remaining questions
+//! 3. `shell` parses `RUN` scripts into commands for `cni`;
+//! 4. `builder`, `marker` and `rewrite` answer the remaining questions
 //!    and rewrite values in place, leaving every other byte alone.
 
 mod builder;

@@ -12,7 +12,8 @@ use super::{Dockerfile, Error};
 /// (keeping any quotes around the old value).
 ///
 /// Fails when no declaration of `name` carries a default, or when `value`
-/// cannot be written bare (see [`check_bare`]).
+/// cannot be written bare (empty, or holding blanks, quotes, `\`, `` ` ``,
+/// `$` or `#`).
 pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error> {
     check_bare(value)?;
     let df = Dockerfile::parse(text)?;

@@ -5,10 +5,10 @@
 //! key of JSON held in a field, a key on every container. Grepping text cannot
 //! tell a key from the same words in a script or a comment, so this parses:
 //!
-//! 1. [`template::mask`] blanks whole-line template actions (so the content of
+//! 1. `template::mask` blanks whole-line template actions (so the content of
 //!    every conditional branch is read) and masks inline ones, keeping every
 //!    line number and column;
-//! 2. [`node::parse_documents`] parses the multi-document YAML into trees that
+//! 2. [`parse_documents`] parses the multi-document YAML into trees that
 //!    keep the line of every node (duplicate keys from several branches kept);
 //! 3. [`Document`] answers field, JSON, container and image questions, each
 //!    with a 1-based line; [`Contract`] turns declared assertions into

@@ -32,6 +32,11 @@
 use std::collections::HashMap;
 use std::fmt;
 
+mod command;
+
+use self::command::{
+    Output, apply_set, download_output, is_cni_url, normalize, tar_file, variable, verify_input,
+};
 use super::shell::{self, Command, Sep};
 use super::{Dockerfile, Instruction, expand, is_sha256_hex};
 
@@ -284,212 +289,6 @@ fn shell_errexit(df: &Dockerfile, index: usize) -> bool {
     on
 }
 
-/// Apply a `set` command to the errexit state.
-fn apply_set(cmd: &Command, errexit: &mut bool) {
-    let argv: Vec<String> = cmd.argv().iter().map(|w| w.unquoted()).collect();
-    let mut i = 1;
-    while let Some(arg) = argv.get(i) {
-        let (on, cluster) = match (arg.strip_prefix('-'), arg.strip_prefix('+')) {
-            (Some(c), _) if !c.is_empty() && !c.starts_with('-') => (true, c),
-            (_, Some(c)) if !c.is_empty() => (false, c),
-            _ => break,
-        };
-        if cluster.contains('e') {
-            *errexit = on;
-        }
-        if cluster.contains('o') {
-            i += 1;
-            if argv.get(i).map(String::as_str) == Some("errexit") {
-                *errexit = on;
-            }
-        }
-        i += 1;
-    }
-}
-
-fn is_cni_url(url: &str) -> bool {
-    let Some((_, rest)) = url.split_once("://") else {
-        return false;
-    };
-    let file = rest.rsplit('/').next().unwrap_or_default();
-    file.starts_with("cni-plugins") && (file.ends_with(".tgz") || file.ends_with(".tar.gz"))
-}
-
-/// Where a download writes.
-enum Output {
-    File(String),
-    Stdout,
-}
-
-fn basename(url: &str) -> String {
-    url.rsplit('/').next().unwrap_or_default().to_owned()
-}
-
-fn download_output(name: &str, argv: &[String], url: &str, cmd: &Command) -> Output {
-    if let Some((_, target)) = cmd.redirects.iter().find(|(op, _)| op == ">" || op == ">>") {
-        return Output::File(target.unquoted());
-    }
-    let (short, long) = if name == "curl" {
-        ('o', "--output")
-    } else {
-        ('O', "--output-document")
-    };
-    let mut remote = name == "wget";
-    let mut i = 1;
-    while let Some(arg) = argv.get(i) {
-        i += 1;
-        if arg == long {
-            return output_file(argv.get(i));
-        }
-        if let Some(v) = arg.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-            return output_file(Some(&v.to_owned()));
-        }
-        if name == "curl" && (arg == "--remote-name" || arg == "--remote-name-all") {
-            remote = true;
-        }
-        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
-            continue;
-        };
-        if let Some(p) = cluster.find(short) {
-            let rest = &cluster[p + 1..];
-            return if rest.is_empty() {
-                output_file(argv.get(i))
-            } else {
-                output_file(Some(&rest.to_owned()))
-            };
-        }
-        if name == "curl" && cluster.contains('O') {
-            remote = true;
-        }
-    }
-    if remote {
-        Output::File(basename(url))
-    } else {
-        Output::Stdout
-    }
-}
-
-fn output_file(arg: Option<&String>) -> Output {
-    match arg {
-        Some(f) if f != "-" => Output::File(f.clone()),
-        _ => Output::Stdout,
-    }
-}
-
-fn normalize(path: &str) -> &str {
-    path.strip_prefix("./").unwrap_or(path)
-}
-
-/// The `(digest, file)` a `sha256sum -c` at `j` checks, if its input is
-/// inline (echo/printf pipe or `<<<`).
-fn verify_input(cmds: &[Located], j: usize) -> Option<(String, String)> {
-    let cmd = &cmds[j].cmd;
-    let argv: Vec<String> = cmd.argv().iter().map(|w| w.unquoted()).collect();
-    let is_sha256 = match argv.first().map(|a| a.rsplit('/').next().unwrap_or(a)) {
-        Some("sha256sum") => true,
-        Some("shasum") => argv.windows(2).any(|w| w[0] == "-a" && w[1] == "256"),
-        _ => false,
-    };
-    let check = argv.iter().skip(1).any(|a| {
-        a == "--check"
-            || a.strip_prefix('-')
-                .is_some_and(|c| !c.starts_with('-') && c.contains('c'))
-    });
-    if !is_sha256 || !check {
-        return None;
-    }
-    let text = if let Some((_, w)) = cmd.redirects.iter().find(|(op, _)| op == "<<<") {
-        w.unquoted()
-    } else {
-        let prev = j.checked_sub(1).map(|p| &cmds[p].cmd)?;
-        if prev.sep != Sep::Pipe {
-            return None;
-        }
-        let pargs: Vec<String> = prev.argv().iter().map(|w| w.unquoted()).collect();
-        match prev.name().as_deref() {
-            Some("echo") => pargs
-                .iter()
-                .skip(1)
-                .skip_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" "),
-            Some("printf") => {
-                let format = pargs.get(1)?.replace("\\n", "\n");
-                let mut values = pargs.iter().skip(2);
-                let mut out = String::new();
-                let mut rest = format.as_str();
-                while let Some(p) = rest.find('%') {
-                    out.push_str(&rest[..p]);
-                    match rest[p + 1..].chars().next() {
-                        Some('s' | 'b') => out.push_str(values.next().map_or("", String::as_str)),
-                        Some(c) => out.push(c),
-                        None => {}
-                    }
-                    rest = rest.get(p + 2..).unwrap_or_default();
-                }
-                out.push_str(rest);
-                out
-            }
-            _ => return None,
-        }
-    };
-    let parts: Vec<&str> = text.split_whitespace().collect();
-    match parts.as_slice() {
-        [digest, file] => Some((
-            (*digest).to_owned(),
-            file.strip_prefix('*').unwrap_or(file).to_owned(),
-        )),
-        _ => None,
-    }
-}
-
-/// The file a `tar` command reads.
-fn tar_file(cmd: &Command) -> Option<String> {
-    if let Some((_, w)) = cmd.redirects.iter().find(|(op, _)| op == "<") {
-        return Some(w.unquoted());
-    }
-    let argv: Vec<String> = cmd.argv().iter().map(|w| w.unquoted()).collect();
-    let mut i = 1;
-    while let Some(arg) = argv.get(i) {
-        i += 1;
-        if arg == "--file" {
-            return argv.get(i).cloned();
-        }
-        if let Some(f) = arg.strip_prefix("--file=") {
-            return Some(f.to_owned());
-        }
-        let cluster = match arg.strip_prefix('-') {
-            Some(c) if !c.starts_with('-') => c,
-            // Old style: `tar xzf FILE` — the first word is a bare cluster.
-            None if i == 2 => arg.as_str(),
-            _ => continue,
-        };
-        if let Some(p) = cluster.find('f') {
-            let rest = &cluster[p + 1..];
-            return if rest.is_empty() {
-                argv.get(i).cloned()
-            } else {
-                Some(rest.to_owned())
-            };
-        }
-    }
-    None
-}
-
-/// A `$NAME` or `${NAME}` reference, alone.
-fn variable(text: &str) -> Option<&str> {
-    let name = text.strip_prefix('$')?;
-    let name = name
-        .strip_prefix('{')
-        .and_then(|n| n.strip_suffix('}'))
-        .unwrap_or(name);
-    let valid = !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then_some(name)
-}
-
 /// A shell variable assigned earlier in the RUN, else a visible ARG default.
 fn resolve(
     vars: &HashMap<String, String>,
@@ -550,7 +349,8 @@ fn examine(
     out.archive = Some(archive.clone());
     let lookup = |n: &str| resolve(&vars, args, n);
     let verify = (k + 1..cmds.len()).find_map(|j| {
-        let (digest, file) = verify_input(cmds, j)?;
+        let prev = j.checked_sub(1).map(|p| &cmds[p].cmd);
+        let (digest, file) = verify_input(&cmds[j].cmd, prev)?;
         (normalize(&expand(&file, &lookup)) == archive).then_some((j, digest))
     });
     let extract = (k + 1..cmds.len()).find(|&e| {
