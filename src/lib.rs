@@ -13,6 +13,9 @@
 //! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
 //! | [`image`] | read-only OCI values: references, digests, manifests | – |
 //! | [`registry`] | OCI distribution: auth, manifests, index verification | registries |
+//! | [`manifest`] | rendered YAML parsed (Helm lines tolerated), contracts | – |
+//! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
+//! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`ops`] | one pipeline per command | – |
@@ -23,9 +26,12 @@
 
 pub mod cli;
 pub mod config;
+pub mod dockerfile;
 pub mod env;
 pub mod error;
 pub mod image;
+pub mod manifest;
+pub mod marker;
 pub mod net;
 pub mod ops;
 pub mod patch;

@@ -1,0 +1,94 @@
+//! Rewrite a value in a Dockerfile and leave every other byte as it was.
+//!
+//! The file is parsed to find the value's exact byte range, then only that
+//! range is replaced: quotes, spacing, continuations and comments around it
+//! survive, so the diff a user reviews is the value and nothing else.
+
+use std::ops::Range;
+
+use super::{Dockerfile, Error};
+
+/// Rewrite the default of every `ARG name=…` declaration to `value`
+/// (keeping any quotes around the old value).
+///
+/// Fails when no declaration of `name` carries a default, or when `value`
+/// cannot be written bare (empty, or holding blanks, quotes, `\`, `` ` ``,
+/// `$` or `#`).
+pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error> {
+    check_bare(value)?;
+    let df = Dockerfile::parse(text)?;
+    let edits: Vec<(Range<usize>, String)> = df
+        .arg_values(name)
+        .filter_map(|a| Some((a.span.clone()?, value.to_owned())))
+        .collect();
+    if edits.is_empty() {
+        return Err(Error::ArgNotFound {
+            name: name.to_owned(),
+        });
+    }
+    Ok(splice(text, &edits))
+}
+
+/// Reject values that would need quoting or would change the meaning of the
+/// line: empty, blanks, quotes, escapes, `$`, control characters.
+pub(crate) fn check_bare(value: &str) -> Result<(), Error> {
+    let bad = value.is_empty()
+        || value
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "\"'\\`$#".contains(c));
+    if bad {
+        return Err(Error::InvalidValue {
+            value: value.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// `text` with every range (non-overlapping, any order) replaced by its text.
+pub(crate) fn splice(text: &str, edits: &[(Range<usize>, String)]) -> String {
+    let mut sorted: Vec<&(Range<usize>, String)> = edits.iter().collect();
+    sorted.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for (span, new) in sorted {
+        out.push_str(&text[cursor..span.start]);
+        out.push_str(new);
+        cursor = span.end;
+    }
+    out.push_str(&text[cursor..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_only_the_value() {
+        let text = "ARG VERSION=v4.2.3\nFROM x\n# ARG VERSION=v0\nARG  VERSION=\"v4.2.3\"  OTHER=1 \\\n  LAST=2\n";
+        let out = rewrite_arg(text, "VERSION", "v4.3.0").unwrap();
+        assert_eq!(
+            out,
+            "ARG VERSION=v4.3.0\nFROM x\n# ARG VERSION=v0\nARG  VERSION=\"v4.3.0\"  OTHER=1 \\\n  LAST=2\n"
+        );
+        let out = rewrite_arg(text, "LAST", "3").unwrap();
+        assert!(out.ends_with("  LAST=3\n"), "{out}");
+    }
+
+    #[test]
+    fn missing_arg_and_unsafe_values_are_errors() {
+        let text = "ARG VERSION\nFROM x\n";
+        assert_eq!(
+            rewrite_arg(text, "VERSION", "v1").unwrap_err(),
+            Error::ArgNotFound {
+                name: "VERSION".to_owned()
+            }
+        );
+        for bad in ["", "a b", "a\"", "$X", "a\nb"] {
+            assert!(matches!(
+                rewrite_arg("ARG VERSION=v1\n", "VERSION", bad),
+                Err(Error::InvalidValue { .. })
+            ));
+        }
+    }
+}
