@@ -37,4 +37,4 @@ lint:
 	$(CARGO) clippy --all-targets -- -D warnings
 
 bench:
-	./benches/update-vs-shell
+	$(CARGO) bench --bench update_vs_shell

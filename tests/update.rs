@@ -12,7 +12,8 @@ const REPO: &str = "example/app";
 const FILE: &str = "deploy/app.yml";
 
 fn manifest(version: &str) -> String {
-    let mut s = String::from("kind: Deployment\nmetadata:\n  name: app\n  namespace: default\nspec:\n");
+    let mut s =
+        String::from("kind: Deployment\nmetadata:\n  name: app\n  namespace: default\nspec:\n");
     s.push_str("  template:\n    spec:\n      containers:\n        - name: app\n");
     s.push_str("          image: example.org/app:snapshot\n");
     s.push_str(&format!("          # built from {version}\n"));
@@ -65,15 +66,23 @@ with = "{{version}}"
 
 fn upstream(gh: &GitHub, tags: &[&str]) {
     for tag in tags {
-        gh.repo(REPO).file_at(tag, FILE, manifest(tag)).release(tag, |r| r);
+        gh.repo(REPO)
+            .file_at(tag, FILE, manifest(tag))
+            .release(tag, |r| r);
     }
 }
 
 fn package(version: &str) -> TempPackage {
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", vendor_toml(&format!("github = \"{REPO}\""), version))
-        .write("patches/namespace.patch", PATCH)
-        .write("Dockerfile", format!("FROM scratch\nARG VERSION={version}\n"));
+    pkg.write(
+        "vendor.toml",
+        vendor_toml(&format!("github = \"{REPO}\""), version),
+    )
+    .write("patches/namespace.patch", PATCH)
+    .write(
+        "Dockerfile",
+        format!("FROM scratch\nARG VERSION={version}\n"),
+    );
     pkg
 }
 
@@ -90,11 +99,24 @@ fn highest_release_in_track_skipping_drafts_and_prereleases() {
     let pkg = package("v1.0.0");
     let rv = Revendor::new(pkg.path(), &gh);
     let out = rv.run(&["update"]).expect(0);
-    assert!(out.stdout.contains("upstream: v1.0.0 -> v1.10.0"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("upstream: v1.0.0 -> v1.10.0"),
+        "{}",
+        out.stdout
+    );
     let t = pkg.read_string("templates/app.yml");
-    assert!(t.contains("namespace: cozy-app\n") && t.contains("image: example.org/app:v1.10.0\n"), "{t}");
-    assert_eq!(pkg.read_string("Dockerfile"), "FROM scratch\nARG VERSION=v1.10.0\n");
-    assert!(pkg.read_string("upstream/lock.toml").contains("version = \"v1.10.0\""));
+    assert!(
+        t.contains("namespace: cozy-app\n") && t.contains("image: example.org/app:v1.10.0\n"),
+        "{t}"
+    );
+    assert_eq!(
+        pkg.read_string("Dockerfile"),
+        "FROM scratch\nARG VERSION=v1.10.0\n"
+    );
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains("version = \"v1.10.0\"")
+    );
 }
 
 #[test]
@@ -104,11 +126,17 @@ fn releases_are_read_across_pages() {
     let refs: Vec<&str> = tags.iter().map(String::as_str).collect();
     upstream(&gh, &refs);
     let pkg = package("v1.0.0");
-    let out = Revendor::new(pkg.path(), &gh).run(&["update", "--dry-run"]).expect(0);
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(0);
     assert!(out.stdout.contains("-> v1.129.0"), "{}", out.stdout);
     // GitHub's `next` links name the repository by id, as the real one does.
     let reqs = gh.requests();
-    let pages = reqs.targets().iter().filter(|t| t.contains("/releases?")).count();
+    let pages = reqs
+        .targets()
+        .iter()
+        .filter(|t| t.contains("/releases?"))
+        .count();
     assert_eq!(pages, 2, "{:?}", reqs.targets());
 }
 
@@ -119,9 +147,18 @@ fn to_outside_track_warns_and_unknown_tag_is_a_usage_error() {
     let pkg = package("v1.0.0");
     let rv = Revendor::new(pkg.path(), &gh);
     let out = rv.run(&["update", "--to", "v2.0.0", "--dry-run"]).expect(0);
-    assert!(out.stderr.contains("warning: v2.0.0 is outside track"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: v2.0.0 is outside track"),
+        "{}",
+        out.stderr
+    );
     let out = rv.run(&["update", "--to", "v9.9.9"]).expect(2);
-    assert!(out.stderr.contains("`v9.9.9` is not a release of github:example/app"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`v9.9.9` is not a release of github:example/app"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -130,9 +167,20 @@ fn dry_run_writes_nothing() {
     upstream(&gh, &["v1.0.0", "v1.1.0"]);
     let pkg = package("v1.0.0");
     let before = pkg.snapshot();
-    let out = Revendor::new(pkg.path(), &gh).run(&["update", "--dry-run"]).expect(0);
-    assert!(out.stdout.contains("would update templates/app.yml"), "{}", out.stdout);
-    assert!(out.stdout.contains("patch namespace on templates/app.yml: exact"), "{}", out.stdout);
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(0);
+    assert!(
+        out.stdout.contains("would update templates/app.yml"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("patch namespace on templates/app.yml: exact"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(pkg.snapshot(), before);
 }
 
@@ -151,7 +199,11 @@ fn a_second_update_with_nothing_new_makes_conditional_requests() {
     let reqs = gh.requests();
     let releases = reqs.matching("/repos/example/app/releases");
     assert!(!releases.is_empty() && releases.iter().all(|r| r.conditional() && r.status == 304));
-    assert!(out.stderr.contains("answered 304 Not Modified"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("answered 304 Not Modified"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -163,7 +215,11 @@ fn rate_limit_says_when_it_resets_and_how_to_lift_it() {
     let before = pkg.snapshot();
     let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
     assert!(out.stderr.contains("rate limit exceeded"), "{}", out.stderr);
-    assert!(out.stderr.contains("it resets at") && out.stderr.contains("UTC"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("it resets at") && out.stderr.contains("UTC"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("GITHUB_TOKEN"), "{}", out.stderr);
     assert_eq!(pkg.snapshot(), before);
 }
@@ -173,7 +229,12 @@ fn unknown_repository_is_named() {
     let gh = GitHub::start();
     let pkg = package("v1.0.0");
     let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
-    assert!(out.stderr.contains("GitHub repository `example/app` not found"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("GitHub repository `example/app` not found"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -183,7 +244,10 @@ fn server_errors_are_retried_then_succeed() {
     gh.fail_next("/repos/example/app/releases", 503, 2);
     let pkg = package("v1.0.0");
     Revendor::new(pkg.path(), &gh).run(&["update"]).expect(0);
-    assert_eq!(gh.requests().statuses("/repos/example/app/releases")[..2], [503, 503]);
+    assert_eq!(
+        gh.requests().statuses("/repos/example/app/releases")[..2],
+        [503, 503]
+    );
 }
 
 #[test]
@@ -194,7 +258,11 @@ fn persistent_server_errors_end_with_exit_3() {
     let pkg = package("v1.0.0");
     let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
     assert!(out.stderr.contains("answered 502"), "{}", out.stderr);
-    assert_eq!(gh.requests().count("/repos/example/app/releases"), 4, "1 try + 3 retries");
+    assert_eq!(
+        gh.requests().count("/repos/example/app/releases"),
+        4,
+        "1 try + 3 retries"
+    );
 }
 
 #[test]
@@ -219,14 +287,22 @@ fn a_patch_that_no_longer_applies_names_its_hunk_and_changes_nothing() {
     let gh = GitHub::start();
     upstream(&gh, &["v1.0.0"]);
     gh.repo(REPO)
-        .file_at("v1.1.0", FILE, manifest("v1.1.0").replace("namespace: default", "namespace: other"))
+        .file_at(
+            "v1.1.0",
+            FILE,
+            manifest("v1.1.0").replace("namespace: default", "namespace: other"),
+        )
         .release("v1.1.0", |r| r);
     let pkg = package("v1.0.0");
     let rv = Revendor::new(pkg.path(), &gh);
     rv.run(&["update", "--to", "v1.0.0"]).expect(0);
     let before = pkg.snapshot();
     let out = rv.run(&["update"]).expect(1);
-    assert!(out.stdout.contains("hunk #1 `@@ -1,7 +1,7 @@`"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("hunk #1 `@@ -1,7 +1,7 @@`"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("namespace: default"), "{}", out.stdout);
     assert_eq!(pkg.snapshot(), before);
 }
@@ -240,12 +316,25 @@ fn git_upstream_tags_are_versions_including_two_part_ones() {
     }
     let gh = GitHub::start();
     let pkg = package("v1.0.0");
-    pkg.write("vendor.toml", vendor_toml(&format!("git = \"{}\"", repo.url()), "v1.0.0"));
+    pkg.write(
+        "vendor.toml",
+        vendor_toml(&format!("git = \"{}\"", repo.url()), "v1.0.0"),
+    );
     let rv = Revendor::new(pkg.path(), &gh);
     let out = rv.run(&["update"]).expect(0);
-    assert!(out.stdout.contains("upstream: v1.0.0 -> v1.2"), "{}", out.stdout);
-    assert!(pkg.read_string("templates/app.yml").contains("# built from v1.2\n"));
-    assert!(pkg.read_string("upstream/lock.toml").contains(&format!("commit = \"{}\"", repo.rev_parse("v1.2^{commit}"))));
+    assert!(
+        out.stdout.contains("upstream: v1.0.0 -> v1.2"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        pkg.read_string("templates/app.yml")
+            .contains("# built from v1.2\n")
+    );
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains(&format!("commit = \"{}\"", repo.rev_parse("v1.2^{commit}")))
+    );
 }
 
 /// A malformed vendor.toml → one line naming file:line and what is wrong, exit 2.
@@ -272,7 +361,11 @@ fn configuration_errors_name_file_line_and_key() {
         pkg.write("vendor.toml", toml);
         let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(2);
         let first = out.stderr.lines().next().unwrap_or_default().to_string();
-        assert!(first.starts_with("error: ") && first.contains("vendor.toml") && first.contains(line), "case {i}: {}", out.stderr);
+        assert!(
+            first.starts_with("error: ") && first.contains("vendor.toml") && first.contains(line),
+            "case {i}: {}",
+            out.stderr
+        );
         assert!(first.contains(message), "case {i}: {}", out.stderr);
     }
 }
@@ -282,9 +375,16 @@ fn a_malformed_patch_names_its_line() {
     let gh = GitHub::start();
     upstream(&gh, &["v1.0.0"]);
     let pkg = package("v1.0.0");
-    pkg.write("patches/namespace.patch", PATCH.replace("@@ -1,7 +1,7 @@", "@@ -1,9 +1,7 @@"));
+    pkg.write(
+        "patches/namespace.patch",
+        PATCH.replace("@@ -1,7 +1,7 @@", "@@ -1,9 +1,7 @@"),
+    );
     let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(2);
-    assert!(out.stderr.contains("patches/namespace.patch:"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("patches/namespace.patch:"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// Kills `update` at random moments; after the next run's recovery the tree
@@ -304,7 +404,9 @@ fn sigkill_at_any_moment_never_leaves_a_mixed_tree() {
         reference.write(path, bytes);
     }
     let start = Instant::now();
-    Revendor::new(reference.path(), &gh).run(&["update"]).expect(0);
+    Revendor::new(reference.path(), &gh)
+        .run(&["update"])
+        .expect(0);
     let span = start.elapsed().as_micros().max(1000) as u64;
     let new = reference.snapshot();
     assert_ne!(old, new);
@@ -351,5 +453,8 @@ fn sigkill_at_any_moment_never_leaves_a_mixed_tree() {
             panic!("mixed tree after recovery");
         }
     }
-    assert!(saw_old > 0 && saw_new > 0, "kills landed on both sides: old {saw_old}, new {saw_new}");
+    assert!(
+        saw_old > 0 && saw_new > 0,
+        "kills landed on both sides: old {saw_old}, new {saw_new}"
+    );
 }

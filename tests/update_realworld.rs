@@ -83,7 +83,11 @@ fn world() -> Option<World> {
     ] {
         gh.repo(REPO)
             .file_at(tag, "pkg/multus/multus.go", multus_go(&patch, line))
-            .file_at(tag, "go.mod", format!("module gopkg.in/k8snetworkplumbingwg/multus-cni.v4\n\ngo {go}\n"));
+            .file_at(
+                tag,
+                "go.mod",
+                format!("module gopkg.in/k8snetworkplumbingwg/multus-cni.v4\n\ngo {go}\n"),
+            );
     }
     Some(World { rw, gh })
 }
@@ -96,7 +100,9 @@ fn multus_go(patch: &[u8], at: usize) -> Vec<u8> {
         out.push_str(&format!("// filler line {n}\n"));
     }
     // The function the hunk sits in, which git names after `@@`.
-    out.push_str("func CmdDel(args *skel.CmdArgs, exec invoke.Exec, kubeClient *k8s.ClientInfo) error {\n");
+    out.push_str(
+        "func CmdDel(args *skel.CmdArgs, exec invoke.Exec, kubeClient *k8s.ClientInfo) error {\n",
+    );
     let mut in_hunk = false;
     for line in text.lines() {
         if line.starts_with("@@") {
@@ -127,7 +133,10 @@ fn cozystack_package(w: &World, version: &str) -> TempPackage {
     pkg.write("vendor.toml", VENDOR_TOML.replace("@VERSION@", version));
     pkg.write(
         DOCKERFILE,
-        format!("FROM golang:1.26@sha256:{} AS builder\nARG VERSION={version}\nRUN true\n", "0".repeat(64)),
+        format!(
+            "FROM golang:1.26@sha256:{} AS builder\nARG VERSION={version}\nRUN true\n",
+            "0".repeat(64)
+        ),
     );
     pkg
 }
@@ -144,12 +153,19 @@ fn adopting_cozystack_at_v4_3_0_then_render_reproduces_its_template() {
     let pkg = cozystack_package(&w, "v4.3.0");
     let rv = Revendor::new(pkg.path(), &w.gh);
     let out = rv.run(&["update", "--to", "v4.3.0"]).expect(0);
-    assert!(out.stdout.contains("adopted the package at v4.3.0"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("adopted the package at v4.3.0"),
+        "{}",
+        out.stdout
+    );
 
     let lock = pkg.read_string("upstream/lock.toml");
     assert!(lock.contains("version = \"v4.3.0\""), "{lock}");
     let pinned = w.rw.fact_str(&["cozystack-multus", "pinned-image"]);
-    assert!(lock.contains(&format!("reference = \"{pinned}\"")), "{lock}");
+    assert!(
+        lock.contains(&format!("reference = \"{pinned}\"")),
+        "{lock}"
+    );
     assert!(lock.contains("go-directive = \"1.25.0\""), "{lock}");
 
     pkg.remove(TEMPLATE);
@@ -171,13 +187,27 @@ fn from_v4_2_4_update_moves_to_v4_3_0_and_keeps_the_pin() {
     pkg.write(TEMPLATE, template_without_nad(&w));
     let rv = Revendor::new(pkg.path(), &w.gh);
     let out = rv.run(&["update", "--to", "v4.3.0"]).expect(0);
-    assert!(out.stdout.contains("upstream: v4.2.4 -> v4.3.0"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("upstream: v4.2.4 -> v4.3.0"),
+        "{}",
+        out.stdout
+    );
 
     let template = pkg.read_string(TEMPLATE);
-    assert!(template.contains("      - nad\n"), "the v4.3.0 shortName arrived");
-    assert_eq!(pkg.read(TEMPLATE), w.rw.read(&format!("cozystack-multus/{TEMPLATE}")));
+    assert!(
+        template.contains("      - nad\n"),
+        "the v4.3.0 shortName arrived"
+    );
+    assert_eq!(
+        pkg.read(TEMPLATE),
+        w.rw.read(&format!("cozystack-multus/{TEMPLATE}"))
+    );
     let pinned = w.rw.fact_str(&["cozystack-multus", "pinned-image"]);
-    assert_eq!(template.matches(pinned).count(), 3, "all three image lines keep the pin");
+    assert_eq!(
+        template.matches(pinned).count(),
+        3,
+        "all three image lines keep the pin"
+    );
     assert!(pkg.read_string(DOCKERFILE).contains("ARG VERSION=v4.3.0\n"));
     let lock = pkg.read_string("upstream/lock.toml");
     assert!(lock.contains("version = \"v4.3.0\""), "{lock}");
@@ -192,7 +222,9 @@ fn from_v4_2_4_update_moves_to_v4_3_0_and_keeps_the_pin() {
     // The Go patch (made against v4.2.3) came back exact for v4.3.0.
     let go = pkg.read_string(GO_PATCH);
     assert!(go.contains("@@ -1060,33 +1060,19 @@ func CmdDel"), "{go}");
-    assert!(go.starts_with("diff --git a/pkg/multus/multus.go b/pkg/multus/multus.go\nindex a7941fe..eff0406 100644\n"));
+    assert!(go.starts_with(
+        "diff --git a/pkg/multus/multus.go b/pkg/multus/multus.go\nindex a7941fe..eff0406 100644\n"
+    ));
 }
 
 #[test]
@@ -223,7 +255,9 @@ fn keep_conflicts_writes_diff3_markers_and_keeps_the_lock() {
     let lock = pkg.read("upstream/lock.toml");
     let patch = pkg.read(PATCH);
 
-    let out = rv.run(&["update", "--to", "v4.4.0", "--keep-conflicts"]).expect(1);
+    let out = rv
+        .run(&["update", "--to", "v4.4.0", "--keep-conflicts"])
+        .expect(1);
     let template = pkg.read_string(TEMPLATE);
     for marker in [
         "<<<<<<< ours (patched v4.3.0)\n",
@@ -231,10 +265,23 @@ fn keep_conflicts_writes_diff3_markers_and_keeps_the_lock() {
         "=======\n",
         ">>>>>>> theirs (v4.4.0)\n",
     ] {
-        assert_eq!(template.matches(marker).count(), 1, "{marker} in\n{template}");
+        assert_eq!(
+            template.matches(marker).count(),
+            1,
+            "{marker} in\n{template}"
+        );
     }
-    assert!(out.stdout.contains("conflict in templates/multus-daemonset-thick.yml lines"), "{}", out.stdout);
-    assert_eq!(pkg.read("upstream/lock.toml"), lock, "the lock stays at v4.3.0");
+    assert!(
+        out.stdout
+            .contains("conflict in templates/multus-daemonset-thick.yml lines"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        pkg.read("upstream/lock.toml"),
+        lock,
+        "the lock stays at v4.3.0"
+    );
     assert_eq!(pkg.read(PATCH), patch);
 }
 
@@ -242,7 +289,7 @@ fn keep_conflicts_writes_diff3_markers_and_keeps_the_lock() {
 /// against v4.2.3 without the multusMasterCNI line, and a template that has
 /// that line as a hand edit no patch carries.
 fn package_at_v4_2_3_with_hand_edit(w: &World) -> TempPackage {
-    let pkg = cozystack_package(&w, "v4.2.3");
+    let pkg = cozystack_package(w, "v4.2.3");
     let scratch = tempfile::tempdir().unwrap();
     let old = scratch.path().join("old.yml");
     let new = scratch.path().join("new.yml");
@@ -261,7 +308,13 @@ fn package_at_v4_2_3_with_hand_edit(w: &World) -> TempPackage {
     std::fs::write(&new, edited.replacen(line, "", 1)).unwrap();
     let label = "a/packages/system/multus/templates/multus-daemonset-thick.yml";
     let out = Command::new("diff")
-        .args(["-u", "--label", label, "--label", &label.replacen("a/", "b/", 1)])
+        .args([
+            "-u",
+            "--label",
+            label,
+            "--label",
+            &label.replacen("a/", "b/", 1),
+        ])
         .arg(&old)
         .arg(&new)
         .output()
@@ -291,13 +344,23 @@ fn adopt_edits_from_v4_2_3_reproduces_cozystacks_v4_3_0_template() {
     let Some(w) = world() else { return };
     let pkg = package_at_v4_2_3_with_hand_edit(&w);
     let rv = Revendor::new(pkg.path(), &w.gh);
-    let out = rv.run(&["update", "--to", "v4.3.0", "--adopt-edits"]).expect(0);
-    assert!(out.stdout.contains("adopted into patch customize-deployment"), "{}", out.stdout);
+    let out = rv
+        .run(&["update", "--to", "v4.3.0", "--adopt-edits"])
+        .expect(0);
+    assert!(
+        out.stdout
+            .contains("adopted into patch customize-deployment"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(
         pkg.read_string(TEMPLATE),
         String::from_utf8(w.rw.read(&format!("cozystack-multus/{TEMPLATE}"))).unwrap()
     );
-    assert!(pkg.read_string("upstream/lock.toml").contains("version = \"v4.3.0\""));
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains("version = \"v4.3.0\"")
+    );
 
     // Both patches apply with GNU patch at zero fuzz and no offset.
     let scratch = tempfile::tempdir().unwrap();
@@ -305,7 +368,8 @@ fn adopt_edits_from_v4_2_3_reproduces_cozystacks_v4_3_0_template() {
     std::fs::write(&manifest, w.rw.multus_manifest("v4.3.0")).unwrap();
     assert_exact_with_gnu_patch(&manifest, &pkg.join(PATCH), 4);
     let go = scratch.path().join("multus.go");
-    let patch = w.rw.read("cozystack-multus/images/multus-cni/patches/fix-del-without-cache.diff");
+    let patch =
+        w.rw.read("cozystack-multus/images/multus-cni/patches/fix-del-without-cache.diff");
     std::fs::write(&go, multus_go(&patch, 1060)).unwrap();
     assert_exact_with_gnu_patch(&go, &pkg.join(GO_PATCH), 1);
 

@@ -424,7 +424,7 @@ mod tests {
             "{MINIMAL}\n[[vendor]]\nfrom = \"a\"\nto = \"b\"\ncolour = 1\n"
         ))
         .unwrap_err();
-        assert_eq!(e.line, Some(5), "{e}");
+        assert_eq!(e.line, Some(8), "{e}");
         assert!(e.message.contains("unknown key `colour`"), "{e}");
     }
 

@@ -53,11 +53,22 @@ pub fn rendering(ctx: &Context, config: &Config) -> Result<Rendering> {
     let mut steps = Vec::new();
     for vendor in &config.vendor {
         let pristine = locked_pristine(ctx, &lock, vendor)?;
-        let (patched, s) = patches.apply_strict(vendor, &pristine)?;
-        steps.extend(s.into_iter().map(|(p, step)| (p, vendor.to.clone(), step)));
+        let patched = patches.apply_strict(vendor, &pristine)?;
+        steps.extend(
+            patched
+                .steps
+                .into_iter()
+                .map(|(p, step)| (p, vendor.to.clone(), step)),
+        );
         files.push((
             vendor.to.clone(),
-            render::finish(config, &vendor.to, &patched, &version, pin.as_deref())?,
+            render::finish(
+                config,
+                &vendor.to,
+                &patched.content,
+                &version,
+                pin.as_deref(),
+            )?,
         ));
     }
     files.extend(render::rewrite_in_place(config, &version, |f| {

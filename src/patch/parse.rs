@@ -334,6 +334,20 @@ fn show(line: &[u8]) -> String {
     String::from_utf8_lossy(super::path::trim_eol(line)).into_owned()
 }
 
+impl ParseError {
+    /// The 1-based line of the patch file at fault, when there is one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ParseError::HunkHeader { line, .. }
+            | ParseError::OrphanHunk { line, .. }
+            | ParseError::Truncated { line, .. }
+            | ParseError::Overflow { line, .. }
+            | ParseError::MisplacedMarker { line } => Some(*line),
+            ParseError::Empty => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

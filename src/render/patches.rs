@@ -77,6 +77,15 @@ impl std::fmt::Display for PatchFailure {
     }
 }
 
+/// A pristine copy with every patch targeting it applied.
+#[derive(Debug, Clone)]
+pub struct PatchedFile {
+    /// The patched bytes.
+    pub content: Vec<u8>,
+    /// `(patch name, what applying it did)` in order.
+    pub steps: Vec<(String, PatchStep)>,
+}
+
 /// All vendor patches of a package.
 #[derive(Debug, Clone)]
 pub struct Patches {
@@ -97,8 +106,15 @@ impl Patches {
             let path = config.path(&p.file);
             let bytes = crate::paths::read(&path)?;
             let set = patch::parse(&bytes).map_err(|e| {
+                // The parser's message starts with "line N: "; the line goes
+                // into the location instead.
+                let text = e.to_string();
+                let text = match e.line() {
+                    Some(n) => text.trim_start_matches(&format!("line {n}: ")).to_string(),
+                    None => text,
+                };
                 Error::Config(
-                    ConfigError::at(&path, e.line(), format!("malformed patch: {e}"))
+                    ConfigError::at(&path, e.line(), format!("malformed patch: {text}"))
                         .hint("regenerate the patch with `diff -u` or `git diff`"),
                 )
             })?;
@@ -168,7 +184,7 @@ impl Patches {
         &self,
         vendor: &Vendor,
         pristine: &[u8],
-    ) -> std::result::Result<(Vec<u8>, Vec<(String, PatchStep)>), PatchFailure> {
+    ) -> std::result::Result<PatchedFile, PatchFailure> {
         let mut text = pristine.to_vec();
         let mut steps = Vec::new();
         for id in self.sections_for(vendor) {
@@ -193,6 +209,9 @@ impl Patches {
                 }
             }
         }
-        Ok((text, steps))
+        Ok(PatchedFile {
+            content: text,
+            steps,
+        })
     }
 }

@@ -43,7 +43,11 @@ pub struct Revendor {
 impl Revendor {
     /// Runs in `dir` against `gh`, with a fresh download cache.
     pub fn new(dir: &Path, gh: &GitHub) -> Revendor {
-        let env = gh.env().iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let env = gh
+            .env()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
         Revendor {
             dir: dir.to_path_buf(),
             env,

@@ -29,9 +29,10 @@ pub(super) fn fold(
     let Some(current) = current else {
         return Ok(Vec::new());
     };
-    let (patched, _) = patches
+    let patched = patches
         .apply_strict(vendor, base)
-        .map_err(|f| Error::Conflict(format!("{f} (at the locked version {base_version})")))?;
+        .map_err(|f| Error::Conflict(format!("{f} (at the locked version {base_version})")))?
+        .content;
     let expected = render::finish(config, &vendor.to, &patched, base_version, pin)?;
     if expected == current {
         return Ok(Vec::new());
