@@ -64,6 +64,16 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The 1-based line at fault, when the error has one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Error::Syntax { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+}
+
 /// A parsed Dockerfile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dockerfile {

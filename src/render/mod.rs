@@ -35,7 +35,9 @@ pub fn finish(
         ))
     })?;
     for r in config.rewrites.iter().filter(|r| r.file == to) {
-        text = rewrite::apply(r, &text, version).text;
+        text = rewrite::apply(r, &text, version)
+            .map_err(|e| Error::Upstream(format!("cannot rewrite `{to}`: {e}")))?
+            .text;
     }
     if let Some(reference) = pin {
         for p in config.pins.iter().filter(|p| p.file == to) {
@@ -64,7 +66,10 @@ pub fn rewrite_in_place(
         };
         let text = String::from_utf8(current)
             .map_err(|_| Error::Upstream(format!("`{}` is not UTF-8 text", r.file)))?;
-        let result = rewrite::apply(r, &text, version);
+        let result = rewrite::apply(r, &text, version).map_err(|e| {
+            crate::config::ConfigError::at(config.root.join(&r.file), e.line(), e.to_string())
+                .hint("fix the file so the rewrite can read it")
+        })?;
         if result.lines.is_empty() {
             let what = match &r.kind {
                 RewriteKind::DockerfileArg { name } => format!("no `ARG {name}=` line"),
