@@ -240,6 +240,10 @@ fn an_unreleased_tag_names_the_failing_hunk_and_writes_nothing() {
     let all = out.all();
     assert!(all.contains("v4.3.0 -> v4.4.0"), "{all}");
     assert!(all.contains("hunk #5 `@@ -220,6 +245,81 @@`"), "{all}");
+    assert!(
+        all.contains("conflict (hunk 1 offset +9, hunk 2 offset +9, hunk 3 offset +9, hunk 4 offset +9, hunk 5 does not apply)"),
+        "{all}"
+    );
     assert!(all.contains("terminationGracePeriodSeconds: 10"), "{all}");
     assert!(all.contains("nothing was written"), "{all}");
     assert_eq!(pkg.snapshot(), before, "the tree must be byte-identical");
@@ -389,4 +393,58 @@ fn assert_exact_with_gnu_patch(target: &std::path::Path, patch: &std::path::Path
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(!text.contains("offset") && !text.contains("fuzz"), "{text}");
+}
+
+/// The repository root is the multus package: its own patches (written for
+/// this repository) apply exactly to real multus v4.3.0.
+#[test]
+fn the_root_package_patches_apply_exactly_to_real_v4_3_0() {
+    let Some(w) = world() else { return };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |rel: &str| std::fs::read(root.join(rel)).unwrap();
+    // The source tree at v4.3.0: CmdDel where the root's Go patch says it is.
+    w.gh.repo(REPO).file_at(
+        "v4.3.0",
+        "pkg/multus/multus.go",
+        multus_go(&read(GO_PATCH), 1060),
+    );
+    let pkg = TempPackage::new();
+    for f in [
+        "vendor.toml",
+        "Chart.yaml",
+        "values.yaml",
+        PATCH,
+        GO_PATCH,
+        DOCKERFILE,
+    ] {
+        pkg.write(f, read(f));
+    }
+    let rv = Revendor::new(pkg.path(), &w.gh);
+    let out = rv.run(&["update", "--to", "v4.3.0"]).expect(0);
+    assert!(
+        out.stdout
+            .contains("patch customize-deployment on templates/multus-daemonset-thick.yml: exact"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("patch fix-del-without-cache on pkg/multus/multus.go: exact"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        pkg.read(PATCH),
+        read(PATCH),
+        "an exact patch is not rewritten"
+    );
+    assert_eq!(pkg.read(GO_PATCH), read(GO_PATCH));
+    let t = pkg.read_string(TEMPLATE);
+    assert!(t.contains("\"multusMasterCNI\": \"05-cilium.conflist\""));
+    assert_eq!(
+        t.matches("image: ghcr.io/k8snetworkplumbingwg/multus-cni:v4.3.0-thick")
+            .count(),
+        3,
+        "{t}"
+    );
 }

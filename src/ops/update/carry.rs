@@ -22,6 +22,24 @@ pub(super) struct Carried {
     pub refreshed: Vec<((usize, usize), FilePatch)>,
 }
 
+/// Where each hunk of `fp` lands on `content` when applied alone:
+/// `hunk 1 +9, …, hunk 5 does not apply`. Says which hunks upstream moved
+/// and which one it changed under the patch.
+fn placement(fp: &FilePatch, content: &[u8]) -> String {
+    let parts: Vec<String> = (0..fp.hunks.len())
+        .map(|i| {
+            let mut single = fp.clone();
+            single.hunks = vec![fp.hunks[i].clone()];
+            match patch::apply(&single, content) {
+                Ok(a) if a.offsets[0] == 0 => format!("hunk {} exact", i + 1),
+                Ok(a) => format!("hunk {} offset {:+}", i + 1, a.offsets[0]),
+                Err(_) => format!("hunk {} does not apply", i + 1),
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
 pub(super) fn carry(
     patches: &Patches,
     vendor: &Vendor,
@@ -74,11 +92,10 @@ pub(super) fn carry(
                         strict: strict.clone(),
                     });
                 }
-                let n = hunks.len();
                 out.reports.push(PatchReport {
                     patch: p.name.clone(),
                     target: vendor.to.clone(),
-                    result: format!("conflict ({n} hunk{})", if n == 1 { "" } else { "s" }),
+                    result: format!("conflict ({})", placement(fp, &t)),
                 });
                 b = ours.content;
                 t = marked;
