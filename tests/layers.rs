@@ -19,7 +19,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["config"]),
     ("paths", &["error"]),
     ("upstream", &["config", "env", "error", "net", "paths"]),
-    ("render", &["config", "dockerfile", "error", "manifest", "patch", "paths", "upstream"]),
+    (
+        "render",
+        &[
+            "config",
+            "dockerfile",
+            "error",
+            "manifest",
+            "patch",
+            "paths",
+            "upstream",
+        ],
+    ),
     ("report", &["error"]),
 ];
 
@@ -53,7 +64,10 @@ fn modules_depend_only_on_what_the_table_allows() {
         if !path.exists() {
             path = src.join(format!("{module}.rs"));
         }
-        assert!(path.exists(), "module `{module}` is in the table but not in src/");
+        assert!(
+            path.exists(),
+            "module `{module}` is in the table but not in src/"
+        );
         let mut uses = BTreeSet::new();
         crate_uses(&path, &mut uses);
         let extra: Vec<String> = uses
@@ -64,5 +78,8 @@ fn modules_depend_only_on_what_the_table_allows() {
             violations.insert(*module, extra);
         }
     }
-    assert!(violations.is_empty(), "modules reaching past their layer: {violations:?}");
+    assert!(
+        violations.is_empty(),
+        "modules reaching past their layer: {violations:?}"
+    );
 }

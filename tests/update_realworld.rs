@@ -209,6 +209,11 @@ fn from_v4_2_4_update_moves_to_v4_3_0_and_keeps_the_pin() {
         "all three image lines keep the pin"
     );
     assert!(pkg.read_string(DOCKERFILE).contains("ARG VERSION=v4.3.0\n"));
+    assert_eq!(
+        pkg.read_string("vendor.toml"),
+        VENDOR_TOML.replace("@VERSION@", "v4.3.0"),
+        "update moves `version` and nothing else"
+    );
     let lock = pkg.read_string("upstream/lock.toml");
     assert!(lock.contains("version = \"v4.3.0\""), "{lock}");
     assert!(lock.contains(&format!(

@@ -10,6 +10,7 @@
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
 
+pub mod edit;
 mod error;
 pub mod lock;
 mod raw;

@@ -227,6 +227,12 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             }),
         },
     };
+    if config.upstream.version != target {
+        let path = ctx.root.join("vendor.toml");
+        let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+        let edited = crate::config::edit::set_upstream_version(&path, &text, &target)?;
+        txn.stage("vendor.toml", edited.into_bytes());
+    }
     let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     txn.stage(
