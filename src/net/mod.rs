@@ -82,7 +82,11 @@ pub struct Client {
     stats: Stats,
     /// The status of the last 5xx answer, for the error after the retries.
     last: std::sync::Mutex<Option<u16>>,
+    progress: std::sync::Mutex<Option<ProgressHook>>,
 }
+
+/// Called as a download proceeds: `(url, bytes so far, total if known)`.
+pub type ProgressHook = Box<dyn Fn(&str, u64, Option<u64>) + Send>;
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -107,6 +111,7 @@ impl Client {
             options,
             stats: Stats::default(),
             last: std::sync::Mutex::new(None),
+            progress: std::sync::Mutex::new(None),
         })
     }
 
@@ -226,13 +231,7 @@ impl Client {
             return Ok(None);
         }
         let etag = header("etag");
-        let body = resp
-            .bytes()
-            .map_err(|e| HttpError::Transport {
-                url: redact(url),
-                message: error::describe(&e),
-            })?
-            .to_vec();
+        let body = self.read_body(url, resp)?;
         if status == 404 {
             return Err(HttpError::NotFound { url: redact(url) });
         }
@@ -252,6 +251,42 @@ impl Client {
             not_modified: false,
             link,
         }))
+    }
+
+    /// Reads a body in chunks, telling the progress hook how far it got.
+    fn read_body(
+        &self,
+        url: &str,
+        mut resp: reqwest::blocking::Response,
+    ) -> Result<Vec<u8>, HttpError> {
+        use std::io::Read;
+        let total = resp.content_length();
+        let mut body = Vec::with_capacity(total.unwrap_or(0).min(64 << 20) as usize);
+        let mut chunk = [0u8; 64 * 1024];
+        let hook = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let n = resp.read(&mut chunk).map_err(|e| HttpError::Transport {
+                url: redact(url),
+                message: format!("transfer failed: {e}"),
+            })?;
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+            if let Some(hook) = hook.as_ref() {
+                hook(url, body.len() as u64, total);
+            }
+        }
+        if let Some(hook) = hook.as_ref() {
+            hook(url, body.len() as u64, Some(body.len() as u64));
+        }
+        Ok(body)
+    }
+
+    /// Installs a hook called as a body downloads: `(url, bytes so far, total)`.
+    /// The CLI drives a progress bar with it, on a terminal only.
+    pub fn set_progress(&self, hook: ProgressHook) {
+        *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
     }
 
     fn last_failure(&self, url: &str) -> HttpError {

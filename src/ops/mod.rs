@@ -59,6 +59,18 @@ impl Context {
                 shell.warn("an interrupted run had committed; its writes were completed")
             }
         }
+        if let Some(bar) = shell.download_bar() {
+            client.set_progress(Box::new(move |url, done, total| {
+                let name = url.rsplit('/').next().unwrap_or(url).to_string();
+                bar.set_message(name);
+                bar.set_length(total.unwrap_or(done));
+                bar.set_position(done);
+                if total == Some(done) {
+                    bar.finish_and_clear();
+                    bar.reset();
+                }
+            }));
+        }
         let cache = Cache::new(&env.cache_dir);
         Ok(Context {
             root,

@@ -88,6 +88,20 @@ impl Shell {
         let _ = out.flush();
     }
 
+    /// A download bar that follows [`crate::net::Client`]'s progress hook, or
+    /// nothing off a terminal. One bar is reused for every download.
+    pub fn download_bar(&self) -> Option<indicatif::ProgressBar> {
+        if !self.progress {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::new(0);
+        let style =
+            indicatif::ProgressStyle::with_template("{spinner} {msg} {bytes}/{total_bytes}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        bar.set_style(style);
+        Some(bar)
+    }
+
     /// A spinner for a step, or nothing off a terminal.
     pub fn spinner(&self, message: impl Into<String>) -> Option<indicatif::ProgressBar> {
         if !self.progress {
