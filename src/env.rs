@@ -27,6 +27,9 @@ pub struct Env {
     pub step_summary: Option<PathBuf>,
     /// `NO_COLOR`: set to anything non-empty to disable colour.
     pub no_color: bool,
+    /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
+    /// `revendor pr --create` opens the pull request.
+    pub repository: Option<String>,
 }
 
 impl std::fmt::Debug for Env {
@@ -70,6 +73,7 @@ impl Env {
             registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
+            repository: var("GITHUB_REPOSITORY"),
         }
     }
 }

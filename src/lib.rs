@@ -18,6 +18,7 @@
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
+//! | [`pr`] | the upgrade's pull request text, a pure function | – |
 //! | [`ops`] | one pipeline per command | – |
 //! | [`report`] | status on stderr, data on stdout | – |
 //! | [`cli`] | flags, error rendering, exit codes | – |
@@ -36,6 +37,7 @@ pub mod net;
 pub mod ops;
 pub mod patch;
 pub mod paths;
+pub mod pr;
 pub mod registry;
 pub mod render;
 pub mod report;

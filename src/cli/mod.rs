@@ -7,6 +7,7 @@
 //! then `  help: <what to do>` when there is a hint.
 
 mod patch;
+mod pr;
 mod render;
 mod update;
 
@@ -53,6 +54,8 @@ pub enum Command {
     /// Work on patch files.
     #[command(subcommand)]
     Patch(patch::Command),
+    /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull request.
+    Pr(pr::Args),
 }
 
 /// Runs the command line of this process.
@@ -89,6 +92,7 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
         Command::Update(args) => update::exec(&ctx, args),
         Command::Render(args) => render::exec(&ctx, args),
         Command::Patch(cmd) => patch::exec(&ctx, cmd),
+        Command::Pr(args) => pr::exec(&ctx, args),
     };
     ctx.report_network();
     code

@@ -253,6 +253,58 @@ impl Client {
         }))
     }
 
+    /// Sends a JSON body with `method` (POST, PATCH) and returns the answer.
+    ///
+    /// Not retried: a write that timed out may have happened, and sending it
+    /// again could open a second pull request.
+    pub fn send_json(
+        &self,
+        method: &str,
+        url: &str,
+        body: &serde_json::Value,
+    ) -> Result<Response, HttpError> {
+        if self.options.offline {
+            return Err(HttpError::Offline { url: redact(url) });
+        }
+        check_scheme(url)?;
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|e| HttpError::Client(e.to_string()))?;
+        let mut req = self
+            .http
+            .request(method, url)
+            .header("Accept", "application/vnd.github+json")
+            .json(body);
+        if let Some(token) = &self.options.token
+            && self
+                .options
+                .token_origins
+                .iter()
+                .any(|o| url.starts_with(o.as_str()))
+        {
+            req = req.bearer_auth(token);
+        }
+        self.stats.requests.fetch_add(1, Ordering::Relaxed);
+        let resp = req.send().map_err(|e| HttpError::Transport {
+            url: redact(url),
+            message: error::describe(&e),
+        })?;
+        let status = resp.status().as_u16();
+        let body = self.read_body(url, resp)?;
+        if !(200..300).contains(&status) {
+            return Err(HttpError::Status {
+                url: redact(url),
+                status,
+                body: error::trim_body(&body),
+            });
+        }
+        Ok(Response {
+            url: url.to_string(),
+            body,
+            not_modified: false,
+            link: None,
+        })
+    }
+
     /// Reads a body in chunks, telling the progress hook how far it got.
     fn read_body(
         &self,

@@ -171,6 +171,22 @@ struct RepoState {
     tags: BTreeMap<String, Tag>,
     branches: BTreeMap<String, String>,
     releases: Vec<Release>,
+    pulls: Vec<Pull>,
+}
+
+/// A pull request as the stand-in keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pull {
+    /// Its number.
+    pub number: u64,
+    /// The branch it merges (`head`, without the owner).
+    pub head: String,
+    /// The branch it merges into.
+    pub base: String,
+    /// Its title.
+    pub title: String,
+    /// Its Markdown body.
+    pub body: String,
 }
 
 #[derive(Clone)]
@@ -392,6 +408,7 @@ impl GitHub {
                     tags: BTreeMap::new(),
                     branches: BTreeMap::new(),
                     releases: Vec::new(),
+                    pulls: Vec::new(),
                 },
             );
         }
@@ -442,6 +459,15 @@ impl GitHub {
     /// carries another one answer 401 `Bad credentials`; requests without one stay anonymous.
     pub fn accept_token(&self, token: &str) {
         self.state().tokens.push(token.to_string());
+    }
+
+    /// The pull requests opened on `repo` (`owner/name`).
+    pub fn pulls(&self, repo: &str) -> Vec<Pull> {
+        self.state()
+            .repos
+            .get(repo)
+            .map(|r| r.pulls.clone())
+            .unwrap_or_default()
     }
 
     /// A snapshot of every request so far.
@@ -860,10 +886,14 @@ fn api(shared: &Shared, request: &Request) -> Response {
     }
     state.api_requests += 1;
     let used = state.api_requests;
-    let response = if matches!(request.method.as_str(), "GET" | "HEAD") {
-        api_route(&shared.urls, &state, request, authorized)
-    } else {
-        not_found_json()
+    let response = match request.method.as_str() {
+        "GET" | "HEAD" => api_route(&shared.urls, &state, request, authorized),
+        "POST" | "PATCH" if authorized => api_write(&shared.urls, &mut state, request),
+        "POST" | "PATCH" => Response::json(
+            401,
+            &json!({"message": "Requires authentication", "documentation_url": DOCS}),
+        ),
+        _ => not_found_json(),
     };
     response
         .header("x-ratelimit-limit", limit.to_string())
@@ -876,6 +906,81 @@ fn api(shared: &Shared, request: &Request) -> Response {
         .header("x-ratelimit-resource", "core")
         .header("x-github-media-type", "github.v3; format=json")
         .header("cache-control", "private, max-age=60, s-maxage=60")
+}
+
+/// `POST /repos/{o}/{r}/pulls` and `PATCH /repos/{o}/{r}/pulls/{n}`.
+fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
+    let segments = segments(request);
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+        return Response::json(400, &json!({"message": "Problems parsing JSON"}));
+    };
+    let field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_string);
+    match segments.as_slice() {
+        ["repos", owner, name, "pulls"] if request.method == "POST" => {
+            let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
+                return not_found_json();
+            };
+            let (Some(title), Some(head), Some(base)) =
+                (field("title"), field("head"), field("base"))
+            else {
+                return Response::json(422, &json!({"message": "Validation Failed"}));
+            };
+            let head = head.rsplit(':').next().unwrap_or(&head).to_string();
+            if repo.pulls.iter().any(|p| p.head == head) {
+                return Response::json(
+                    422,
+                    &json!({"message": "Validation Failed", "errors": [{"message": format!("A pull request already exists for {owner}:{head}.")}]}),
+                );
+            }
+            let number = repo.pulls.len() as u64 + 1;
+            let pull = Pull {
+                number,
+                head,
+                base,
+                title,
+                body: field("body").unwrap_or_default(),
+            };
+            let answer = pull_json(urls, repo, &pull);
+            repo.pulls.push(pull);
+            Response::json(201, &answer)
+        }
+        ["repos", owner, name, "pulls", number] if request.method == "PATCH" => {
+            let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
+                return not_found_json();
+            };
+            let Some(index) = repo
+                .pulls
+                .iter()
+                .position(|p| number.parse() == Ok(p.number))
+            else {
+                return not_found_json();
+            };
+            if let Some(title) = field("title") {
+                repo.pulls[index].title = title;
+            }
+            if let Some(text) = field("body") {
+                repo.pulls[index].body = text;
+            }
+            let pull = repo.pulls[index].clone();
+            Response::json(200, &pull_json(urls, repo, &pull))
+        }
+        _ => not_found_json(),
+    }
+}
+
+fn pull_json(urls: &Urls, repo: &RepoState, pull: &Pull) -> Value {
+    let full = repo.full_name();
+    json!({
+        "number": pull.number,
+        "state": "open",
+        "title": pull.title,
+        "body": pull.body,
+        "html_url": format!("{}/{full}/pull/{}", urls.server, pull.number),
+        "url": format!("{}/repos/{full}/pulls/{}", urls.api, pull.number),
+        "head": {"ref": pull.head, "label": format!("{}:{}", repo.owner, pull.head)},
+        "base": {"ref": pull.base},
+    })
 }
 
 fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) -> Response {
@@ -910,6 +1015,24 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
                 request,
                 &format!("/repositories/{}/releases", repo.id),
                 releases,
+            )
+        }
+        ["pulls"] => {
+            let head = request.query("head");
+            let pulls = repo
+                .pulls
+                .iter()
+                .filter(|p| {
+                    head.as_deref()
+                        .is_none_or(|h| h.rsplit(':').next() == Some(p.head.as_str()))
+                })
+                .map(|p| pull_json(urls, repo, p))
+                .collect();
+            paginate(
+                urls,
+                request,
+                &format!("/repositories/{}/pulls", repo.id),
+                pulls,
             )
         }
         ["releases", "latest"] => repo

@@ -1,0 +1,40 @@
+//! `revendor pr`.
+
+use crate::error::{ExitCode, Result};
+use crate::ops::Context;
+use crate::ops::pr::{PrOptions, pr};
+use crate::report::Format;
+
+/// Flags of `revendor pr`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Commit on a branch, push it, and open or update the pull request.
+    #[arg(long)]
+    pub create: bool,
+    /// The branch to compare with and merge into (default: HEAD, and the repository's default branch).
+    #[arg(long, value_name = "BRANCH")]
+    pub base: Option<String>,
+}
+
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+    let report = pr(
+        ctx,
+        &PrOptions {
+            create: args.create,
+            base: args.base,
+        },
+    )?;
+    match ctx.shell.format() {
+        Format::Json => ctx
+            .shell
+            .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
+        _ => {
+            ctx.shell
+                .out(&format!("{}\n\n{}", report.title, report.body));
+            if let Some(url) = &report.url {
+                ctx.shell.status("Opened", url);
+            }
+        }
+    }
+    Ok(ExitCode::Clean)
+}
