@@ -876,3 +876,45 @@ fn realworld_resolvers_serve_the_facts() {
         );
     }
 }
+
+#[test]
+fn git_repos_clone_over_smart_http_from_the_server_origin() {
+    let gh = GitHub::start();
+    let upstream = GitRepo::new();
+    let commit = upstream.commit("first", [("deployments/x.yml", "one\n")]);
+    upstream.annotated_tag("v4.3.0", "Release v4.3.0");
+    gh.repo("o/r").serve_git(&upstream);
+    let url = format!("{}/o/r.git", gh.server_url());
+
+    // The git CLI (protocol v2, possibly with gzip-compressed negotiation).
+    let listed = upstream.git(&["ls-remote", "--tags", &url]);
+    assert!(
+        listed.contains(&format!("{commit}\trefs/tags/v4.3.0^{{}}")),
+        "{listed}"
+    );
+    let clones = tempfile::tempdir().unwrap();
+    let by_cli = clones.path().join("cli");
+    upstream.git(&["clone", "--quiet", &url, by_cli.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read(by_cli.join("deployments/x.yml")).unwrap(),
+        b"one\n"
+    );
+
+    // libgit2, as the tool links it, without the `.git` suffix.
+    let by_lib = clones.path().join("lib");
+    let cloned = git2::Repository::clone(&format!("{}/o/r", gh.server_url()), &by_lib)
+        .expect("libgit2 clones over HTTP");
+    let tag = cloned.revparse_single("v4.3.0^{commit}").unwrap();
+    assert_eq!(tag.id().to_string(), commit);
+
+    let log = gh.requests();
+    assert!(log.count("/o/r.git/info/refs?service=git-upload-pack") >= 2);
+    assert!(
+        log.matching("/o/r").iter().all(|r| r.status == 200),
+        "{log:?}"
+    );
+    assert_eq!(
+        get(&format!("{}/o/missing.git/info/refs", gh.server_url())).status(),
+        404
+    );
+}

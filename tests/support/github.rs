@@ -15,16 +15,20 @@
 //! answer `302` to another path (follow redirects); archives begin with a `pax_global_header`
 //! entry and strip the `v` of a tag in their top directory; drafts are listed only to requests
 //! that carry a token; the API refuses requests without a `User-Agent`.
+//!
+//! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
+//! runs `git http-backend` on a local [`GitRepo`], as github.com answers `git clone`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::git::{self, GitRepo};
 use super::server::{self, Request, Response, Server, percent_decode};
 
 /// 2026-01-01T00:00:00Z: the date of commits and first releases nobody gave a date.
@@ -171,6 +175,8 @@ struct RepoState {
     tags: BTreeMap<String, Tag>,
     branches: BTreeMap<String, String>,
     releases: Vec<Release>,
+    /// A real repository served over smart HTTP at `{server}/{owner}/{repo}.git`.
+    git_dir: Option<PathBuf>,
 }
 
 #[derive(Clone)]
@@ -392,6 +398,7 @@ impl GitHub {
                     tags: BTreeMap::new(),
                     branches: BTreeMap::new(),
                     releases: Vec::new(),
+                    git_dir: None,
                 },
             );
         }
@@ -560,6 +567,15 @@ impl Repo<'_> {
                 File { bytes, executable },
             );
         });
+        self
+    }
+
+    /// Serves `repo` over git's smart HTTP protocol at `{server}/{owner}/{name}.git` (and
+    /// without `.git`), for clones and `ls-remote`. Only the path is kept: `repo` must outlive
+    /// the clones. Its refs are independent of the tags and files registered here.
+    pub fn serve_git(&self, repo: &GitRepo) -> &Self {
+        let git_dir = repo.git_dir();
+        self.with(|state, _| state.git_dir = Some(git_dir));
         self
     }
 
@@ -1232,12 +1248,26 @@ fn raw(shared: &Shared, request: &Request) -> Response {
 
 fn web(shared: &Shared, request: &Request) -> Response {
     let not_found = || not_found_text("Not Found");
-    if !matches!(request.method.as_str(), "GET" | "HEAD") {
-        return not_found();
-    }
     let segments = segments(request);
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let state = lock(&shared.state);
+    if let [owner, name, rest @ ..] = segments.as_slice() {
+        let service = ["info", "git-upload-pack", "git-receive-pack", "HEAD"];
+        let name = name.strip_suffix(".git").unwrap_or(name);
+        let git_dir = state
+            .repos
+            .get(&format!("{owner}/{name}"))
+            .and_then(|repo| repo.git_dir.clone())
+            .filter(|_| rest.first().is_some_and(|s| service.contains(s)));
+        if let Some(git_dir) = git_dir {
+            // Run the backend without holding the lock: a fetch can take a while.
+            drop(state);
+            return git::http_backend(&git_dir, &format!("/{}", rest.join("/")), request);
+        }
+    }
+    if !matches!(request.method.as_str(), "GET" | "HEAD") {
+        return not_found();
+    }
     let server = &shared.urls.server;
     let repo_of = |owner: &str, name: &str| state.repos.get(&format!("{owner}/{name}"));
     match segments.as_slice() {

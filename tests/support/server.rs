@@ -255,7 +255,7 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
     };
     let mut reader = BufReader::new(stream);
     loop {
-        let request = match read_request(&mut reader) {
+        let request = match read_request(&mut reader, &mut writer) {
             Ok(Some(request)) => request,
             Ok(None) => return,
             Err(_) => {
@@ -290,7 +290,12 @@ fn sleep_unless_stopped(delay: Duration, stop: &AtomicBool) -> bool {
 }
 
 /// Reads one request; `Ok(None)` when the client closed the connection between requests.
-fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
+/// Answers `Expect: 100-continue` on `writer` before reading the body, as git's HTTP client
+/// waits for it before a large push or fetch negotiation.
+fn read_request(
+    reader: &mut impl BufRead,
+    writer: &mut impl Write,
+) -> std::io::Result<Option<Request>> {
     let mut line = String::new();
     if reader.read_line(&mut line)? == 0 {
         return Ok(None);
@@ -322,6 +327,13 @@ fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
         headers,
         body: Vec::new(),
     };
+    if request
+        .header("expect")
+        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+    {
+        writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        writer.flush()?;
+    }
     if request
         .header("transfer-encoding")
         .is_some_and(|v| v.eq_ignore_ascii_case("chunked"))
