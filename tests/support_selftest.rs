@@ -152,6 +152,8 @@ fn release_json_is_shaped_like_the_api() {
         release["tarball_url"],
         format!("{}/repos/o/r/tarball/v2.0.0", gh.api_url())
     );
+    let by_id = json(release["url"].as_str().unwrap());
+    assert_eq!(by_id, release);
     let assets = release["assets"].as_array().unwrap();
     let names: Vec<&str> = assets.iter().map(|a| a["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["tool-v2.0.0.tgz", "tool-v2.0.0.tgz.sha256"]);
@@ -163,6 +165,15 @@ fn release_json_is_shaped_like_the_api() {
             gh.server_url()
         )
     );
+}
+
+#[test]
+#[should_panic(expected = "tag it before adding files")]
+fn moving_a_tag_away_from_its_files_is_refused() {
+    let gh = GitHub::start();
+    gh.repo("o/r")
+        .file_at("v1.0.0", "a.txt", "a")
+        .tag("v1.0.0", "db30741512795c258b3ba383a571a66850e8baac");
 }
 
 #[test]
@@ -386,8 +397,8 @@ fn tokens_are_checked_and_only_their_presence_is_logged() {
     assert_eq!(get(&url).status(), 200);
 
     let log = gh.requests();
-    let authorized: Vec<bool> = log.iter().map(|r| r.authorized).collect();
-    assert_eq!(authorized, [true, true, false]);
+    let sent: Vec<bool> = log.iter().map(|r| r.authorization_sent).collect();
+    assert_eq!(sent, [true, true, false]);
     assert!(!format!("{log:?}").contains("s3cret-token"));
 }
 

@@ -59,7 +59,7 @@ pub struct LoggedRequest {
     /// The origin's URL followed by `target`.
     pub url: String,
     /// Whether an `Authorization` header was sent.
-    pub authorized: bool,
+    pub authorization_sent: bool,
     /// The `If-None-Match` header, if the request was conditional.
     pub if_none_match: Option<String>,
     /// The `Accept` header.
@@ -432,7 +432,8 @@ impl GitHub {
     }
 
     /// The next `n` requests starting with `prefix` are answered normally but only after
-    /// `delay`, to drive a client past its timeout.
+    /// `delay`, to drive a client past its timeout. The log records them with the status they
+    /// are answered with once the delay is over, whether or not the client still listens.
     pub fn hang_next(&self, prefix: &str, delay: Duration, n: usize) {
         self.add_fault(prefix, FaultKind::Hang(delay), n);
     }
@@ -495,9 +496,11 @@ impl Repo<'_> {
     }
 
     /// A lightweight tag at commit `sha` (the commit is created empty if unknown). Call it
-    /// before registering files through the tag, or the tag gets a derived commit.
+    /// before registering files through the tag: moving a tag away from files registered
+    /// through it panics rather than silently hiding them.
     pub fn tag(&self, tag: &str, sha: &str) -> &Self {
         self.with(|repo, _| {
+            repo.ensure_retarget_keeps_files(tag, sha);
             repo.ensure_commit(sha);
             repo.tags.insert(
                 tag.to_string(),
@@ -514,6 +517,7 @@ impl Repo<'_> {
     /// `git/tags/{sha}` peels to the commit.
     pub fn annotated_tag(&self, tag: &str, sha: &str, message: &str) -> &Self {
         self.with(|repo, _| {
+            repo.ensure_retarget_keeps_files(tag, sha);
             repo.ensure_commit(sha);
             let object = derived_sha(&format!("{}@tag-object:{tag}", repo.full_name()));
             repo.tags.insert(
@@ -651,6 +655,17 @@ impl RepoState {
             });
     }
 
+    fn ensure_retarget_keeps_files(&self, tag: &str, sha: &str) {
+        let old = self.tags.get(tag).map(|t| t.commit.as_str());
+        if let Some(old) = old.filter(|old| *old != sha) {
+            assert!(
+                self.commits[old].files.is_empty(),
+                "tag `{tag}` of {} already holds files on commit {old}; tag it before adding files",
+                self.full_name()
+            );
+        }
+    }
+
     /// The commit `rev` names, creating a tag on a derived commit if `rev` is unknown.
     fn commit_for(&mut self, rev: &str) -> String {
         if let Some(sha) = self.resolve(rev) {
@@ -750,7 +765,7 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         method: request.method.clone(),
         target: request.target.clone(),
         url: format!("{}{}", shared.urls.of(origin), request.target),
-        authorized: request.header("authorization").is_some(),
+        authorization_sent: request.header("authorization").is_some(),
         if_none_match: request.header("if-none-match").map(str::to_string),
         accept: request.header("accept").map(str::to_string),
         user_agent: request.header("user-agent").map(str::to_string),
@@ -849,11 +864,7 @@ fn api(shared: &Shared, request: &Request) -> Response {
     let limit: u64 = if authorized { 5000 } else { 60 };
     let now = now();
     if let Some(reset) = state.rate_limited_until.filter(|&reset| reset > now) {
-        let who = if authorized {
-            "user ID 1".to_string()
-        } else {
-            "127.0.0.1".to_string()
-        };
+        let who = if authorized { "user ID 1" } else { "127.0.0.1" };
         let mut message = format!("API rate limit exceeded for {who}.");
         if !authorized {
             message.push_str(
@@ -911,170 +922,52 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
     let Some(repo) = repo else {
         return not_found_json();
     };
-    let api = &urls.api;
-    let full = repo.full_name();
+    let found = |value: Option<Value>| {
+        value.map_or_else(not_found_json, |value| Response::json(200, &value))
+    };
+    let releases = || repo.visible_releases(authorized).into_iter();
     match rest {
         [] => Response::json(200, &repo_json(urls, repo)),
         ["releases"] => {
-            let releases = repo
-                .visible_releases(authorized)
-                .into_iter()
-                .map(|release| release_json(urls, repo, release))
-                .collect();
-            paginate(
-                urls,
-                request,
-                &format!("/repositories/{}/releases", repo.id),
-                releases,
-            )
+            let releases = releases().map(|r| release_json(urls, repo, r)).collect();
+            let link_path = format!("/repositories/{}/releases", repo.id);
+            paginate(urls, request, &link_path, releases)
         }
-        ["releases", "latest"] => repo
-            .visible_releases(false)
-            .into_iter()
-            .find(|r| !r.prerelease)
-            .map_or_else(not_found_json, |r| {
-                Response::json(200, &release_json(urls, repo, r))
-            }),
+        // Drafts never count as latest, even for a collaborator.
+        ["releases", "latest"] => found(
+            repo.visible_releases(false)
+                .into_iter()
+                .find(|r| !r.prerelease)
+                .map(|r| release_json(urls, repo, r)),
+        ),
         ["releases", "tags", tag @ ..] => {
             let tag = tag.join("/");
-            repo.visible_releases(authorized)
-                .into_iter()
-                .find(|r| r.tag == tag)
-                .map_or_else(not_found_json, |r| {
-                    Response::json(200, &release_json(urls, repo, r))
-                })
-        }
-        ["tags"] => {
-            let mut names: Vec<&String> = repo.tags.keys().collect();
-            names.sort_by_key(|name| std::cmp::Reverse(natural_key(name)));
-            let tags = names
-                .into_iter()
-                .map(|name| {
-                    let sha = &repo.tags[name].commit;
-                    json!({
-                        "name": name,
-                        "zipball_url": format!("{api}/repos/{full}/zipball/refs/tags/{name}"),
-                        "tarball_url": format!("{api}/repos/{full}/tarball/refs/tags/{name}"),
-                        "commit": {"sha": sha, "url": format!("{api}/repos/{full}/commits/{sha}")},
-                        "node_id": format!("REF_{}", &derived_sha(name)[..12]),
-                    })
-                })
-                .collect();
-            paginate(
-                urls,
-                request,
-                &format!("/repositories/{}/tags", repo.id),
-                tags,
+            found(
+                releases()
+                    .find(|r| r.tag == tag)
+                    .map(|r| release_json(urls, repo, r)),
             )
+        }
+        ["releases", id] => found(
+            releases()
+                .find(|r| id.parse() == Ok(r.id))
+                .map(|r| release_json(urls, repo, r)),
+        ),
+        ["tags"] => {
+            let link_path = format!("/repositories/{}/tags", repo.id);
+            paginate(urls, request, &link_path, tags_json(urls, repo))
         }
         ["git", "ref", kind @ ("tags" | "heads"), name @ ..] => {
-            let name = name.join("/");
-            let object = if *kind == "tags" {
-                repo.tags.get(&name).map(|tag| match &tag.annotation {
-                    Some((object, _)) => ("tag", object.as_str(), "tags"),
-                    None => ("commit", tag.commit.as_str(), "commits"),
-                })
-            } else {
-                repo.branches
-                    .get(&name)
-                    .map(|sha| ("commit", sha.as_str(), "commits"))
-            };
-            let Some((kind_name, sha, path)) = object else {
-                return not_found_json();
-            };
-            Response::json(
-                200,
-                &json!({
-                    "ref": format!("refs/{kind}/{name}"),
-                    "node_id": format!("REF_{}", &derived_sha(&name)[..12]),
-                    "url": format!("{api}/repos/{full}/git/refs/{kind}/{name}"),
-                    "object": {
-                        "sha": sha,
-                        "type": kind_name,
-                        "url": format!("{api}/repos/{full}/git/{path}/{sha}"),
-                    },
-                }),
-            )
+            found(git_ref_json(urls, repo, kind, &name.join("/")))
         }
-        ["git", "tags", object] => {
-            let found = repo
-                .tags
-                .iter()
-                .find_map(|(name, tag)| match &tag.annotation {
-                    Some((sha, message)) if sha == object => Some((name, tag, message)),
-                    _ => None,
-                });
-            let Some((name, tag, message)) = found else {
-                return not_found_json();
-            };
-            let date = repo
-                .commits
-                .get(&tag.commit)
-                .map_or(DEFAULT_EPOCH, |c| c.date);
-            Response::json(
-                200,
-                &json!({
-                    "node_id": format!("TAG_{}", &object[..12.min(object.len())]),
-                    "sha": object,
-                    "url": format!("{api}/repos/{full}/git/tags/{object}"),
-                    "tag": name,
-                    "message": message,
-                    "tagger": {"name": "Test Tagger", "email": "tagger@example.com", "date": format_time(date)},
-                    "object": {
-                        "sha": tag.commit,
-                        "type": "commit",
-                        "url": format!("{api}/repos/{full}/git/commits/{}", tag.commit),
-                    },
-                    "verification": {"verified": false, "reason": "unsigned", "signature": null, "payload": null},
-                }),
-            )
-        }
-        ["commits", rev @ ..] => {
-            let rev = rev.join("/");
-            let Some(sha) = repo.resolve(&rev) else {
-                return Response::json(
-                    422,
-                    &json!({
-                        "message": format!("No commit found for SHA: {rev}"),
-                        "documentation_url": DOCS,
-                        "status": "422",
-                    }),
-                );
-            };
-            if request.header("accept").is_some_and(|accept| {
-                accept.contains("application/vnd.github.sha")
-                    || accept.contains("application/vnd.github.v3.sha")
-            }) {
-                return Response::bytes(200, "application/vnd.github.sha; charset=utf-8", sha);
-            }
-            let commit = &repo.commits[sha];
-            let person = json!({
-                "name": "Test Author",
-                "email": "author@example.com",
-                "date": format_time(commit.date),
-            });
-            Response::json(
-                200,
-                &json!({
-                    "sha": sha,
-                    "node_id": format!("C_{}", &sha[..12]),
-                    "url": format!("{api}/repos/{full}/commits/{sha}"),
-                    "html_url": format!("{}/{full}/commit/{sha}", urls.server),
-                    "commit": {
-                        "author": person,
-                        "committer": person,
-                        "message": commit.message,
-                        "tree": {"sha": derived_sha(&format!("tree:{sha}"))},
-                    },
-                    "parents": [],
-                }),
-            )
-        }
+        ["git", "tags", object] => found(tag_object_json(urls, repo, object)),
+        ["commits", rev @ ..] => commit_response(urls, repo, &rev.join("/"), request),
         ["tarball", rev @ ..] => {
             let rev = rev.join("/");
             if repo.resolve(&rev).is_none() {
                 return not_found_json();
             }
+            let full = repo.full_name();
             redirect(format!(
                 "{}/_codeload/{full}/legacy.tar.gz/{rev}",
                 urls.server
@@ -1082,6 +975,125 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
         }
         _ => not_found_json(),
     }
+}
+
+/// `/tags`: newest-looking names first (digit runs compare as numbers).
+fn tags_json(urls: &Urls, repo: &RepoState) -> Vec<Value> {
+    let (api, full) = (&urls.api, repo.full_name());
+    let mut names: Vec<&String> = repo.tags.keys().collect();
+    names.sort_by_key(|name| std::cmp::Reverse(natural_key(name)));
+    names
+        .into_iter()
+        .map(|name| {
+            let sha = &repo.tags[name].commit;
+            json!({
+                "name": name,
+                "zipball_url": format!("{api}/repos/{full}/zipball/refs/tags/{name}"),
+                "tarball_url": format!("{api}/repos/{full}/tarball/refs/tags/{name}"),
+                "commit": {"sha": sha, "url": format!("{api}/repos/{full}/commits/{sha}")},
+                "node_id": format!("REF_{}", &derived_sha(name)[..12]),
+            })
+        })
+        .collect()
+}
+
+/// `git/ref/{tags,heads}/{name}`: an annotated tag names its tag object, not the commit.
+fn git_ref_json(urls: &Urls, repo: &RepoState, kind: &str, name: &str) -> Option<Value> {
+    let (api, full) = (&urls.api, repo.full_name());
+    let (object_type, sha, collection) = if kind == "tags" {
+        let tag = repo.tags.get(name)?;
+        match &tag.annotation {
+            Some((object, _)) => ("tag", object, "tags"),
+            None => ("commit", &tag.commit, "commits"),
+        }
+    } else {
+        ("commit", repo.branches.get(name)?, "commits")
+    };
+    Some(json!({
+        "ref": format!("refs/{kind}/{name}"),
+        "node_id": format!("REF_{}", &derived_sha(name)[..12]),
+        "url": format!("{api}/repos/{full}/git/refs/{kind}/{name}"),
+        "object": {
+            "sha": sha,
+            "type": object_type,
+            "url": format!("{api}/repos/{full}/git/{collection}/{sha}"),
+        },
+    }))
+}
+
+/// `git/tags/{sha}`: an annotated tag object, peeling to its commit.
+fn tag_object_json(urls: &Urls, repo: &RepoState, object: &str) -> Option<Value> {
+    let (api, full) = (&urls.api, repo.full_name());
+    let (name, tag, message) = repo
+        .tags
+        .iter()
+        .find_map(|(name, tag)| match &tag.annotation {
+            Some((sha, message)) if sha == object => Some((name, tag, message)),
+            _ => None,
+        })?;
+    let date = repo
+        .commits
+        .get(&tag.commit)
+        .map_or(DEFAULT_EPOCH, |c| c.date);
+    Some(json!({
+        "node_id": format!("TAG_{}", &object[..12]),
+        "sha": object,
+        "url": format!("{api}/repos/{full}/git/tags/{object}"),
+        "tag": name,
+        "message": message,
+        "tagger": {"name": "Test Tagger", "email": "tagger@example.com", "date": format_time(date)},
+        "object": {
+            "sha": tag.commit,
+            "type": "commit",
+            "url": format!("{api}/repos/{full}/git/commits/{}", tag.commit),
+        },
+        "verification": {"verified": false, "reason": "unsigned", "signature": null, "payload": null},
+    }))
+}
+
+/// `commits/{ref}`: 422 for an unknown ref, as GitHub answers; the bare sha as text when
+/// asked for `application/vnd.github.sha`.
+fn commit_response(urls: &Urls, repo: &RepoState, rev: &str, request: &Request) -> Response {
+    let Some(sha) = repo.resolve(rev) else {
+        return Response::json(
+            422,
+            &json!({
+                "message": format!("No commit found for SHA: {rev}"),
+                "documentation_url": DOCS,
+                "status": "422",
+            }),
+        );
+    };
+    let wants_sha = request.header("accept").is_some_and(|accept| {
+        accept.contains("application/vnd.github.sha")
+            || accept.contains("application/vnd.github.v3.sha")
+    });
+    if wants_sha {
+        return Response::bytes(200, "application/vnd.github.sha; charset=utf-8", sha);
+    }
+    let (api, full) = (&urls.api, repo.full_name());
+    let commit = &repo.commits[sha];
+    let person = json!({
+        "name": "Test Author",
+        "email": "author@example.com",
+        "date": format_time(commit.date),
+    });
+    Response::json(
+        200,
+        &json!({
+            "sha": sha,
+            "node_id": format!("C_{}", &sha[..12]),
+            "url": format!("{api}/repos/{full}/commits/{sha}"),
+            "html_url": format!("{}/{full}/commit/{sha}", urls.server),
+            "commit": {
+                "author": person,
+                "committer": person,
+                "message": commit.message,
+                "tree": {"sha": derived_sha(&format!("tree:{sha}"))},
+            },
+            "parents": [],
+        }),
+    )
 }
 
 fn repo_json(urls: &Urls, repo: &RepoState) -> Value {

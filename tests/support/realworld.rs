@@ -90,15 +90,10 @@ impl Realworld {
     /// The fact at `keys` (e.g. `["talos", "cni-by-talos", "v1.13.6"]`); panics naming the
     /// path when it is missing.
     pub fn fact(&self, keys: &[&str]) -> &toml::Value {
-        let mut value = None::<&toml::Value>;
-        for key in keys {
-            let next = match value {
-                None => self.facts.get(*key),
-                Some(v) => v.get(*key),
-            };
-            value = Some(next.unwrap_or_else(|| panic!("facts.toml has no {}", keys.join("."))));
-        }
-        value.unwrap_or_else(|| panic!("empty fact path"))
+        let (first, rest) = keys.split_first().expect("a non-empty fact path");
+        rest.iter()
+            .fold(self.facts.get(*first), |value, key| value?.get(*key))
+            .unwrap_or_else(|| panic!("facts.toml has no {}", keys.join(".")))
     }
 
     /// The string fact at `keys`.
@@ -154,11 +149,10 @@ impl Realworld {
     /// The real commit of a multus-cni tag, where facts.toml knows it.
     pub fn multus_commit(&self, tag: &str) -> Option<String> {
         let tags = self.fact(&["multus-cni", "tag"]).as_table()?;
-        tags.values().find_map(|entry| {
-            (entry.get("tag")?.as_str()? == tag)
-                .then(|| entry.get("commit")?.as_str().map(str::to_string))
-                .flatten()
-        })
+        tags.values()
+            .find(|entry| entry.get("tag").and_then(toml::Value::as_str) == Some(tag))
+            .and_then(|entry| entry.get("commit")?.as_str())
+            .map(str::to_string)
     }
 
     /// Registers multus-cni: every release of `releases.json` (draft, prerelease, name, id and
