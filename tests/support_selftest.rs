@@ -623,6 +623,13 @@ fn one_connection_serves_several_requests_and_head_has_no_body() {
 }
 
 #[test]
+fn malformed_requests_get_400() {
+    let gh = GitHub::start();
+    let response = raw_http(&gh.raw_url(), "garbage\r\n\r\n");
+    assert!(response.starts_with("HTTP/1.1 400 "), "{response}");
+}
+
+#[test]
 fn env_names_the_three_origins() {
     let gh = GitHub::start();
     let env: BTreeMap<&str, String> = gh.env().into_iter().collect();

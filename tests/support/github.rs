@@ -1440,7 +1440,8 @@ fn parse_time(s: &str) -> Option<u64> {
     let num = |range: std::ops::Range<usize>| s.get(range)?.parse::<u64>().ok();
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+    let valid = y >= 1970 && (1..=12).contains(&m) && (1..=31).contains(&d);
+    if !valid || hh > 23 || mm > 59 || ss > 60 {
         return None;
     }
     // Days from 1970-01-01 to y-m-d (Howard Hinnant's days_from_civil, years >= 1970).

@@ -258,8 +258,11 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
         let request = match read_request(&mut reader, &mut writer) {
             Ok(Some(request)) => request,
             Ok(None) => return,
-            Err(_) => {
-                let _ = write_response(&mut writer, &Response::new(400), false, false);
+            Err(e) => {
+                // Answer garbage with 400; an idle or broken connection just closes.
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    let _ = write_response(&mut writer, &Response::new(400), false, false);
+                }
                 return;
             }
         };
@@ -284,7 +287,11 @@ fn sleep_unless_stopped(delay: Duration, stop: &AtomicBool) -> bool {
         if stop.load(Ordering::SeqCst) {
             return false;
         }
-        thread::sleep((until - Instant::now()).min(Duration::from_millis(20)));
+        thread::sleep(
+            until
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(20)),
+        );
     }
     !stop.load(Ordering::SeqCst)
 }
