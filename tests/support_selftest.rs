@@ -375,7 +375,7 @@ fn rate_limit_for_a_while_then_succeeds() {
     let url = format!("{}/repos/o/r/releases", gh.api_url());
     gh.rate_limit_for(Duration::from_secs(1));
     assert_eq!(get(&url).status(), 403);
-    std::thread::sleep(Duration::from_millis(2100));
+    std::thread::sleep(Duration::from_millis(1200));
     assert_eq!(get(&url).status(), 200);
 }
 

@@ -149,7 +149,7 @@ struct State {
     repos: BTreeMap<String, RepoState>,
     next_repo_id: u64,
     next_release_id: u64,
-    rate_limited_until: Option<u64>,
+    rate_limited_until: Option<SystemTime>,
     api_requests: u64,
     tokens: Vec<String>,
     faults: Vec<Fault>,
@@ -411,17 +411,18 @@ impl GitHub {
     /// Switches API rate limiting on (for an hour) or off. While on, every API request answers
     /// 403 with `x-ratelimit-remaining: 0` and GitHub's message.
     pub fn rate_limit(&self, on: bool) {
-        self.state().rate_limited_until = on.then(|| now() + 3600);
+        let hour = Duration::from_secs(3600);
+        self.state().rate_limited_until = on.then(|| SystemTime::now() + hour);
     }
 
     /// Rate-limits the API until `duration` from now; later requests succeed again.
     pub fn rate_limit_for(&self, duration: Duration) {
-        self.state().rate_limited_until = Some(now() + duration.as_secs().max(1));
+        self.state().rate_limited_until = Some(SystemTime::now() + duration);
     }
 
     /// The `x-ratelimit-reset` epoch rate-limited answers carry, if rate limiting is set.
     pub fn rate_limit_reset(&self) -> Option<u64> {
-        self.state().rate_limited_until
+        self.state().rate_limited_until.map(epoch_ceil)
     }
 
     /// The next `n` requests whose target (or full URL) starts with `prefix` answer `status`
@@ -731,11 +732,10 @@ fn is_full_sha(rev: &str) -> bool {
     rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+/// Whole seconds since the epoch, rounded up: a reset time never comes before the real one.
+fn epoch_ceil(time: SystemTime) -> u64 {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    since.as_secs() + u64::from(since.subsec_nanos() > 0)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -862,8 +862,9 @@ fn api(shared: &Shared, request: &Request) -> Response {
         }
     }
     let limit: u64 = if authorized { 5000 } else { 60 };
-    let now = now();
-    if let Some(reset) = state.rate_limited_until.filter(|&reset| reset > now) {
+    let now = SystemTime::now();
+    if let Some(reset) = state.rate_limited_until.filter(|&until| until > now) {
+        let reset = epoch_ceil(reset);
         let who = if authorized { "user ID 1" } else { "127.0.0.1" };
         let mut message = format!("API rate limit exceeded for {who}.");
         if !authorized {
@@ -898,7 +899,7 @@ fn api(shared: &Shared, request: &Request) -> Response {
             "x-ratelimit-remaining",
             limit.saturating_sub(used).to_string(),
         )
-        .header("x-ratelimit-reset", (now + 3600).to_string())
+        .header("x-ratelimit-reset", (epoch_ceil(now) + 3600).to_string())
         .header("x-ratelimit-used", used.min(limit).to_string())
         .header("x-ratelimit-resource", "core")
         .header("x-github-media-type", "github.v3; format=json")
