@@ -88,7 +88,7 @@ impl Shell {
         let _ = out.flush();
     }
 
-    /// A download bar that follows [`crate::net::Client`]'s progress hook, or
+    /// A download bar that follows the HTTP client's progress hook, or
     /// nothing off a terminal. One bar is reused for every download.
     pub fn download_bar(&self) -> Option<indicatif::ProgressBar> {
         if !self.progress {

@@ -4,10 +4,16 @@
 //! repositories written by the reference implementation. Every command runs with the user's
 //! and the system's git configuration switched off and with fixed identities and dates, so a
 //! test gets the same commit ids on every machine.
+//!
+//! [`http_backend`] serves such a repository over git's smart HTTP protocol through
+//! `git http-backend`, so the GitHub stand-in can offer clones at `{server}/{owner}/{repo}.git`.
 
 use std::cell::Cell;
-use std::path::Path;
-use std::process::Command;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::server::{Request, Response};
 
 /// 2026-01-01T00:00:00Z; each commit is a minute after the previous one.
 const FIRST_COMMIT_EPOCH: u64 = 1_767_225_600;
@@ -103,6 +109,11 @@ impl GitRepo {
         self
     }
 
+    /// The `.git` directory.
+    pub fn git_dir(&self) -> PathBuf {
+        self.path().join(".git")
+    }
+
     /// The commit `HEAD` points at.
     pub fn head(&self) -> String {
         self.rev_parse("HEAD")
@@ -117,14 +128,8 @@ impl GitRepo {
     /// fails and returns trimmed stdout.
     pub fn git(&self, args: &[&str]) -> String {
         let date = format!("@{} +0000", self.clock.get());
-        let output = Command::new("git")
+        let output = isolated_git(self.path())
             .args(args)
-            .current_dir(self.path())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_AUTHOR_NAME", "Test Author")
             .env("GIT_AUTHOR_EMAIL", "author@example.com")
             .env("GIT_COMMITTER_NAME", "Test Author")
@@ -144,4 +149,96 @@ impl GitRepo {
     fn tick(&self) {
         self.clock.set(self.clock.get() + 60);
     }
+}
+
+/// `git` in `dir`, blind to the user's and the system's configuration and to any repository
+/// the test process itself runs in.
+fn isolated_git(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    command
+}
+
+/// Answers a smart-HTTP git request for the repository at `git_dir` by running
+/// `git http-backend` as a CGI program; `path_info` is the part after the repository, such
+/// as `/info/refs` or `/git-upload-pack`. Pushes are refused, as to an anonymous client.
+pub fn http_backend(git_dir: &Path, path_info: &str, request: &Request) -> Response {
+    let query = request.target.split_once('?').map_or("", |(_, q)| q);
+    let mut command = isolated_git(git_dir);
+    command
+        .arg("http-backend")
+        .env("GIT_PROJECT_ROOT", git_dir)
+        .env("GIT_HTTP_EXPORT_ALL", "1")
+        .env("PATH_INFO", path_info)
+        .env("REQUEST_METHOD", &request.method)
+        .env("QUERY_STRING", query)
+        .env("CONTENT_TYPE", request.header("content-type").unwrap_or(""))
+        .env("CONTENT_LENGTH", request.body.len().to_string())
+        .env("REMOTE_ADDR", "127.0.0.1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Protocol v2 and gzip-compressed negotiation reach the backend as CGI variables.
+    for (header, variable) in [
+        ("git-protocol", "GIT_PROTOCOL"),
+        ("content-encoding", "HTTP_CONTENT_ENCODING"),
+    ] {
+        if let Some(value) = request.header(header) {
+            command.env(variable, value);
+        }
+    }
+    let Ok(mut child) = command.spawn() else {
+        return Response::bytes(500, "text/plain", "cannot run git http-backend\n");
+    };
+    // Feed stdin from another thread: the backend may write before it has read everything.
+    let body = request.body.clone();
+    let stdin = child.stdin.take();
+    let feeder = std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(&body);
+        }
+    });
+    let output = child.wait_with_output();
+    let _ = feeder.join();
+    match output {
+        Ok(output) => cgi_response(&output.stdout),
+        Err(_) => Response::bytes(500, "text/plain", "git http-backend failed\n"),
+    }
+}
+
+/// Turns CGI output (headers, a blank line, the body) into a response; `Status:` sets the code.
+fn cgi_response(output: &[u8]) -> Response {
+    let split = output
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| (i, i + 4))
+        .or_else(|| {
+            output
+                .windows(2)
+                .position(|w| w == b"\n\n")
+                .map(|i| (i, i + 2))
+        });
+    let Some((head_end, body_start)) = split else {
+        return Response::bytes(500, "text/plain", "malformed CGI output\n");
+    };
+    let mut response = Response::new(200).body(output[body_start..].to_vec());
+    for line in String::from_utf8_lossy(&output[..head_end]).lines() {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("status") {
+            let code = value.split_whitespace().next().and_then(|c| c.parse().ok());
+            response.status = code.unwrap_or(500);
+        } else {
+            response = response.header(name.trim(), value);
+        }
+    }
+    response
 }

@@ -15,16 +15,20 @@
 //! answer `302` to another path (follow redirects); archives begin with a `pax_global_header`
 //! entry and strip the `v` of a tag in their top directory; drafts are listed only to requests
 //! that carry a token; the API refuses requests without a `User-Agent`.
+//!
+//! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
+//! runs `git http-backend` on a local [`GitRepo`], as github.com answers `git clone`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::git::{self, GitRepo};
 use super::server::{self, Request, Response, Server, percent_decode};
 
 /// 2026-01-01T00:00:00Z: the date of commits and first releases nobody gave a date.
@@ -55,7 +59,7 @@ pub struct LoggedRequest {
     /// The origin's URL followed by `target`.
     pub url: String,
     /// Whether an `Authorization` header was sent.
-    pub authorized: bool,
+    pub authorization_sent: bool,
     /// The `If-None-Match` header, if the request was conditional.
     pub if_none_match: Option<String>,
     /// The `Accept` header.
@@ -145,7 +149,7 @@ struct State {
     repos: BTreeMap<String, RepoState>,
     next_repo_id: u64,
     next_release_id: u64,
-    rate_limited_until: Option<u64>,
+    rate_limited_until: Option<SystemTime>,
     api_requests: u64,
     tokens: Vec<String>,
     faults: Vec<Fault>,
@@ -171,6 +175,8 @@ struct RepoState {
     tags: BTreeMap<String, Tag>,
     branches: BTreeMap<String, String>,
     releases: Vec<Release>,
+    /// A real repository served over smart HTTP at `{server}/{owner}/{repo}.git`.
+    git_dir: Option<PathBuf>,
     pulls: Vec<Pull>,
 }
 
@@ -409,6 +415,7 @@ impl GitHub {
                     branches: BTreeMap::new(),
                     releases: Vec::new(),
                     pulls: Vec::new(),
+                    git_dir: None,
                 },
             );
         }
@@ -421,17 +428,18 @@ impl GitHub {
     /// Switches API rate limiting on (for an hour) or off. While on, every API request answers
     /// 403 with `x-ratelimit-remaining: 0` and GitHub's message.
     pub fn rate_limit(&self, on: bool) {
-        self.state().rate_limited_until = on.then(|| now() + 3600);
+        let hour = Duration::from_secs(3600);
+        self.state().rate_limited_until = on.then(|| SystemTime::now() + hour);
     }
 
     /// Rate-limits the API until `duration` from now; later requests succeed again.
     pub fn rate_limit_for(&self, duration: Duration) {
-        self.state().rate_limited_until = Some(now() + duration.as_secs().max(1));
+        self.state().rate_limited_until = Some(SystemTime::now() + duration);
     }
 
     /// The `x-ratelimit-reset` epoch rate-limited answers carry, if rate limiting is set.
     pub fn rate_limit_reset(&self) -> Option<u64> {
-        self.state().rate_limited_until
+        self.state().rate_limited_until.map(epoch_ceil)
     }
 
     /// The next `n` requests whose target (or full URL) starts with `prefix` answer `status`
@@ -442,7 +450,8 @@ impl GitHub {
     }
 
     /// The next `n` requests starting with `prefix` are answered normally but only after
-    /// `delay`, to drive a client past its timeout.
+    /// `delay`, to drive a client past its timeout. The log records them with the status they
+    /// are answered with once the delay is over, whether or not the client still listens.
     pub fn hang_next(&self, prefix: &str, delay: Duration, n: usize) {
         self.add_fault(prefix, FaultKind::Hang(delay), n);
     }
@@ -514,9 +523,11 @@ impl Repo<'_> {
     }
 
     /// A lightweight tag at commit `sha` (the commit is created empty if unknown). Call it
-    /// before registering files through the tag, or the tag gets a derived commit.
+    /// before registering files through the tag: moving a tag away from files registered
+    /// through it panics rather than silently hiding them.
     pub fn tag(&self, tag: &str, sha: &str) -> &Self {
         self.with(|repo, _| {
+            repo.ensure_retarget_keeps_files(tag, sha);
             repo.ensure_commit(sha);
             repo.tags.insert(
                 tag.to_string(),
@@ -533,6 +544,7 @@ impl Repo<'_> {
     /// `git/tags/{sha}` peels to the commit.
     pub fn annotated_tag(&self, tag: &str, sha: &str, message: &str) -> &Self {
         self.with(|repo, _| {
+            repo.ensure_retarget_keeps_files(tag, sha);
             repo.ensure_commit(sha);
             let object = derived_sha(&format!("{}@tag-object:{tag}", repo.full_name()));
             repo.tags.insert(
@@ -586,6 +598,15 @@ impl Repo<'_> {
                 File { bytes, executable },
             );
         });
+        self
+    }
+
+    /// Serves `repo` over git's smart HTTP protocol at `{server}/{owner}/{name}.git` (and
+    /// without `.git`), for clones and `ls-remote`. Only the path is kept: `repo` must outlive
+    /// the clones. Its refs are independent of the tags and files registered here.
+    pub fn serve_git(&self, repo: &GitRepo) -> &Self {
+        let git_dir = repo.git_dir();
+        self.with(|state, _| state.git_dir = Some(git_dir));
         self
     }
 
@@ -661,6 +682,17 @@ impl RepoState {
             });
     }
 
+    fn ensure_retarget_keeps_files(&self, tag: &str, sha: &str) {
+        let old = self.tags.get(tag).map(|t| t.commit.as_str());
+        if let Some(old) = old.filter(|old| *old != sha) {
+            assert!(
+                self.commits[old].files.is_empty(),
+                "tag `{tag}` of {} already holds files on commit {old}; tag it before adding files",
+                self.full_name()
+            );
+        }
+    }
+
     /// The commit `rev` names, creating a tag on a derived commit if `rev` is unknown.
     fn commit_for(&mut self, rev: &str) -> String {
         if let Some(sha) = self.resolve(rev) {
@@ -726,11 +758,10 @@ fn is_full_sha(rev: &str) -> bool {
     rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+/// Whole seconds since the epoch, rounded up: a reset time never comes before the real one.
+fn epoch_ceil(time: SystemTime) -> u64 {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    since.as_secs() + u64::from(since.subsec_nanos() > 0)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -760,7 +791,7 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         method: request.method.clone(),
         target: request.target.clone(),
         url: format!("{}{}", shared.urls.of(origin), request.target),
-        authorized: request.header("authorization").is_some(),
+        authorization_sent: request.header("authorization").is_some(),
         if_none_match: request.header("if-none-match").map(str::to_string),
         accept: request.header("accept").map(str::to_string),
         user_agent: request.header("user-agent").map(str::to_string),
@@ -857,13 +888,10 @@ fn api(shared: &Shared, request: &Request) -> Response {
         }
     }
     let limit: u64 = if authorized { 5000 } else { 60 };
-    let now = now();
-    if let Some(reset) = state.rate_limited_until.filter(|&reset| reset > now) {
-        let who = if authorized {
-            "user ID 1".to_string()
-        } else {
-            "127.0.0.1".to_string()
-        };
+    let now = SystemTime::now();
+    if let Some(reset) = state.rate_limited_until.filter(|&until| until > now) {
+        let reset = epoch_ceil(reset);
+        let who = if authorized { "user ID 1" } else { "127.0.0.1" };
         let mut message = format!("API rate limit exceeded for {who}.");
         if !authorized {
             message.push_str(
@@ -901,7 +929,7 @@ fn api(shared: &Shared, request: &Request) -> Response {
             "x-ratelimit-remaining",
             limit.saturating_sub(used).to_string(),
         )
-        .header("x-ratelimit-reset", (now + 3600).to_string())
+        .header("x-ratelimit-reset", (epoch_ceil(now) + 3600).to_string())
         .header("x-ratelimit-used", used.min(limit).to_string())
         .header("x-ratelimit-resource", "core")
         .header("x-github-media-type", "github.v3; format=json")
@@ -1000,22 +1028,16 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
     let Some(repo) = repo else {
         return not_found_json();
     };
-    let api = &urls.api;
-    let full = repo.full_name();
+    let found = |value: Option<Value>| {
+        value.map_or_else(not_found_json, |value| Response::json(200, &value))
+    };
+    let releases = || repo.visible_releases(authorized).into_iter();
     match rest {
         [] => Response::json(200, &repo_json(urls, repo)),
         ["releases"] => {
-            let releases = repo
-                .visible_releases(authorized)
-                .into_iter()
-                .map(|release| release_json(urls, repo, release))
-                .collect();
-            paginate(
-                urls,
-                request,
-                &format!("/repositories/{}/releases", repo.id),
-                releases,
-            )
+            let releases = releases().map(|r| release_json(urls, repo, r)).collect();
+            let link_path = format!("/repositories/{}/releases", repo.id);
+            paginate(urls, request, &link_path, releases)
         }
         ["pulls"] => {
             let head = request.query("head");
@@ -1035,153 +1057,41 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
                 pulls,
             )
         }
-        ["releases", "latest"] => repo
-            .visible_releases(false)
-            .into_iter()
-            .find(|r| !r.prerelease)
-            .map_or_else(not_found_json, |r| {
-                Response::json(200, &release_json(urls, repo, r))
-            }),
+        // Drafts never count as latest, even for a collaborator.
+        ["releases", "latest"] => found(
+            repo.visible_releases(false)
+                .into_iter()
+                .find(|r| !r.prerelease)
+                .map(|r| release_json(urls, repo, r)),
+        ),
         ["releases", "tags", tag @ ..] => {
             let tag = tag.join("/");
-            repo.visible_releases(authorized)
-                .into_iter()
-                .find(|r| r.tag == tag)
-                .map_or_else(not_found_json, |r| {
-                    Response::json(200, &release_json(urls, repo, r))
-                })
-        }
-        ["tags"] => {
-            let mut names: Vec<&String> = repo.tags.keys().collect();
-            names.sort_by_key(|name| std::cmp::Reverse(natural_key(name)));
-            let tags = names
-                .into_iter()
-                .map(|name| {
-                    let sha = &repo.tags[name].commit;
-                    json!({
-                        "name": name,
-                        "zipball_url": format!("{api}/repos/{full}/zipball/refs/tags/{name}"),
-                        "tarball_url": format!("{api}/repos/{full}/tarball/refs/tags/{name}"),
-                        "commit": {"sha": sha, "url": format!("{api}/repos/{full}/commits/{sha}")},
-                        "node_id": format!("REF_{}", &derived_sha(name)[..12]),
-                    })
-                })
-                .collect();
-            paginate(
-                urls,
-                request,
-                &format!("/repositories/{}/tags", repo.id),
-                tags,
+            found(
+                releases()
+                    .find(|r| r.tag == tag)
+                    .map(|r| release_json(urls, repo, r)),
             )
+        }
+        ["releases", id] => found(
+            releases()
+                .find(|r| id.parse() == Ok(r.id))
+                .map(|r| release_json(urls, repo, r)),
+        ),
+        ["tags"] => {
+            let link_path = format!("/repositories/{}/tags", repo.id);
+            paginate(urls, request, &link_path, tags_json(urls, repo))
         }
         ["git", "ref", kind @ ("tags" | "heads"), name @ ..] => {
-            let name = name.join("/");
-            let object = if *kind == "tags" {
-                repo.tags.get(&name).map(|tag| match &tag.annotation {
-                    Some((object, _)) => ("tag", object.as_str(), "tags"),
-                    None => ("commit", tag.commit.as_str(), "commits"),
-                })
-            } else {
-                repo.branches
-                    .get(&name)
-                    .map(|sha| ("commit", sha.as_str(), "commits"))
-            };
-            let Some((kind_name, sha, path)) = object else {
-                return not_found_json();
-            };
-            Response::json(
-                200,
-                &json!({
-                    "ref": format!("refs/{kind}/{name}"),
-                    "node_id": format!("REF_{}", &derived_sha(&name)[..12]),
-                    "url": format!("{api}/repos/{full}/git/refs/{kind}/{name}"),
-                    "object": {
-                        "sha": sha,
-                        "type": kind_name,
-                        "url": format!("{api}/repos/{full}/git/{path}/{sha}"),
-                    },
-                }),
-            )
+            found(git_ref_json(urls, repo, kind, &name.join("/")))
         }
-        ["git", "tags", object] => {
-            let found = repo
-                .tags
-                .iter()
-                .find_map(|(name, tag)| match &tag.annotation {
-                    Some((sha, message)) if sha == object => Some((name, tag, message)),
-                    _ => None,
-                });
-            let Some((name, tag, message)) = found else {
-                return not_found_json();
-            };
-            let date = repo
-                .commits
-                .get(&tag.commit)
-                .map_or(DEFAULT_EPOCH, |c| c.date);
-            Response::json(
-                200,
-                &json!({
-                    "node_id": format!("TAG_{}", &object[..12.min(object.len())]),
-                    "sha": object,
-                    "url": format!("{api}/repos/{full}/git/tags/{object}"),
-                    "tag": name,
-                    "message": message,
-                    "tagger": {"name": "Test Tagger", "email": "tagger@example.com", "date": format_time(date)},
-                    "object": {
-                        "sha": tag.commit,
-                        "type": "commit",
-                        "url": format!("{api}/repos/{full}/git/commits/{}", tag.commit),
-                    },
-                    "verification": {"verified": false, "reason": "unsigned", "signature": null, "payload": null},
-                }),
-            )
-        }
-        ["commits", rev @ ..] => {
-            let rev = rev.join("/");
-            let Some(sha) = repo.resolve(&rev) else {
-                return Response::json(
-                    422,
-                    &json!({
-                        "message": format!("No commit found for SHA: {rev}"),
-                        "documentation_url": DOCS,
-                        "status": "422",
-                    }),
-                );
-            };
-            if request.header("accept").is_some_and(|accept| {
-                accept.contains("application/vnd.github.sha")
-                    || accept.contains("application/vnd.github.v3.sha")
-            }) {
-                return Response::bytes(200, "application/vnd.github.sha; charset=utf-8", sha);
-            }
-            let commit = &repo.commits[sha];
-            let person = json!({
-                "name": "Test Author",
-                "email": "author@example.com",
-                "date": format_time(commit.date),
-            });
-            Response::json(
-                200,
-                &json!({
-                    "sha": sha,
-                    "node_id": format!("C_{}", &sha[..12]),
-                    "url": format!("{api}/repos/{full}/commits/{sha}"),
-                    "html_url": format!("{}/{full}/commit/{sha}", urls.server),
-                    "commit": {
-                        "author": person,
-                        "committer": person,
-                        "message": commit.message,
-                        "tree": {"sha": derived_sha(&format!("tree:{sha}"))},
-                    },
-                    "parents": [],
-                }),
-            )
-        }
+        ["git", "tags", object] => found(tag_object_json(urls, repo, object)),
+        ["commits", rev @ ..] => commit_response(urls, repo, &rev.join("/"), request),
         ["tarball", rev @ ..] => {
             let rev = rev.join("/");
             if repo.resolve(&rev).is_none() {
                 return not_found_json();
             }
+            let full = repo.full_name();
             redirect(format!(
                 "{}/_codeload/{full}/legacy.tar.gz/{rev}",
                 urls.server
@@ -1189,6 +1099,125 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
         }
         _ => not_found_json(),
     }
+}
+
+/// `/tags`: newest-looking names first (digit runs compare as numbers).
+fn tags_json(urls: &Urls, repo: &RepoState) -> Vec<Value> {
+    let (api, full) = (&urls.api, repo.full_name());
+    let mut names: Vec<&String> = repo.tags.keys().collect();
+    names.sort_by_key(|name| std::cmp::Reverse(natural_key(name)));
+    names
+        .into_iter()
+        .map(|name| {
+            let sha = &repo.tags[name].commit;
+            json!({
+                "name": name,
+                "zipball_url": format!("{api}/repos/{full}/zipball/refs/tags/{name}"),
+                "tarball_url": format!("{api}/repos/{full}/tarball/refs/tags/{name}"),
+                "commit": {"sha": sha, "url": format!("{api}/repos/{full}/commits/{sha}")},
+                "node_id": format!("REF_{}", &derived_sha(name)[..12]),
+            })
+        })
+        .collect()
+}
+
+/// `git/ref/{tags,heads}/{name}`: an annotated tag names its tag object, not the commit.
+fn git_ref_json(urls: &Urls, repo: &RepoState, kind: &str, name: &str) -> Option<Value> {
+    let (api, full) = (&urls.api, repo.full_name());
+    let (object_type, sha, collection) = if kind == "tags" {
+        let tag = repo.tags.get(name)?;
+        match &tag.annotation {
+            Some((object, _)) => ("tag", object, "tags"),
+            None => ("commit", &tag.commit, "commits"),
+        }
+    } else {
+        ("commit", repo.branches.get(name)?, "commits")
+    };
+    Some(json!({
+        "ref": format!("refs/{kind}/{name}"),
+        "node_id": format!("REF_{}", &derived_sha(name)[..12]),
+        "url": format!("{api}/repos/{full}/git/refs/{kind}/{name}"),
+        "object": {
+            "sha": sha,
+            "type": object_type,
+            "url": format!("{api}/repos/{full}/git/{collection}/{sha}"),
+        },
+    }))
+}
+
+/// `git/tags/{sha}`: an annotated tag object, peeling to its commit.
+fn tag_object_json(urls: &Urls, repo: &RepoState, object: &str) -> Option<Value> {
+    let (api, full) = (&urls.api, repo.full_name());
+    let (name, tag, message) = repo
+        .tags
+        .iter()
+        .find_map(|(name, tag)| match &tag.annotation {
+            Some((sha, message)) if sha == object => Some((name, tag, message)),
+            _ => None,
+        })?;
+    let date = repo
+        .commits
+        .get(&tag.commit)
+        .map_or(DEFAULT_EPOCH, |c| c.date);
+    Some(json!({
+        "node_id": format!("TAG_{}", &object[..12]),
+        "sha": object,
+        "url": format!("{api}/repos/{full}/git/tags/{object}"),
+        "tag": name,
+        "message": message,
+        "tagger": {"name": "Test Tagger", "email": "tagger@example.com", "date": format_time(date)},
+        "object": {
+            "sha": tag.commit,
+            "type": "commit",
+            "url": format!("{api}/repos/{full}/git/commits/{}", tag.commit),
+        },
+        "verification": {"verified": false, "reason": "unsigned", "signature": null, "payload": null},
+    }))
+}
+
+/// `commits/{ref}`: 422 for an unknown ref, as GitHub answers; the bare sha as text when
+/// asked for `application/vnd.github.sha`.
+fn commit_response(urls: &Urls, repo: &RepoState, rev: &str, request: &Request) -> Response {
+    let Some(sha) = repo.resolve(rev) else {
+        return Response::json(
+            422,
+            &json!({
+                "message": format!("No commit found for SHA: {rev}"),
+                "documentation_url": DOCS,
+                "status": "422",
+            }),
+        );
+    };
+    let wants_sha = request.header("accept").is_some_and(|accept| {
+        accept.contains("application/vnd.github.sha")
+            || accept.contains("application/vnd.github.v3.sha")
+    });
+    if wants_sha {
+        return Response::bytes(200, "application/vnd.github.sha; charset=utf-8", sha);
+    }
+    let (api, full) = (&urls.api, repo.full_name());
+    let commit = &repo.commits[sha];
+    let person = json!({
+        "name": "Test Author",
+        "email": "author@example.com",
+        "date": format_time(commit.date),
+    });
+    Response::json(
+        200,
+        &json!({
+            "sha": sha,
+            "node_id": format!("C_{}", &sha[..12]),
+            "url": format!("{api}/repos/{full}/commits/{sha}"),
+            "html_url": format!("{}/{full}/commit/{sha}", urls.server),
+            "commit": {
+                "author": person,
+                "committer": person,
+                "message": commit.message,
+                "tree": {"sha": derived_sha(&format!("tree:{sha}"))},
+            },
+            "parents": [],
+        }),
+    )
 }
 
 fn repo_json(urls: &Urls, repo: &RepoState) -> Value {
@@ -1355,12 +1384,26 @@ fn raw(shared: &Shared, request: &Request) -> Response {
 
 fn web(shared: &Shared, request: &Request) -> Response {
     let not_found = || not_found_text("Not Found");
-    if !matches!(request.method.as_str(), "GET" | "HEAD") {
-        return not_found();
-    }
     let segments = segments(request);
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let state = lock(&shared.state);
+    if let [owner, name, rest @ ..] = segments.as_slice() {
+        let service = ["info", "git-upload-pack", "git-receive-pack", "HEAD"];
+        let name = name.strip_suffix(".git").unwrap_or(name);
+        let git_dir = state
+            .repos
+            .get(&format!("{owner}/{name}"))
+            .and_then(|repo| repo.git_dir.clone())
+            .filter(|_| rest.first().is_some_and(|s| service.contains(s)));
+        if let Some(git_dir) = git_dir {
+            // Run the backend without holding the lock: a fetch can take a while.
+            drop(state);
+            return git::http_backend(&git_dir, &format!("/{}", rest.join("/")), request);
+        }
+    }
+    if !matches!(request.method.as_str(), "GET" | "HEAD") {
+        return not_found();
+    }
     let server = &shared.urls.server;
     let repo_of = |owner: &str, name: &str| state.repos.get(&format!("{owner}/{name}"));
     match segments.as_slice() {
@@ -1521,7 +1564,8 @@ fn parse_time(s: &str) -> Option<u64> {
     let num = |range: std::ops::Range<usize>| s.get(range)?.parse::<u64>().ok();
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+    let valid = y >= 1970 && (1..=12).contains(&m) && (1..=31).contains(&d);
+    if !valid || hh > 23 || mm > 59 || ss > 60 {
         return None;
     }
     // Days from 1970-01-01 to y-m-d (Howard Hinnant's days_from_civil, years >= 1970).

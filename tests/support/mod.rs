@@ -13,7 +13,7 @@
 //! Include it with `mod support;` and `use support::{GitHub, ...};`.
 
 // Every integration test is its own crate and uses only part of this module; without this,
-// each would warn about the parts it leaves unused.
+// each would warn about the items and the re-exports below that it leaves unused.
 #![allow(dead_code, unused_imports)]
 
 pub mod git;

@@ -90,15 +90,10 @@ impl Realworld {
     /// The fact at `keys` (e.g. `["talos", "cni-by-talos", "v1.13.6"]`); panics naming the
     /// path when it is missing.
     pub fn fact(&self, keys: &[&str]) -> &toml::Value {
-        let mut value = None::<&toml::Value>;
-        for key in keys {
-            let next = match value {
-                None => self.facts.get(*key),
-                Some(v) => v.get(*key),
-            };
-            value = Some(next.unwrap_or_else(|| panic!("facts.toml has no {}", keys.join("."))));
-        }
-        value.unwrap_or_else(|| panic!("empty fact path"))
+        let (first, rest) = keys.split_first().expect("a non-empty fact path");
+        rest.iter()
+            .fold(self.facts.get(*first), |value, key| value?.get(*key))
+            .unwrap_or_else(|| panic!("facts.toml has no {}", keys.join(".")))
     }
 
     /// The string fact at `keys`.
@@ -148,17 +143,31 @@ impl Realworld {
 
     /// The thick manifest on master after v4.3.0 (the shape of the next release).
     pub fn unreleased_manifest(&self) -> Vec<u8> {
-        self.read(&format!("multus-cni/unreleased-95a0932/{MULTUS_MANIFEST}"))
+        let commit = self.unreleased_commit();
+        self.read(&format!(
+            "multus-cni/unreleased-{}/{MULTUS_MANIFEST}",
+            &commit[..7]
+        ))
+    }
+
+    /// The commit on master after v4.3.0 that the unreleased manifest comes from.
+    pub fn unreleased_commit(&self) -> &str {
+        self.fact_str(&["multus-cni", "unreleased", "commit"])
+    }
+
+    /// The unreleased commit's date, at noon UTC (facts.toml gives the day).
+    fn unreleased_date(&self) -> String {
+        let day = self.fact_str(&["multus-cni", "unreleased", "date"]);
+        format!("{day}T12:00:00Z")
     }
 
     /// The real commit of a multus-cni tag, where facts.toml knows it.
     pub fn multus_commit(&self, tag: &str) -> Option<String> {
         let tags = self.fact(&["multus-cni", "tag"]).as_table()?;
-        tags.values().find_map(|entry| {
-            (entry.get("tag")?.as_str()? == tag)
-                .then(|| entry.get("commit")?.as_str().map(str::to_string))
-                .flatten()
-        })
+        tags.values()
+            .find(|entry| entry.get("tag").and_then(toml::Value::as_str) == Some(tag))
+            .and_then(|entry| entry.get("commit")?.as_str())
+            .map(str::to_string)
     }
 
     /// Registers multus-cni: every release of `releases.json` (draft, prerelease, name, id and
@@ -169,8 +178,7 @@ impl Realworld {
         let releases: Vec<serde_json::Value> = serde_json::from_slice(&text)
             .unwrap_or_else(|e| panic!("parse multus-cni/releases.json: {e}"));
         let repo = gh.repo(MULTUS_REPO);
-        // Oldest first, so each release's commit exists before a newer one is described.
-        for release in releases.iter().rev() {
+        for release in &releases {
             let field = |key: &str| release.get(key).and_then(|v| v.as_str());
             let tag = field("tag_name").expect("releases.json: tag_name");
             let created_at = field("created_at").expect("releases.json: created_at");
@@ -198,28 +206,18 @@ impl Realworld {
         for version in MULTUS_VERSIONS {
             repo.file_at(version, MULTUS_MANIFEST, self.multus_manifest(version));
         }
-        let unreleased = self.fact_str(&["multus-cni", "unreleased", "commit"]);
+        let unreleased = self.unreleased_commit();
         repo.branch("master", unreleased)
             .file_at(unreleased, MULTUS_MANIFEST, self.unreleased_manifest())
-            .commit_info(
-                unreleased,
-                &format!(
-                    "{}T12:00:00Z",
-                    self.fact_str(&["multus-cni", "unreleased", "date"])
-                ),
-                "Unreleased master",
-            );
+            .commit_info(unreleased, &self.unreleased_date(), "Unreleased master");
     }
 
     /// Tags the unreleased commit as `tag` (e.g. `v4.4.0`) and publishes a release for it,
     /// dated the commit's day: the newest release from then on. Call after
     /// [`Realworld::register_multus`].
     pub fn publish_unreleased(&self, gh: &GitHub, tag: &str) {
-        let commit = self.fact_str(&["multus-cni", "unreleased", "commit"]);
-        let date = format!(
-            "{}T12:00:00Z",
-            self.fact_str(&["multus-cni", "unreleased", "date"])
-        );
+        let commit = self.unreleased_commit();
+        let date = self.unreleased_date();
         gh.repo(MULTUS_REPO)
             .tag(tag, commit)
             .file_at(commit, MULTUS_MANIFEST, self.unreleased_manifest())
@@ -329,8 +327,8 @@ pub fn talos_makefile(pkgs: &str) -> String {
     )
 }
 
-/// A synthetic siderolabs/pkgs Pkgfile: `vars:` with `flannel_cni_version:` before
-/// `cni_version:`, both under a renovate comment, as in the real file.
+/// A synthetic siderolabs/pkgs Pkgfile: `vars:` (two-space indent) with the look-alike
+/// `flannel_cni_version:` placed before `cni_version:`, each under a renovate comment.
 pub fn pkgs_pkgfile(cni_version: &str) -> String {
     format!(
         "# syntax = ghcr.io/siderolabs/bldr:v0.0.0\n\

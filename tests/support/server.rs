@@ -255,11 +255,14 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
     };
     let mut reader = BufReader::new(stream);
     loop {
-        let request = match read_request(&mut reader) {
+        let request = match read_request(&mut reader, &mut writer) {
             Ok(Some(request)) => request,
             Ok(None) => return,
-            Err(_) => {
-                let _ = write_response(&mut writer, &Response::new(400), false, false);
+            Err(e) => {
+                // Answer garbage with 400; an idle or broken connection just closes.
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    let _ = write_response(&mut writer, &Response::new(400), false, false);
+                }
                 return;
             }
         };
@@ -284,13 +287,22 @@ fn sleep_unless_stopped(delay: Duration, stop: &AtomicBool) -> bool {
         if stop.load(Ordering::SeqCst) {
             return false;
         }
-        thread::sleep((until - Instant::now()).min(Duration::from_millis(20)));
+        thread::sleep(
+            until
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(20)),
+        );
     }
     !stop.load(Ordering::SeqCst)
 }
 
 /// Reads one request; `Ok(None)` when the client closed the connection between requests.
-fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
+/// Answers `Expect: 100-continue` on `writer` before reading the body, as git's HTTP client
+/// waits for it before a large push or fetch negotiation.
+fn read_request(
+    reader: &mut impl BufRead,
+    writer: &mut impl Write,
+) -> std::io::Result<Option<Request>> {
     let mut line = String::new();
     if reader.read_line(&mut line)? == 0 {
         return Ok(None);
@@ -322,6 +334,13 @@ fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
         headers,
         body: Vec::new(),
     };
+    if request
+        .header("expect")
+        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+    {
+        writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        writer.flush()?;
+    }
     if request
         .header("transfer-encoding")
         .is_some_and(|v| v.eq_ignore_ascii_case("chunked"))
