@@ -27,6 +27,9 @@ pub struct Env {
     pub step_summary: Option<PathBuf>,
     /// `NO_COLOR`: set to anything non-empty to disable colour.
     pub no_color: bool,
+    /// `REVENDOR_HTTP_TIMEOUT`: seconds one HTTP request may take before it
+    /// is retried (default 30).
+    pub http_timeout: std::time::Duration,
     /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
     /// `revendor pr --create` opens the pull request.
     pub repository: Option<String>,
@@ -74,6 +77,12 @@ impl Env {
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
             repository: var("GITHUB_REPOSITORY"),
+            http_timeout: std::time::Duration::from_secs_f64(
+                var("REVENDOR_HTTP_TIMEOUT")
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .unwrap_or(30.0),
+            ),
         }
     }
 }

@@ -251,6 +251,18 @@ fn server_errors_are_retried_then_succeed() {
 }
 
 #[test]
+fn a_request_that_times_out_is_retried() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.hang_next("/repos/example/app/releases", Duration::from_secs(3), 1);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh).env("REVENDOR_HTTP_TIMEOUT", "0.5");
+    let out = rv.run(&["update"]).expect(0);
+    assert!(out.stdout.contains("-> v1.1.0"), "{}", out.stdout);
+    assert!(gh.requests().count("/repos/example/app/releases") >= 2);
+}
+
+#[test]
 fn persistent_server_errors_end_with_exit_3() {
     let gh = GitHub::start();
     upstream(&gh, &["v1.0.0"]);

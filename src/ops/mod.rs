@@ -10,7 +10,6 @@ pub mod render;
 pub mod update;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::env::Env;
 use crate::error::Result;
@@ -49,7 +48,7 @@ impl Context {
             cache_dir: env.cache_dir.clone(),
             offline,
             retries: 3,
-            timeout: Duration::from_secs(30),
+            timeout: env.http_timeout,
         })?;
         match paths::recover(&root)? {
             Recovery::Clean => {}
