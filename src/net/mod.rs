@@ -148,15 +148,7 @@ impl Client {
             for (k, v) in headers {
                 req = req.header(*k, *v);
             }
-            if let Some(token) = &self.options.token
-                && self
-                    .options
-                    .token_origins
-                    .iter()
-                    .any(|o| url.starts_with(o.as_str()))
-            {
-                req = req.bearer_auth(token);
-            }
+            req = self.authorize(req, url);
             if let Some((etag, _)) = &cached {
                 req = req.header("If-None-Match", etag.as_str());
                 self.stats.conditional.fetch_add(1, Ordering::Relaxed);
@@ -274,15 +266,7 @@ impl Client {
             .request(method, url)
             .header("Accept", "application/vnd.github+json")
             .json(body);
-        if let Some(token) = &self.options.token
-            && self
-                .options
-                .token_origins
-                .iter()
-                .any(|o| url.starts_with(o.as_str()))
-        {
-            req = req.bearer_auth(token);
-        }
+        req = self.authorize(req, url);
         self.stats.requests.fetch_add(1, Ordering::Relaxed);
         let resp = req.send().map_err(|e| HttpError::Transport {
             url: redact(url),
@@ -303,6 +287,26 @@ impl Client {
             not_modified: false,
             link: None,
         })
+    }
+
+    /// Adds the token, but only for the GitHub origins it belongs to.
+    fn authorize(
+        &self,
+        req: reqwest::blocking::RequestBuilder,
+        url: &str,
+    ) -> reqwest::blocking::RequestBuilder {
+        match &self.options.token {
+            Some(token)
+                if self
+                    .options
+                    .token_origins
+                    .iter()
+                    .any(|o| url.starts_with(o.as_str())) =>
+            {
+                req.bearer_auth(token)
+            }
+            _ => req,
+        }
     }
 
     /// Reads a body in chunks, telling the progress hook how far it got.
