@@ -29,6 +29,14 @@ pub(super) fn fold(
     let Some(current) = current else {
         return Ok(Vec::new());
     };
+    if let Some(line) = conflict_marker_line(current) {
+        return Err(Error::Conflict(format!(
+            "`{}` still holds the conflict markers of an earlier `update --keep-conflicts` (line {line}); \
+             use them to fix the patch so it applies to the new release, restore the file with `revendor render`, \
+             then run `revendor update` again",
+            vendor.to
+        )));
+    }
     let patched = patches
         .apply_strict(vendor, base)
         .map_err(|f| Error::Conflict(format!("{f} (at the locked version {base_version})")))?
@@ -85,6 +93,13 @@ pub(super) fn fold(
         .collect())
 }
 
+/// The 1-based line of a `<<<<<<< ours (` marker left by `--keep-conflicts`.
+fn conflict_marker_line(text: &[u8]) -> Option<usize> {
+    text.split(|&b| b == b'\n')
+        .position(|l| l.starts_with(b"<<<<<<< ours ("))
+        .map(|i| i + 1)
+}
+
 /// Lines of `current` that differ from `expected` (added or changed), and
 /// removals, with their line in `current`.
 fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
@@ -135,6 +150,15 @@ fn list(edits: &[EditReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leftover_markers_are_found() {
+        assert_eq!(
+            conflict_marker_line(b"a\n<<<<<<< ours (patched v1)\nb\n"),
+            Some(2)
+        );
+        assert_eq!(conflict_marker_line(b"a\n<<<< not a marker\n"), None);
+    }
 
     #[test]
     fn edited_lines_name_line_and_text() {
