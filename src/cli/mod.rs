@@ -6,6 +6,7 @@
 //! library are printed here and nowhere else: `error: <message>` on one line,
 //! then `  help: <what to do>` when there is a hint.
 
+mod image;
 mod patch;
 mod render;
 mod update;
@@ -53,6 +54,9 @@ pub enum Command {
     /// Work on patch files.
     #[command(subcommand)]
     Patch(patch::Command),
+    /// Build, verify and pin the package's image; pin its base images.
+    #[command(subcommand)]
+    Image(image::Command),
 }
 
 /// Runs the command line of this process.
@@ -89,6 +93,7 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
         Command::Update(args) => update::exec(&ctx, args),
         Command::Render(args) => render::exec(&ctx, args),
         Command::Patch(cmd) => patch::exec(&ctx, cmd),
+        Command::Image(cmd) => image::exec(&ctx, cmd),
     };
     ctx.report_network();
     code
