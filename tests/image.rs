@@ -237,7 +237,8 @@ fn dry_run_shows_the_exact_buildx_command_for_the_multus_package() {
 #[test]
 fn builds_stop_before_the_builder_runs_when_the_recipe_is_wrong() {
     const DOCKERFILE: &str = "images/multus-cni/Dockerfile";
-    let cases: [(&str, fn(&TempPackage), &[&str]); 4] = [
+    type Breakage = fn(&TempPackage);
+    let cases: [(&str, Breakage, &[&str]); 4] = [
         (
             "unpinned builder",
             |pkg| {
