@@ -238,7 +238,7 @@ fn dry_run_shows_the_exact_buildx_command_for_the_multus_package() {
 fn builds_stop_before_the_builder_runs_when_the_recipe_is_wrong() {
     const DOCKERFILE: &str = "images/multus-cni/Dockerfile";
     type Breakage = fn(&TempPackage);
-    let cases: [(&str, Breakage, &[&str]); 4] = [
+    let cases: [(&str, Breakage, &[&str]); 5] = [
         (
             "unpinned builder",
             |pkg| {
@@ -287,6 +287,18 @@ fn builds_stop_before_the_builder_runs_when_the_recipe_is_wrong() {
                 );
             },
             &["source patch `patches/fix-del-without-cache.diff` is outside the build context"],
+        ),
+        (
+            "source patch reached through the context",
+            |pkg| {
+                let from = "images/multus-cni/patches/fix-del-without-cache.diff";
+                let sneaky = "images/multus-cni/../../patches/fix-del-without-cache.diff";
+                pkg.write("patches/fix-del-without-cache.diff", pkg.read(from));
+                pkg.remove(from);
+                let text = pkg.read_string("vendor.toml");
+                pkg.write("vendor.toml", text.replace(from, sneaky));
+            },
+            &["is outside the build context `images/multus-cni`"],
         ),
     ];
     for (name, breakage, expected) in cases {
@@ -873,5 +885,22 @@ fn pin_base_refuses_a_base_without_the_platforms_and_an_implicit_go_move() {
         "{}",
         run.stderr
     );
+    assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
+fn pin_base_go_needs_a_golang_stage_and_a_go_minor() {
+    let pkg = package("127.0.0.1:9/team/multus-cni", "buildah");
+    let before = pkg.snapshot();
+    let rv = revendor(&pkg);
+    let run = rv.run(&["image", "pin-base", "--go", "1.27"]).expect(2);
+    assert!(
+        run.stderr
+            .contains("no stage builds on golang, so --go has nothing to move"),
+        "{}",
+        run.stderr
+    );
+    let run = rv.run(&["image", "pin-base", "--go", "1.27.1"]).expect(2);
+    assert!(run.stderr.contains("is not a Go minor"), "{}", run.stderr);
     assert_eq!(pkg.snapshot(), before);
 }

@@ -305,22 +305,25 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
         .into());
     }
 
-    let inside =
-        |file: &str| image.context == "." || file.starts_with(&format!("{}/", image.context));
-    if let Some(patch) = config
-        .patches_for(AppliesTo::Source)
-        .find(|p| !inside(&p.file))
-    {
-        return Err(ConfigError::at(
-            config.root.join("vendor.toml"),
-            Some(patch.line),
-            format!(
-                "source patch `{}` is outside the build context `{}`, so the build cannot apply it",
-                patch.file, image.context
-            ),
-        )
-        .hint("move the patch under the context and update `file`")
-        .into());
+    // Compared as real paths: `images/x/../../patches/p.diff` is not in `images/x`.
+    let real = |rel: &str| {
+        let path = ctx.root.join(rel);
+        path.canonicalize().map_err(paths::io("resolve", &path))
+    };
+    let context = real(&image.context)?;
+    for patch in config.patches_for(AppliesTo::Source) {
+        if !real(&patch.file)?.starts_with(&context) {
+            return Err(ConfigError::at(
+                config.root.join("vendor.toml"),
+                Some(patch.line),
+                format!(
+                    "source patch `{}` is outside the build context `{}`, so the build cannot apply it",
+                    patch.file, image.context
+                ),
+            )
+            .hint("move the patch under the context and update `file`")
+            .into());
+        }
     }
     Ok(df)
 }

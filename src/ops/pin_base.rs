@@ -103,6 +103,15 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     let text = String::from_utf8(paths::read(&path)?)
         .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
     let df = parse_dockerfile(&path, &text)?;
+    let on_golang = |s: &Stage| matches!(&s.base, Base::Image(r) if r.is_docker_official("golang"));
+    if opts.go.is_some() && !df.stages.iter().any(on_golang) {
+        return Err(ConfigError::at(
+            &path,
+            None,
+            "no stage builds on golang, so --go has nothing to move",
+        )
+        .into());
+    }
     let wrong_go = builder_on_other_go(&df, image, opts.go.as_deref());
     let platforms = platforms(&config, image)?;
     let client = registry_client(ctx)?;

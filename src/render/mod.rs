@@ -123,8 +123,5 @@ pub fn read_pin(config: &Config, read: impl Fn(&str) -> Option<Vec<u8>>) -> Resu
 
 /// A pin that cannot be applied to a rendered file, naming the file and line.
 fn pin_error(file: &str, e: &pin::Error) -> Error {
-    Error::Upstream(format!(
-        "cannot pin images in `{file}` (line {}): {e}",
-        e.line()
-    ))
+    Error::Upstream(format!("cannot pin images in `{file}`: {e}"))
 }
