@@ -46,6 +46,11 @@ impl Step {
     /// Runs the step in `dir` and waits for it. A program that cannot be
     /// started is an error even for an optional step.
     pub fn run(&self, dir: &Path) -> Result<(), Error> {
+        self.run_echoing(dir, &mut std::io::stderr())
+    }
+
+    /// [`Step::run`], copying the builder's stderr to `echo`.
+    fn run_echoing(&self, dir: &Path, echo: &mut dyn Write) -> Result<(), Error> {
         let Some((program, args)) = self.argv.split_first() else {
             return Ok(());
         };
@@ -69,7 +74,7 @@ impl Step {
             let mut reader = BufReader::new(stderr);
             let mut line = Vec::new();
             while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
-                let _ = std::io::stderr().write_all(&line);
+                let _ = echo.write_all(&line);
                 if tail.len() == TAIL_LINES {
                     tail.pop_front();
                 }
@@ -162,11 +167,12 @@ mod tests {
             "-c",
             "for i in $(seq 1 30); do echo line $i >&2; done; exit 3",
         ]);
+        let mut echoed = Vec::new();
         let Err(Error::Failed {
             status,
             stderr_tail,
             command,
-        }) = step.run(dir.path())
+        }) = step.run_echoing(dir.path(), &mut echoed)
         else {
             panic!("the step must fail");
         };
@@ -174,6 +180,7 @@ mod tests {
         assert_eq!(stderr_tail.lines().count(), TAIL_LINES);
         assert!(stderr_tail.starts_with("line 11\n") && stderr_tail.ends_with("line 30"));
         assert!(command.starts_with("sh -c 'for i"), "{command}");
+        assert_eq!(String::from_utf8(echoed).unwrap().lines().count(), 30);
     }
 
     #[test]
