@@ -75,6 +75,12 @@ pub enum Error {
     /// An upstream or registry answer could not be understood.
     #[error("{0}")]
     Upstream(String),
+    /// A registry could not be read, or what it served failed verification.
+    #[error(transparent)]
+    Registry(#[from] crate::registry::Error),
+    /// An image builder could not run or failed.
+    #[error(transparent)]
+    Builder(#[from] crate::builder::Error),
 }
 
 impl Error {
@@ -87,7 +93,9 @@ impl Error {
             | Error::Git { .. }
             | Error::Io { .. }
             | Error::Checksum { .. }
-            | Error::Upstream(_) => ExitCode::Failure,
+            | Error::Upstream(_)
+            | Error::Registry(_)
+            | Error::Builder(_) => ExitCode::Failure,
         }
     }
 
@@ -97,6 +105,12 @@ impl Error {
             Error::Config(e) => e.hint.clone(),
             Error::Usage { hint, .. } => hint.clone(),
             Error::Http(e) => e.hint(),
+            Error::Builder(crate::builder::Error::Spawn { .. }) => Some(
+                "install the builder, or pick the other one with --builder (buildx, buildah)".into(),
+            ),
+            Error::Registry(crate::registry::Error::Unauthorized { .. }) => Some(
+                "log in to the registry (docker login) or set DOCKER_CONFIG to a config holding its credentials".into(),
+            ),
             _ => None,
         }
     }

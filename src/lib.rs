@@ -13,6 +13,7 @@
 //! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
 //! | [`image`] | read-only OCI values: references, digests, manifests | – |
 //! | [`registry`] | OCI distribution: auth, manifests, index verification | registries |
+//! | [`builder`] | buildx and buildah command lines, the build's content hash | the build context |
 //! | [`manifest`] | rendered YAML parsed (Helm lines tolerated), contracts | – |
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
@@ -25,6 +26,7 @@
 //!
 //! `main.rs` only calls [`cli::main`].
 
+pub mod builder;
 pub mod cli;
 pub mod config;
 pub mod dockerfile;

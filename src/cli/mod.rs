@@ -6,6 +6,7 @@
 //! library are printed here and nowhere else: `error: <message>` on one line,
 //! then `  help: <what to do>` when there is a hint.
 
+mod image;
 mod patch;
 mod pr;
 mod render;
@@ -56,6 +57,9 @@ pub enum Command {
     Patch(patch::Command),
     /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull request.
     Pr(pr::Args),
+    /// Build, verify and pin the package's image; pin its base images.
+    #[command(subcommand)]
+    Image(image::Command),
 }
 
 /// Runs the command line of this process.
@@ -93,6 +97,7 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
         Command::Render(args) => render::exec(&ctx, args),
         Command::Patch(cmd) => patch::exec(&ctx, cmd),
         Command::Pr(args) => pr::exec(&ctx, args),
+        Command::Image(cmd) => image::exec(&ctx, cmd),
     };
     ctx.report_network();
     code

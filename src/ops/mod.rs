@@ -2,8 +2,13 @@
 //!
 //! `update` is `upstream::resolve → upstream::fetch_file → render (patch,
 //! rewrite, pin) → patch::refresh → paths::Transaction::commit`; `render` is
-//! the same without the network. [`Context`] carries what every op needs.
+//! the same without the network. `image build` is `builder::content_hash →
+//! builder::plan → Step::run → registry::Client::resolve_index_with_retry →
+//! image_pin::write_pin`. [`Context`] carries what every op needs.
 
+pub mod image_build;
+pub mod image_pin;
+pub mod pin_base;
 pub mod pr;
 pub mod refresh;
 pub mod render;

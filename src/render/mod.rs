@@ -41,7 +41,7 @@ pub fn finish(
     }
     if let Some(reference) = pin {
         for p in config.pins.iter().filter(|p| p.file == to) {
-            text = pin::apply(&text, p, reference);
+            text = pin::apply(&text, p, reference).map_err(|e| pin_error(to, &e))?;
         }
     }
     Ok(text.into_bytes())
@@ -101,7 +101,8 @@ pub fn read_pin(config: &Config, read: impl Fn(&str) -> Option<Vec<u8>>) -> Resu
     for p in &config.pins {
         let Some(bytes) = read(&p.file) else { continue };
         let text = String::from_utf8_lossy(&bytes);
-        for site in pin::pin_sites(&text, p) {
+        let sites = pin::pin_sites(&text, p).map_err(|e| pin_error(&p.file, &e))?;
+        for site in sites {
             if site.repository() != p.repository || !site.value.contains("@sha256:") {
                 continue;
             }
@@ -118,4 +119,9 @@ pub fn read_pin(config: &Config, read: impl Fn(&str) -> Option<Vec<u8>>) -> Resu
         }
     }
     Ok(found.map(|(v, _, _)| v))
+}
+
+/// A pin that cannot be applied to a rendered file, naming the file and line.
+fn pin_error(file: &str, e: &pin::Error) -> Error {
+    Error::Upstream(format!("cannot pin images in `{file}`: {e}"))
 }

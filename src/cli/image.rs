@@ -1,0 +1,114 @@
+//! `revendor image …`: build, pin, pin-base.
+
+use crate::error::{ExitCode, Result};
+use crate::ops::Context;
+use crate::ops::image_build::{BuildOptions, build};
+use crate::ops::image_pin::{PinOptions, pin};
+use crate::ops::pin_base::{PinBaseOptions, pin_base};
+use crate::report::Format;
+
+/// Subcommands of `revendor image`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Build the multi-platform image; with --push, read its index back from the registry, verify it and pin it.
+    Build(BuildArgs),
+    /// Resolve and verify an existing image, and pin it.
+    Pin(PinArgs),
+    /// Pin every FROM image of the Dockerfile to its multi-platform index digest.
+    PinBase(PinBaseArgs),
+}
+
+/// Flags of `revendor image build`.
+#[derive(Debug, clap::Args)]
+pub struct BuildArgs {
+    /// Tag to build instead of vendor.toml's `[image] tag`.
+    #[arg(long, value_name = "T")]
+    pub tag: Option<String>,
+    /// Push the image, read it back from the registry, verify it and pin it.
+    #[arg(long)]
+    pub push: bool,
+    /// Builder to use instead of vendor.toml's `builder`.
+    #[arg(long, value_name = "B", value_parser = ["buildx", "buildah"])]
+    pub builder: Option<String>,
+    /// Print the builder's exact command lines; run nothing, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Build even when the pinned image was built from the same content.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Flags of `revendor image pin`.
+#[derive(Debug, clap::Args)]
+pub struct PinArgs {
+    /// Tag to resolve instead of vendor.toml's `[image] tag`.
+    #[arg(long, value_name = "T")]
+    pub tag: Option<String>,
+    /// Index digest to pin (verified) instead of the one the tag points to.
+    #[arg(long, value_name = "D")]
+    pub digest: Option<String>,
+}
+
+/// Flags of `revendor image pin-base`.
+#[derive(Debug, clap::Args)]
+pub struct PinBaseArgs {
+    /// Move the golang builder stages (and vendor.toml's `go`) to this Go minor.
+    #[arg(long, value_name = "X.Y")]
+    pub go: Option<String>,
+    /// Resolve and show the new FROM lines; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
+    let json = ctx.shell.format() == Format::Json;
+    let text = match cmd {
+        Command::Build(args) => {
+            let report = build(
+                ctx,
+                &BuildOptions {
+                    tag: args.tag,
+                    push: args.push,
+                    builder: args.builder,
+                    dry_run: args.dry_run,
+                    force: args.force,
+                },
+            )?;
+            if json {
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            } else {
+                report.human()
+            }
+        }
+        Command::Pin(args) => {
+            let report = pin(
+                ctx,
+                &PinOptions {
+                    tag: args.tag,
+                    digest: args.digest,
+                },
+            )?;
+            if json {
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            } else {
+                report.human()
+            }
+        }
+        Command::PinBase(args) => {
+            let report = pin_base(
+                ctx,
+                &PinBaseOptions {
+                    go: args.go,
+                    dry_run: args.dry_run,
+                },
+            )?;
+            if json {
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            } else {
+                report.human()
+            }
+        }
+    };
+    ctx.shell.out(&text);
+    Ok(ExitCode::Clean)
+}

@@ -1,0 +1,377 @@
+//! `revendor image build`: build the multi-platform image, push it, read it
+//! back, verify it and pin it.
+//!
+//! 1. Check the recipe before spending a build on it: the golang builder
+//!    stages are `golang:<image.go>` pinned by digest, every `ARG VERSION`
+//!    default equals the locked upstream version, and every source patch
+//!    lies inside the build context. Any failure stops here, naming the file
+//!    and line.
+//! 2. Hash what goes into the image (`builder::content_hash`). When the lock
+//!    already pins this repository and tag built from the same hash, and the
+//!    pinned digest still resolves (offline: the hashes alone), there is
+//!    nothing to do unless `--force`.
+//! 3. Plan the builder's steps (`builder::plan`); `--dry-run` stops here and
+//!    shows them. Otherwise run them.
+//! 4. With `--push`: take the digest the builder reported, then read the tag
+//!    back from the registry until it serves that digest (bounded retries:
+//!    registries are eventually consistent) and verify it is an index of
+//!    exactly the configured platforms (`registry::Client`).
+//! 5. Pin it (`image_pin::write_pin`), recording the content hash and the
+//!    pinned base images in the lock.
+
+use std::path::Path;
+
+use super::Context;
+use super::image_pin::{
+    PinReport, image_config, image_reference, platforms, registry_client, require_lock, write_pin,
+};
+use super::pin_base::{parse_dockerfile, pinned_bases};
+use crate::builder::{self, Build, Kind, LABEL, Step};
+use crate::config::lock::Lock;
+use crate::config::{AppliesTo, Config, ConfigError, Image};
+use crate::dockerfile::{BuilderProblem, Dockerfile, check_builder};
+use crate::error::{Error, Result};
+use crate::image::{Digest, Reference};
+use crate::paths;
+use crate::registry;
+
+/// How many times the pushed tag is read back before the build is failed.
+const READ_BACK_ATTEMPTS: u32 = 6;
+
+/// Flags of `revendor image build`.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Tag to build and push instead of vendor.toml's `[image] tag`.
+    pub tag: Option<String>,
+    /// Push, read back, verify and pin; without it the image is only built.
+    pub push: bool,
+    /// The builder instead of vendor.toml's `builder`.
+    pub builder: Option<String>,
+    /// Show the builder's command lines; run nothing, write nothing.
+    pub dry_run: bool,
+    /// Build even when the pinned image was built from the same content.
+    pub force: bool,
+}
+
+/// How a build ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The pinned image was built from the same content; nothing ran.
+    UpToDate,
+    /// `--dry-run`: the steps were shown, not run.
+    Planned,
+    /// Built without `--push`: nothing pushed, nothing pinned.
+    Built,
+    /// Built, pushed, verified and pinned.
+    Pinned,
+}
+
+/// What `image build` did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BuildReport {
+    /// `repository:tag` built.
+    pub reference: String,
+    /// The builder used.
+    pub builder: Kind,
+    /// The content hash of the build inputs.
+    pub content_hash: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The pinned reference when up to date.
+    pub pinned: Option<String>,
+    /// The builder's steps (planned or run).
+    pub steps: Vec<Step>,
+    /// The pin written after a push.
+    pub pin: Option<PinReport>,
+}
+
+impl BuildReport {
+    /// Lines for people; with `--dry-run`, the exact commands, one per line
+    /// (an optional step followed by `|| true`).
+    pub fn human(&self) -> String {
+        match self.outcome {
+            Outcome::UpToDate => format!(
+                "up to date: {} was built from content {}; nothing to do (--force rebuilds)\n",
+                self.pinned.as_deref().unwrap_or(&self.reference),
+                self.content_hash
+            ),
+            Outcome::Planned => self
+                .steps
+                .iter()
+                .map(|s| {
+                    if s.may_fail {
+                        format!("{s} || true\n")
+                    } else {
+                        format!("{s}\n")
+                    }
+                })
+                .collect(),
+            Outcome::Built => format!(
+                "built {} with {} (content {}); not pushed, nothing pinned\n",
+                self.reference, self.builder, self.content_hash
+            ),
+            Outcome::Pinned => self.pin.as_ref().map(PinReport::human).unwrap_or_default(),
+        }
+    }
+}
+
+/// Builds (and with `--push` pins) the configured image.
+pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
+    let config = Config::load(&ctx.root)?;
+    let image = image_config(&config)?;
+    let lock = require_lock(ctx)?;
+    let kind = builder_kind(&config, image, opts.builder.as_deref())?;
+    let reference = image_reference(&config, image, opts.tag.as_deref())?;
+    let platform_list = platforms(&config, image)?;
+    let df = preflight(ctx, &config, image, &lock)?;
+
+    let version = lock.upstream.version.clone();
+    let build_args = vec![("VERSION".to_owned(), version)];
+    let content_hash = builder::content_hash(
+        &ctx.root.join(&image.context),
+        &ctx.root.join(&image.dockerfile),
+        &build_args,
+        &image.platforms,
+    )?;
+    let mut report = BuildReport {
+        reference: reference.to_string(),
+        builder: kind,
+        content_hash: content_hash.to_string(),
+        outcome: Outcome::Planned,
+        pinned: None,
+        steps: Vec::new(),
+        pin: None,
+    };
+    if !opts.force
+        && let Some(pinned) = up_to_date(ctx, &lock, &reference, &content_hash)?
+    {
+        ctx.shell
+            .status("Fresh", format!("{pinned} (content {content_hash})"));
+        report.outcome = Outcome::UpToDate;
+        report.pinned = Some(pinned);
+        return Ok(report);
+    }
+
+    let work = ctx
+        .env
+        .cache_dir
+        .join("image-build")
+        .join(content_hash.hex());
+    let digest_file = work.join(match kind {
+        Kind::Buildx => "metadata.json",
+        Kind::Buildah => "digest",
+    });
+    let default_dockerfile = format!("{}/Dockerfile", image.context);
+    let build = Build {
+        context: image.context.clone(),
+        dockerfile: (image.dockerfile != default_dockerfile).then(|| image.dockerfile.clone()),
+        platforms: image.platforms.clone(),
+        build_args,
+        labels: vec![(LABEL.to_owned(), content_hash.to_string())],
+        reference: reference.clone(),
+        push: opts.push,
+        provenance: image.provenance,
+        digest_file: digest_file.clone(),
+    };
+    report.steps = builder::plan(kind, &build);
+    if opts.dry_run {
+        return Ok(report);
+    }
+
+    // The registry is needed after the build; fail before building when it
+    // cannot be used (--offline, a broken docker config).
+    let client = if opts.push {
+        Some(registry_client(ctx)?)
+    } else {
+        None
+    };
+    std::fs::create_dir_all(&work).map_err(paths::io("create", &work))?;
+    match std::fs::remove_file(&digest_file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(paths::io("remove", &digest_file)(e));
+        }
+        _ => {}
+    }
+    ctx.shell.status(
+        "Building",
+        format!("{reference} with {kind} (content {content_hash})"),
+    );
+    for step in &report.steps {
+        ctx.shell.verbose(step);
+        step.run(&ctx.root)?;
+    }
+    let Some(client) = client else {
+        report.outcome = Outcome::Built;
+        return Ok(report);
+    };
+
+    let claimed = pushed_digest(kind, &digest_file)?;
+    ctx.shell.status(
+        "Verifying",
+        format!("{reference} is {claimed} in the registry"),
+    );
+    let verified = client.resolve_index_with_retry(
+        &reference,
+        &platform_list,
+        Some(&claimed),
+        READ_BACK_ATTEMPTS,
+    )?;
+    report.pin = Some(write_pin(
+        ctx,
+        &config,
+        &lock,
+        image,
+        &verified,
+        Some(content_hash.to_string()),
+        pinned_bases(&df),
+    )?);
+    report.outcome = Outcome::Pinned;
+    Ok(report)
+}
+
+/// `--builder`, else vendor.toml's `builder`.
+fn builder_kind(config: &Config, image: &Image, flag: Option<&str>) -> Result<Kind> {
+    match flag {
+        Some(name) => Kind::parse(name).ok_or_else(|| {
+            Error::usage(
+                format!("--builder `{name}` is not a builder"),
+                "pass --builder buildx or --builder buildah",
+            )
+        }),
+        None => Kind::parse(&image.builder).ok_or_else(|| {
+            ConfigError::at(
+                config.root.join("vendor.toml"),
+                Some(image.line),
+                format!("`builder` = \"{}\" is not buildx or buildah", image.builder),
+            )
+            .into()
+        }),
+    }
+}
+
+/// The checks of step 1; the parsed Dockerfile when they pass.
+fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Result<Dockerfile> {
+    let path = ctx.root.join(&image.dockerfile);
+    let text = String::from_utf8(paths::read(&path)?)
+        .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
+    let df = parse_dockerfile(&path, &text)?;
+    if let Some(go) = &image.go
+        && let Some(problem) = check_builder(&df, go).first()
+    {
+        let hint = match problem {
+            BuilderProblem::NotPinned { .. } => {
+                "run `revendor image pin-base` to pin it by digest".to_owned()
+            }
+            BuilderProblem::GoVersion { .. } => {
+                format!("run `revendor image pin-base --go {go}` to move the builder")
+            }
+            BuilderProblem::NoGolangStage => {
+                "build on golang, or drop `go` from [image] in vendor.toml".to_owned()
+            }
+        };
+        return Err(
+            ConfigError::at(&path, Some(problem.line()), problem.to_string())
+                .hint(hint)
+                .into(),
+        );
+    }
+
+    let locked = &lock.upstream.version;
+    if !df.args.iter().any(|a| a.name == "VERSION") {
+        return Err(ConfigError::at(
+            &path,
+            None,
+            format!(
+                "the Dockerfile declares no `ARG VERSION`, so the build cannot use the locked version {locked}"
+            ),
+        )
+        .hint(format!("declare `ARG VERSION={locked}` in the stage that fetches the source"))
+        .into());
+    }
+    if let Some(arg) = df
+        .arg_values("VERSION")
+        .find(|a| a.value.as_deref() != Some(locked.as_str()))
+    {
+        return Err(ConfigError::at(
+            &path,
+            Some(arg.line),
+            format!(
+                "`ARG VERSION={}` but the lock says {locked}",
+                arg.value.as_deref().unwrap_or_default()
+            ),
+        )
+        .hint("run `revendor render` to rewrite it to the locked version")
+        .into());
+    }
+
+    // Compared as real paths: `images/x/../../patches/p.diff` is not in `images/x`.
+    let real = |rel: &str| {
+        let path = ctx.root.join(rel);
+        path.canonicalize().map_err(paths::io("resolve", &path))
+    };
+    let context = real(&image.context)?;
+    for patch in config.patches_for(AppliesTo::Source) {
+        if !real(&patch.file)?.starts_with(&context) {
+            return Err(ConfigError::at(
+                config.root.join("vendor.toml"),
+                Some(patch.line),
+                format!(
+                    "source patch `{}` is outside the build context `{}`, so the build cannot apply it",
+                    patch.file, image.context
+                ),
+            )
+            .hint("move the patch under the context and update `file`")
+            .into());
+        }
+    }
+    Ok(df)
+}
+
+/// The pinned reference when the lock pins `reference`'s repository and tag,
+/// built from `content_hash`, and the registry still serves it (offline: the
+/// lock's word is enough).
+fn up_to_date(
+    ctx: &Context,
+    lock: &Lock,
+    reference: &Reference,
+    content_hash: &Digest,
+) -> Result<Option<String>> {
+    let Some(locked) = &lock.image else {
+        return Ok(None);
+    };
+    if locked.content_hash.as_deref() != Some(content_hash.to_string().as_str()) {
+        return Ok(None);
+    }
+    let Ok(pinned) = Reference::parse(&locked.reference) else {
+        return Ok(None);
+    };
+    let same_name = pinned.registry() == reference.registry()
+        && pinned.repository() == reference.repository()
+        && pinned.tag() == reference.tag();
+    if !same_name || pinned.digest().is_none() {
+        return Ok(None);
+    }
+    if ctx.client.offline() {
+        return Ok(Some(locked.reference.clone()));
+    }
+    match registry_client(ctx)?.head_manifest(&pinned) {
+        Ok(_) => Ok(Some(locked.reference.clone())),
+        Err(registry::Error::ManifestUnknown { .. }) => {
+            ctx.shell.warn(format!(
+                "the pinned {} is gone from the registry; rebuilding",
+                locked.reference
+            ));
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The digest the builder says it pushed.
+fn pushed_digest(kind: Kind, path: &Path) -> Result<Digest> {
+    Ok(match kind {
+        Kind::Buildx => registry::metadata_digest(path)?,
+        Kind::Buildah => builder::read_digest_file(path)?,
+    })
+}

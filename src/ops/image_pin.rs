@@ -1,0 +1,247 @@
+//! `revendor image pin`: resolve an image that already exists, verify it and
+//! pin it; `image build` ends with the same pin.
+//!
+//! 1. Resolve `repository:tag` (or `repository:tag@digest` with `--digest`)
+//!    and verify it with `registry::Client::resolve_index`: an index holding
+//!    exactly the configured platforms, every child a distinct image.
+//! 2. Write `repository:tag@sha256:<index>` into every `[[pin]]` site
+//!    (`render::pin`: container `image:` fields found by parsing) and record
+//!    the reference and the per-platform child digests in the lock.
+//! 3. Stage all of it and commit it at once: nothing is written unless every
+//!    file could be pinned.
+//!
+//! The lock's content hash says which build inputs the pinned image came
+//! from; pinning another digest than the locked one drops it, since nothing
+//! vouches for the new image's inputs.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::Context;
+use crate::config::lock::{LOCK_PATH, Lock, LockedImage};
+use crate::config::{Config, ConfigError, Image};
+use crate::error::{Error, Result};
+use crate::image::{Digest, Platform, Reference};
+use crate::paths::{self, Transaction};
+use crate::registry::{self, Credentials, Mirrors, VerifiedIndex};
+use crate::render::pin;
+
+/// Flags of `revendor image pin`.
+#[derive(Debug, Clone, Default)]
+pub struct PinOptions {
+    /// Resolve this tag instead of vendor.toml's `[image] tag`.
+    pub tag: Option<String>,
+    /// Pin this index digest (verified) instead of what the tag points to.
+    pub digest: Option<String>,
+}
+
+/// What a pin wrote.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PinReport {
+    /// `repository:tag@sha256:…` as written.
+    pub reference: String,
+    /// Configured platform → child manifest digest.
+    pub platforms: BTreeMap<String, String>,
+    /// Every site written, as `(file, line)`.
+    pub sites: Vec<(String, usize)>,
+    /// Files whose bytes changed.
+    pub changed: Vec<String>,
+}
+
+impl PinReport {
+    /// Lines for people.
+    pub fn human(&self) -> String {
+        let mut s = format!("pinned {}\n", self.reference);
+        for (platform, digest) in &self.platforms {
+            s.push_str(&format!("  {platform} {digest}\n"));
+        }
+        for (file, line) in &self.sites {
+            s.push_str(&format!("  at {file}:{line}\n"));
+        }
+        if self.changed.is_empty() {
+            s.push_str("no file changed\n");
+        }
+        for f in &self.changed {
+            s.push_str(&format!("wrote {f}\n"));
+        }
+        s
+    }
+}
+
+/// Resolves, verifies and pins the configured image.
+pub fn pin(ctx: &Context, opts: &PinOptions) -> Result<PinReport> {
+    let config = Config::load(&ctx.root)?;
+    let image = image_config(&config)?;
+    let lock = require_lock(ctx)?;
+    let client = registry_client(ctx)?;
+    let mut reference = image_reference(&config, image, opts.tag.as_deref())?;
+    if let Some(digest) = &opts.digest {
+        let digest = Digest::parse(digest).map_err(|e| {
+            Error::usage(
+                format!("--digest `{digest}` is not a digest: {e}"),
+                "pass the index digest as sha256:<64 hex>",
+            )
+        })?;
+        reference = reference.with_digest(digest);
+    }
+    ctx.shell.status("Resolving", &reference);
+    let verified = client.resolve_index(&reference, &platforms(&config, image)?, None)?;
+    let previous = lock.image.as_ref();
+    let same_image = previous
+        .and_then(|i| Reference::parse(&i.reference).ok())
+        .is_some_and(|r| r == verified.pinned());
+    let content_hash = previous
+        .filter(|_| same_image)
+        .and_then(|i| i.content_hash.clone());
+    let bases = previous.map(|i| i.bases.clone()).unwrap_or_default();
+    write_pin(ctx, &config, &lock, image, &verified, content_hash, bases)
+}
+
+/// Writes the verified index into every pin site and the lock, all at once.
+pub(crate) fn write_pin(
+    ctx: &Context,
+    config: &Config,
+    lock: &Lock,
+    image: &Image,
+    verified: &VerifiedIndex,
+    content_hash: Option<String>,
+    bases: BTreeMap<String, String>,
+) -> Result<PinReport> {
+    let reference = verified.pinned().to_string();
+    let mut txn = Transaction::new(&ctx.root);
+    let mut sites = Vec::new();
+    for p in &config.pins {
+        let current = match txn.staged(&p.file) {
+            Some(bytes) => bytes.to_vec(),
+            None => paths::read(&ctx.root.join(&p.file))?,
+        };
+        let text = String::from_utf8(current).map_err(|_| {
+            ConfigError::at(ctx.root.join(&p.file), None, "not UTF-8 text; cannot pin")
+        })?;
+        let found = pin::pin_sites(&text, p).map_err(|e| pin_error(ctx, &p.file, &e))?;
+        if found.is_empty() {
+            return Err(ConfigError::at(
+                config.root.join("vendor.toml"),
+                Some(p.line),
+                format!(
+                    "[[pin]] of `{}` matches no container image: field naming `{}`",
+                    p.file, p.repository
+                ),
+            )
+            .hint("fix the pin's `repository`/`replaces`, or render the file first")
+            .into());
+        }
+        sites.extend(found.iter().map(|s| (p.file.clone(), s.line)));
+        let pinned = pin::apply(&text, p, &reference).map_err(|e| pin_error(ctx, &p.file, &e))?;
+        txn.stage(&p.file, pinned.into_bytes());
+    }
+    let platforms: BTreeMap<String, String> = image
+        .platforms
+        .iter()
+        .zip(&verified.children)
+        .map(|(p, (_, digest))| (p.clone(), digest.to_string()))
+        .collect();
+    let mut new_lock = lock.clone();
+    new_lock.image = Some(LockedImage {
+        reference: reference.clone(),
+        platforms: platforms.clone(),
+        content_hash,
+        bases,
+    });
+    let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    txn.stage(
+        LOCK_PATH,
+        new_lock.to_toml(previous.as_deref()).into_bytes(),
+    );
+    let changed = txn.commit()?;
+    Ok(PinReport {
+        reference,
+        platforms,
+        sites,
+        changed,
+    })
+}
+
+fn pin_error(ctx: &Context, file: &str, e: &pin::Error) -> Error {
+    ConfigError::at(ctx.root.join(file), Some(e.line()), e.to_string())
+        .hint("the file must be YAML with its images on single lines to be pinned")
+        .into()
+}
+
+/// The `[image]` table, which every `image` command needs.
+pub(crate) fn image_config(config: &Config) -> Result<&Image> {
+    config.image.as_ref().ok_or_else(|| {
+        ConfigError::at(
+            config.root.join("vendor.toml"),
+            None,
+            "vendor.toml has no [image] table",
+        )
+        .hint("declare the image (repository, tag, context, platforms) to build or pin it")
+        .into()
+    })
+}
+
+/// The lock, which `image build` and `image pin` need.
+pub(crate) fn require_lock(ctx: &Context) -> Result<Lock> {
+    Lock::load(&ctx.root)?.ok_or_else(|| {
+        Error::usage(
+            "this package has no upstream/lock.toml yet",
+            "run `revendor update` once to adopt it",
+        )
+    })
+}
+
+/// `repository:tag`, with `tag` replacing the configured one.
+pub(crate) fn image_reference(
+    config: &Config,
+    image: &Image,
+    tag: Option<&str>,
+) -> Result<Reference> {
+    let text = format!("{}:{}", image.repository, tag.unwrap_or(&image.tag));
+    Reference::parse(&text).map_err(|e| {
+        ConfigError::at(
+            config.root.join("vendor.toml"),
+            Some(image.line),
+            format!("[image] `{text}` is not an image reference: {e}"),
+        )
+        .hint("fix `repository` and `tag` (or --tag)")
+        .into()
+    })
+}
+
+/// The configured platforms, parsed.
+pub(crate) fn platforms(config: &Config, image: &Image) -> Result<Vec<Platform>> {
+    image
+        .platforms
+        .iter()
+        .map(|p| {
+            Platform::parse(p).map_err(|e| {
+                ConfigError::at(
+                    config.root.join("vendor.toml"),
+                    Some(image.line),
+                    e.to_string(),
+                )
+                .into()
+            })
+        })
+        .collect()
+}
+
+/// A registry client with the package's credentials (`DOCKER_CONFIG`) and
+/// mirrors (`REVENDOR_REGISTRY_MIRRORS`); an error under `--offline`.
+pub(crate) fn registry_client(ctx: &Context) -> Result<registry::Client> {
+    if ctx.client.offline() {
+        return Err(Error::usage(
+            "this command reads the image registry, and --offline forbids the network",
+            "drop --offline",
+        ));
+    }
+    let credentials = Credentials::load(&ctx.env.docker_config)?;
+    let mirrors = Mirrors::parse(ctx.env.registry_mirrors.as_deref().unwrap_or_default())?;
+    Ok(registry::Client::builder()
+        .backoff(Duration::from_millis(250), Duration::from_secs(4))
+        .credentials(credentials)
+        .mirrors(mirrors)
+        .build()?)
+}

@@ -1,0 +1,402 @@
+//! `revendor image pin-base`: pin every `FROM` image of the Dockerfile to the
+//! digest of its multi-platform index.
+//!
+//! 1. Parse the Dockerfile; every stage built on a registry image (not
+//!    `scratch`, not an earlier stage) must name it literally with a tag.
+//! 2. With `--go X`, the golang builder stages move to Go `X` (`golang:1.26`
+//!    becomes `golang:1.27`, a variant suffix kept) and vendor.toml's
+//!    `[image] go` follows. Without it a builder on another Go release than
+//!    vendor.toml's is an error: moving the builder is always explicit.
+//! 3. Resolve each `name:tag` by `HEAD` (free against Docker Hub's pull
+//!    limit); when the digest is new, read the index once to verify it holds
+//!    every configured platform.
+//! 4. Replace only the image word of each `FROM` with `name:tag@sha256:…`
+//!    (flags, `AS name`, spacing and comments stay), record the bases in the
+//!    lock when an image is pinned there, and commit it all at once.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+
+use toml_edit::DocumentMut;
+
+use super::Context;
+use super::image_pin::{image_config, platforms, registry_client};
+use crate::config::lock::{LOCK_PATH, Lock};
+use crate::config::{Config, ConfigError, Image};
+use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile, Stage, check_builder};
+use crate::error::{Error, Result};
+use crate::image::{Digest, Manifest, Platform, Reference};
+use crate::paths::{self, Transaction};
+use crate::registry;
+
+/// Flags of `revendor image pin-base`.
+#[derive(Debug, Clone, Default)]
+pub struct PinBaseOptions {
+    /// Move the golang builder stages to this Go minor (`1.27`).
+    pub go: Option<String>,
+    /// Resolve and show; write nothing.
+    pub dry_run: bool,
+}
+
+/// One `FROM` image and what it became.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PinnedBase {
+    /// 1-based line of the `FROM`.
+    pub line: usize,
+    /// The image as it was written.
+    pub before: String,
+    /// The image as pinned.
+    pub after: String,
+}
+
+/// What `pin-base` did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PinBaseReport {
+    /// The Dockerfile, relative to the package.
+    pub dockerfile: String,
+    /// Every registry image of the Dockerfile.
+    pub bases: Vec<PinnedBase>,
+    /// Files whose bytes changed (or would, with `--dry-run`).
+    pub changed: Vec<String>,
+}
+
+impl PinBaseReport {
+    /// Lines for people.
+    pub fn human(&self) -> String {
+        let mut s = String::new();
+        for b in &self.bases {
+            if b.before == b.after {
+                s.push_str(&format!(
+                    "{}:{}: {} (unchanged)\n",
+                    self.dockerfile, b.line, b.after
+                ));
+            } else {
+                s.push_str(&format!(
+                    "{}:{}: {} -> {}\n",
+                    self.dockerfile, b.line, b.before, b.after
+                ));
+            }
+        }
+        if self.changed.is_empty() {
+            s.push_str("no file changed\n");
+        }
+        for f in &self.changed {
+            s.push_str(&format!("wrote {f}\n"));
+        }
+        s
+    }
+}
+
+/// Resolves and pins every base image of the configured Dockerfile.
+pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
+    let config = Config::load(&ctx.root)?;
+    let image = image_config(&config)?;
+    if let Some(go) = &opts.go
+        && !is_go_minor(go)
+    {
+        return Err(Error::usage(
+            format!("--go `{go}` is not a Go minor"),
+            "pass a Go minor such as --go 1.27",
+        ));
+    }
+    let path = ctx.root.join(&image.dockerfile);
+    let text = String::from_utf8(paths::read(&path)?)
+        .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
+    let df = parse_dockerfile(&path, &text)?;
+    let on_golang = |s: &Stage| matches!(&s.base, Base::Image(r) if r.is_docker_official("golang"));
+    if opts.go.is_some() && !df.stages.iter().any(on_golang) {
+        return Err(ConfigError::at(
+            &path,
+            None,
+            "no stage builds on golang, so --go has nothing to move",
+        )
+        .into());
+    }
+    let wrong_go = builder_on_other_go(&df, image, opts.go.as_deref());
+    let platforms = platforms(&config, image)?;
+    let client = registry_client(ctx)?;
+
+    let mut resolved: HashMap<String, Digest> = HashMap::new();
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    let mut bases = Vec::new();
+    for stage in &df.stages {
+        let Base::Image(current) = &stage.base else {
+            continue;
+        };
+        let at = |message: String| ConfigError::at(&path, Some(stage.line), message);
+        if stage.image.contains('$') {
+            return Err(at(format!(
+                "FROM names its image through a build argument (`{}`)",
+                stage.image
+            ))
+            .hint("write the image in the FROM line so pin-base can pin it")
+            .into());
+        }
+        if let Some(problem) = wrong_go.iter().find(|p| p.line() == stage.line) {
+            let go = image.go.as_deref().unwrap_or_default();
+            return Err(at(problem.to_string())
+                .hint(format!(
+                    "pass --go {go} to move the builder, or fix `go` in vendor.toml"
+                ))
+                .into());
+        }
+        let Some(tag) = current.tag.as_deref() else {
+            return Err(at(format!("FROM `{}` has no tag to resolve", stage.image))
+                .hint("name the tag to follow, such as debian:stable-slim")
+                .into());
+        };
+        let tag = match &opts.go {
+            Some(go) if current.is_docker_official("golang") => retag(tag, go),
+            _ => tag.to_owned(),
+        };
+        let name_tag = format!("{}:{tag}", current.name);
+        let digest = match resolved.get(&name_tag) {
+            Some(d) => d.clone(),
+            None => {
+                ctx.shell.status("Resolving", &name_tag);
+                let reference = Reference::parse(&name_tag).map_err(|e| at(e.to_string()))?;
+                let d = resolve_base(&client, &reference, current, &platforms)?;
+                resolved.insert(name_tag.clone(), d.clone());
+                d
+            }
+        };
+        let after = format!("{name_tag}@{digest}");
+        edits.push((
+            image_span(&df, stage, &text).ok_or_else(|| {
+                at(format!(
+                    "cannot find `{}` in the FROM line to rewrite it",
+                    stage.image
+                ))
+            })?,
+            after.clone(),
+        ));
+        bases.push(PinnedBase {
+            line: stage.line,
+            before: stage.image.clone(),
+            after,
+        });
+    }
+
+    let mut new_text = text.clone();
+    edits.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
+    for (span, replacement) in edits {
+        new_text.replace_range(span, &replacement);
+    }
+    let new_df = parse_dockerfile(&path, &new_text)?;
+    let mut txn = Transaction::new(&ctx.root);
+    txn.stage(&image.dockerfile, new_text.into_bytes());
+    if let Some(go) = &opts.go
+        && image.go.as_deref() != Some(go)
+    {
+        txn.stage("vendor.toml", set_go(&ctx.root, go)?);
+    }
+    if let Some(mut lock) = Lock::load(&ctx.root)?
+        && let Some(locked) = lock.image.as_mut()
+    {
+        locked.bases = pinned_bases(&new_df);
+        let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
+    }
+    let changed = if opts.dry_run {
+        txn.changed_paths()?
+    } else {
+        txn.commit()?
+    };
+    Ok(PinBaseReport {
+        dockerfile: image.dockerfile.clone(),
+        bases,
+        changed,
+    })
+}
+
+/// `name:tag` → digest of every stage base pinned by digest, for the lock.
+pub(crate) fn pinned_bases(df: &Dockerfile) -> BTreeMap<String, String> {
+    df.stages
+        .iter()
+        .filter_map(|s| match &s.base {
+            Base::Image(r) if r.has_sha256_digest() => Some((
+                format!("{}:{}", r.name, r.tag.as_deref()?),
+                r.digest.clone()?,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Parses the Dockerfile, naming it and the line on failure.
+pub(crate) fn parse_dockerfile(path: &std::path::Path, text: &str) -> Result<Dockerfile> {
+    Dockerfile::parse(text).map_err(|e| {
+        ConfigError::at(path, e.line(), e.to_string())
+            .hint("fix the Dockerfile")
+            .into()
+    })
+}
+
+/// The golang stages whose tag names another Go release than vendor.toml's,
+/// unless `--go` moves them anyway.
+fn builder_on_other_go(
+    df: &Dockerfile,
+    image: &Image,
+    go_flag: Option<&str>,
+) -> Vec<BuilderProblem> {
+    match (go_flag, image.go.as_deref()) {
+        (None, Some(go)) => check_builder(df, go)
+            .into_iter()
+            .filter(|p| matches!(p, BuilderProblem::GoVersion { .. }))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The digest `reference` resolves to; a digest other than `current`'s is
+/// verified to be an index holding every platform before it is used.
+fn resolve_base(
+    client: &registry::Client,
+    reference: &Reference,
+    current: &dockerfile::ImageRef,
+    platforms: &[Platform],
+) -> Result<Digest> {
+    let digest = client.head_manifest(reference)?;
+    if current.digest.as_deref() == Some(digest.to_string().as_str()) {
+        return Ok(digest);
+    }
+    let fetched = client.get_manifest(&reference.with_digest(digest.clone()))?;
+    let index = match fetched.manifest {
+        Manifest::Index(index) => index,
+        Manifest::Image(image) => {
+            return Err(registry::Error::NotAnIndex {
+                reference: reference.to_string(),
+                media_type: image.media_type,
+            }
+            .into());
+        }
+    };
+    let missing: Vec<Platform> = platforms
+        .iter()
+        .filter(|want| {
+            !index
+                .children()
+                .any(|(p, _)| p.is_some_and(|p| p.matches(want)))
+        })
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        return Err(registry::Error::Platforms {
+            reference: reference.to_string(),
+            missing,
+            unexpected: Vec::new(),
+        }
+        .into());
+    }
+    Ok(digest)
+}
+
+/// The file byte range of the image word of a stage's `FROM`.
+fn image_span(df: &Dockerfile, stage: &Stage, text: &str) -> Option<Range<usize>> {
+    let from = df.instructions.get(stage.instructions.start)?;
+    let (at, word) = dockerfile::split_words(&from.args.text)
+        .into_iter()
+        .find(|(_, w)| !w.starts_with("--"))?;
+    let start = from.args.file_offset(at)?;
+    let span = start..start + word.len();
+    (text.get(span.clone()) == Some(word)).then_some(span)
+}
+
+/// `tag` moved to Go minor `go`: the version prefix is replaced and any
+/// variant suffix kept (`1.26.3-bookworm` → `1.27-bookworm`).
+fn retag(tag: &str, go: &str) -> String {
+    let end = tag
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(tag.len());
+    if end == 0 {
+        return go.to_owned();
+    }
+    format!("{go}{}", &tag[end..])
+}
+
+fn is_go_minor(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// vendor.toml with `[image] go` set to `go`, every other byte kept.
+fn set_go(root: &std::path::Path, go: &str) -> Result<Vec<u8>> {
+    let path = root.join("vendor.toml");
+    let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| ConfigError::at(&path, None, e.message().to_owned()))?;
+    let Some(table) = doc.get_mut("image").and_then(|i| i.as_table_mut()) else {
+        return Err(ConfigError::at(&path, None, "vendor.toml has no [image] table").into());
+    };
+    match table.get_mut("go").and_then(|i| i.as_value_mut()) {
+        Some(value) => {
+            let decor = value.decor().clone();
+            *value = toml_edit::Value::from(go);
+            *value.decor_mut() = decor;
+        }
+        None => {
+            table.insert("go", toml_edit::value(go));
+        }
+    }
+    Ok(doc.to_string().into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retag_keeps_the_variant() {
+        assert_eq!(retag("1.26", "1.27"), "1.27");
+        assert_eq!(retag("1.26.3-bookworm", "1.27"), "1.27-bookworm");
+        assert_eq!(retag("bookworm", "1.27"), "1.27");
+    }
+
+    #[test]
+    fn image_span_is_the_image_word_only() {
+        let text = "ARG X=1\nFROM  --platform=$BUILDPLATFORM golang:1.26 AS build\nFROM debian:stable-slim@sha256:00\n";
+        let df = Dockerfile::parse(text).unwrap();
+        let spans: Vec<&str> = df
+            .stages
+            .iter()
+            .map(|s| &text[image_span(&df, s, text).unwrap()])
+            .collect();
+        assert_eq!(spans, ["golang:1.26", "debian:stable-slim@sha256:00"]);
+    }
+
+    #[test]
+    fn pinned_bases_are_keyed_by_name_and_tag() {
+        let d = "a".repeat(64);
+        let text = format!(
+            "FROM golang:1.26@sha256:{d} AS b\nFROM golang:1.26@sha256:{d}\nFROM b\nFROM debian:stable-slim\nFROM scratch\n"
+        );
+        let bases = pinned_bases(&Dockerfile::parse(&text).unwrap());
+        assert_eq!(
+            bases.into_iter().collect::<Vec<_>>(),
+            [("golang:1.26".to_owned(), format!("sha256:{d}"))]
+        );
+    }
+
+    #[test]
+    fn set_go_changes_only_the_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let text =
+            "[image]\nrepository = \"r\"\ngo = \"1.26\"   # the builder\n\n[[pin]]\nfile = \"f\"\n";
+        std::fs::write(dir.path().join("vendor.toml"), text).unwrap();
+        let out = String::from_utf8(set_go(dir.path(), "1.27").unwrap()).unwrap();
+        assert_eq!(out, text.replace("\"1.26\"", "\"1.27\""));
+    }
+
+    #[test]
+    fn go_minors() {
+        assert!(is_go_minor("1.27"));
+        for bad in ["1", "1.27.1", "1.x", "", "1."] {
+            assert!(!is_go_minor(bad), "{bad}");
+        }
+    }
+}
