@@ -17,6 +17,7 @@
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
+//! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`ops`] | one pipeline per command | – |
 //! | [`report`] | status on stderr, data on stdout | – |
@@ -24,6 +25,7 @@
 //!
 //! `main.rs` only calls [`cli::main`].
 
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod dockerfile;

@@ -6,6 +6,7 @@
 //! library are printed here and nowhere else: `error: <message>` on one line,
 //! then `  help: <what to do>` when there is a hint.
 
+mod check;
 mod patch;
 mod render;
 mod update;
@@ -53,6 +54,8 @@ pub enum Command {
     /// Work on patch files.
     #[command(subcommand)]
     Patch(patch::Command),
+    /// The drift check: every finding with a stable id, file and line.
+    Check(check::Args),
 }
 
 /// Runs the command line of this process.
@@ -89,6 +92,7 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
         Command::Update(args) => update::exec(&ctx, args),
         Command::Render(args) => render::exec(&ctx, args),
         Command::Patch(cmd) => patch::exec(&ctx, cmd),
+        Command::Check(args) => check::exec(&ctx, args),
     };
     ctx.report_network();
     code

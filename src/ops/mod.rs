@@ -4,6 +4,7 @@
 //! rewrite, pin) → patch::refresh → paths::Transaction::commit`; `render` is
 //! the same without the network. [`Context`] carries what every op needs.
 
+pub mod check;
 pub mod refresh;
 pub mod render;
 pub mod update;
