@@ -254,6 +254,12 @@ fn fix_for(problem: &CniProblem) -> String {
                 arch.to_ascii_uppercase()
             )
         }
+        CniProblem::NotHex {
+            platform, value, ..
+        } if value.starts_with('$') => format!(
+            "give `{}` a default: the full sha256 for {platform} from the release's `.sha256` file",
+            value.trim_matches(['$', '{', '}'])
+        ),
         CniProblem::NotHex { platform, .. } => format!(
             "pin the full sha256 for {platform} (64 lowercase hex digits, from the release's `.sha256` file)"
         ),

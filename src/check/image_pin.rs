@@ -30,7 +30,8 @@ A pin site (a container `image:` field naming the `[[pin]]` repository or
 the upstream image it replaces) does not name the locked
 `repository:tag@sha256:<64 hex>`; a line still names the upstream image; the
 pinned repository appears outside an `image:` field (in a script block, where
-no pin reaches); or the lock's reference is not a full pin.
+no pin reaches); or the lock's reference is not a full pin. A package whose
+lock pins no image yet (before its first image build) gets one warning.
 
 ### Why
 One image line left at upstream's `snapshot-thick` runs an image nobody
@@ -58,15 +59,22 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         return Ok(());
     }
     let Some(image) = &input.lock.image else {
+        // Before the first image build there is nothing to pin: the chart
+        // runs the upstream image, which the lock agrees with.
         for pin in &input.config.pins {
             sink.push(
-                Finding::error(
+                Finding::warning(
                     id,
                     "vendor.toml",
                     pin.line,
-                    format!("the lock pins no image for `{}`", pin.repository),
+                    format!(
+                        "no image of `{}` is pinned yet, so `{}` still runs the upstream image",
+                        pin.repository, pin.file
+                    ),
                 )
-                .fix("pin one with `revendor image pin` (or build it with `revendor image build --push`)"),
+                .fix(
+                    "build and pin it with `revendor image build --push` (or `revendor image pin`)",
+                ),
             );
         }
         return Ok(());
