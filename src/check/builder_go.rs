@@ -31,8 +31,8 @@ digest pins.
 
 ### Example
 ```text
-images/multus-cni/Dockerfile:15: error[builder-go]: the builder image `golang:1.26` is not pinned by @sha256:<64 hex>
-  fix: pin it: `FROM golang:1.26@sha256:<digest>` (`docker buildx imagetools inspect golang:1.26` shows the digest)
+builder-go
+  images/multus-cni/Dockerfile:15: error: the builder image `golang:1.26` is not pinned by @sha256:<64 hex> (fix: pin it: `FROM golang:1.26@sha256:<digest>` (`docker buildx imagetools inspect golang:1.26` shows the digest))
 ```
 ",
 };

@@ -44,8 +44,8 @@ or a published archive that changed.
 
 ### Example
 ```text
-images/multus-cni/Dockerfile:13: error[cni-checksums]: no sha256 is pinned for the CNI plugins archive on linux/arm64
-  fix: declare `ARG CNI_PLUGINS_SHA256_ARM64=<64 hex>` from the release's `cni-plugins-linux-arm64-<version>.tgz.sha256`
+cni-checksums
+  images/multus-cni/Dockerfile:32: error: the sha256 pinned for linux/arm64 is `${CNI_PLUGINS_SHA256_ARM64}`, not 64 lowercase hex digits (fix: give `CNI_PLUGINS_SHA256_ARM64` a default: the full sha256 for linux/arm64 from the release's `.sha256` file)
 ```
 ",
 };

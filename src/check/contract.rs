@@ -32,8 +32,8 @@ the Talos OOM handler's victim set.
 
 ### Example
 ```text
-templates/multus-daemonset-thick.yml:238: error[contract:memory-limits]: DaemonSet/cozy-multus: init container `install-multus-binary` has no `resources.limits.memory`
-  fix: restore the contract in the patch that targets the file (`revendor update --adopt-edits` folds an edit into it)
+contract:memory-limits
+  templates/multus-daemonset-thick.yml:225: error: DaemonSet/cozy-multus: init container `install-multus-binary` has no `resources.limits.memory` (fix: restore it in the patch that targets `templates/multus-daemonset-thick.yml` (`revendor update --adopt-edits` folds an edit into it); the contract is at vendor.toml:57)
 ```
 ",
 };

@@ -31,8 +31,8 @@ an architecture fails only on those nodes.
 
 ### Example
 ```text
-templates/multus-daemonset-thick.yml:159: error[image-exists]: the pinned `ghcr.io/cozystack/cozystack/multus-cni:v1.6.0@sha256:0a92…` does not resolve: manifest `…` not found at `…`
-  fix: rebuild and pin it with `revendor image build --push`, or pin an existing digest with `revendor image pin`
+image-exists
+  templates/multus-daemonset-thick.yml:159: error: the pinned `ghcr.io/cozystack/cozystack/multus-cni:v1.6.0@sha256:0a92…` does not resolve: manifest `…` not found at `…` (fix: rebuild and pin it with `revendor image build --push`, or pin an existing digest with `revendor image pin`)
 ```
 ",
 };

@@ -40,8 +40,8 @@ misbehaves. A tag without a digest can be moved under the chart.
 
 ### Example
 ```text
-templates/multus-daemonset-thick.yml:226: error[image-pin]: `ghcr.io/k8snetworkplumbingwg/multus-cni:snapshot-thick` is the upstream image, not the locked `ghcr.io/cozystack/cozystack/multus-cni:v1.6.0@sha256:0a92…`
-  fix: run `revendor render` to write the locked pin
+image-pin
+  templates/multus-daemonset-thick.yml:226: error: `ghcr.io/k8snetworkplumbingwg/multus-cni:snapshot-thick` is the upstream image, not the locked `ghcr.io/cozystack/cozystack/multus-cni:v1.6.0@sha256:0a92…` (fix: run `revendor render` to write the locked pin)
 ```
 ",
 };

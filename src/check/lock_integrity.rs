@@ -28,8 +28,8 @@ or may apply somewhere else.
 
 ### Example
 ```text
-patches/customize-deployment.patch:1: error[lock-integrity]: `patches/customize-deployment.patch` has sha256 3f1c…, but patch `customize-deployment` was verified with 9a0b…
-  fix: run `revendor patch refresh customize-deployment` to verify it against the locked upstream and record it
+lock-integrity
+  patches/customize-deployment.patch:1: error: `patches/customize-deployment.patch` has sha256 3f1c…, but patch `customize-deployment` was verified with 9a0b… (fix: run `revendor patch refresh customize-deployment` to verify it against the locked upstream and record it)
 ```
 ",
 };

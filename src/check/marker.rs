@@ -50,8 +50,8 @@ other's: the node's plugins flap between two versions.
 
 ### Example
 ```text
-images/multus-cni/Dockerfile:9: error[marker:talos]: the marker says v1.13.5, but ../../core/talos/images/talos/profiles/installer.yaml:5 says v1.13.6
-  fix: run `revendor check --online --fix`: it moves the marker when Talos v1.13.6 ships the pinned CNI plugins version, and explains the decision when it does not
+marker:talos
+  images/multus-cni/Dockerfile:9: error: the marker says v1.13.5, but ../../core/talos/images/talos/profiles/installer.yaml:6 says v1.13.6 (fix: run `revendor check --online --fix`: it moves the marker when Talos v1.13.6 ships the pinned CNI plugins version, and explains the decision when it does not)
 ```
 ",
 };

@@ -34,8 +34,8 @@ wrong place or not at all. Refreshing keeps every hunk exact, so the next
 
 ### Example
 ```text
-patches/customize-deployment.patch:3: warning[patch-offset]: patch `customize-deployment` applies to `templates/multus-daemonset-thick.yml` only with offset (hunk 1 -1, hunk 2 -1)
-  fix: run `revendor patch refresh customize-deployment`
+patch-offset
+  patches/customize-deployment.patch:3: warning: patch `customize-deployment` applies to `templates/multus-daemonset-thick.yml` only with offset (hunk 1 -1, hunk 2 -1) (fix: run `revendor patch refresh customize-deployment`)
 ```
 ",
 };
@@ -55,8 +55,8 @@ ours.
 
 ### Example
 ```text
-patches/fix.patch:3: error[patch-upstreamed]: upstream v4.3.0 already contains the change patch `fix` makes to `templates/app.yml`
-  fix: drop the section from `patches/fix.patch` (or the whole [[patch]] from vendor.toml)
+patch-upstreamed
+  patches/fix.patch:3: error: upstream v4.3.0 already contains the change patch `fix` makes to `templates/app.yml` (fix: drop the section from `patches/fix.patch` (or the whole [[patch]] from vendor.toml))
 ```
 ",
 };

@@ -35,8 +35,8 @@ disappears in an upgrade pull request nobody reads line by line.
 
 ### Example
 ```text
-templates/multus-daemonset-thick.yml:130: error[render-drift]: line 130 differs from the render: `+        \"logLevel\": \"debug\",` (1 added): an edit no patch carries
-  fix: carry it in a patch with `revendor update --adopt-edits`, or drop it with `revendor render`
+render-drift
+  templates/multus-daemonset-thick.yml:130: error: line 130 differs from the render: `+        \"logLevel\": \"debug\",` (1 added): an edit no patch carries (fix: carry it in a patch with `revendor update --adopt-edits`, or drop it with `revendor render`)
 ```
 ",
 };

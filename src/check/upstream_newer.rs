@@ -37,8 +37,8 @@ whether `revendor update` will go through or stop at a conflict.
 
 ### Example
 ```text
-vendor.toml:7: error[upstream-newer]: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact
-  fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, fold it into the patch
+upstream-newer
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, fold it into the patch)
 ```
 ",
 };

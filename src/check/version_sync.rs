@@ -33,8 +33,8 @@ rules go missing at runtime.
 
 ### Example
 ```text
-images/multus-cni/Dockerfile:16: error[version-sync]: `ARG VERSION=v4.2.4`, but the locked version is v4.3.0
-  fix: run `revendor render` to rewrite it
+version-sync
+  images/multus-cni/Dockerfile:16: error: `ARG VERSION=v4.2.4`, but the locked version is v4.3.0 (fix: run `revendor render` to rewrite it)
 ```
 ",
 };
