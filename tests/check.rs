@@ -322,6 +322,15 @@ fn a_patch_that_no_longer_applies_is_render_drift_at_its_hunk() {
 }
 
 #[test]
+fn a_missing_rendered_file_is_one_render_drift() {
+    let gh = upstream(&["v1.0.0"]);
+    let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
+    pkg.remove(TEMPLATE);
+    let run = json(&rv, &[], 1);
+    assert_eq!(findings(&run), one("render-drift", "error", TEMPLATE, 1));
+}
+
+#[test]
 fn a_stale_version_is_version_sync_at_its_line() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);

@@ -255,9 +255,4 @@ impl<'a> Input<'a> {
             .insert(vendor.from.clone(), Rc::clone(&walk));
         Ok(Some(walk))
     }
-
-    /// The Dockerfile of `[image]`, if the package builds one.
-    pub fn image_dockerfile(&self) -> Option<&'a str> {
-        self.config.image.as_ref().map(|i| i.dockerfile.as_str())
-    }
 }

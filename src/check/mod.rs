@@ -158,11 +158,6 @@ impl Sink {
         self.findings.push(finding);
     }
 
-    /// Everything recorded so far.
-    pub fn findings(&self) -> &[Finding] {
-        &self.findings
-    }
-
     /// The findings, consumed.
     pub fn into_findings(self) -> Vec<Finding> {
         self.findings
