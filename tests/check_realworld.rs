@@ -789,10 +789,15 @@ fn fix_rewrites_checksums_only_with_a_deliberate_version_change() {
     let files: Vec<(String, Vec<u8>)> = o.c.pkg.snapshot().into_iter().collect();
     repo.commit("cozystack at v4.3.0", files);
     let package = repo.path().join(PKG);
-    let rv = Revendor::new(&package, &w.gh).env(
-        "REVENDOR_REGISTRY_MIRRORS",
-        &format!("ghcr.io={}", o.registry.host),
-    );
+    let rv = Revendor::new(&package, &w.gh)
+        .env(
+            "REVENDOR_REGISTRY_MIRRORS",
+            &format!("ghcr.io={}", o.registry.host),
+        )
+        .env(
+            "DOCKER_CONFIG",
+            &o.c.pkg.join(".docker").display().to_string(),
+        );
 
     // The same version, but v1.9.1's sidecars now say something else.
     register_cni_plugins(
