@@ -18,6 +18,7 @@
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
+//! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |
 //! | [`ops`] | one pipeline per command | – |
@@ -27,6 +28,7 @@
 //! `main.rs` only calls [`cli::main`].
 
 pub mod builder;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod dockerfile;

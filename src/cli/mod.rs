@@ -6,6 +6,7 @@
 //! library are printed here and nowhere else: `error: <message>` on one line,
 //! then `  help: <what to do>` when there is a hint.
 
+mod check;
 mod image;
 mod patch;
 mod pr;
@@ -60,6 +61,8 @@ pub enum Command {
     /// Build, verify and pin the package's image; pin its base images.
     #[command(subcommand)]
     Image(image::Command),
+    /// The drift check: every finding with a stable id, file and line.
+    Check(check::Args),
 }
 
 /// Runs the command line of this process.
@@ -98,6 +101,7 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
         Command::Patch(cmd) => patch::exec(&ctx, cmd),
         Command::Pr(args) => pr::exec(&ctx, args),
         Command::Image(cmd) => image::exec(&ctx, cmd),
+        Command::Check(args) => check::exec(&ctx, args),
     };
     ctx.report_network();
     code

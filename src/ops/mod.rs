@@ -6,6 +6,7 @@
 //! builder::plan → Step::run → registry::Client::resolve_index_with_retry →
 //! image_pin::write_pin`. [`Context`] carries what every op needs.
 
+pub mod check;
 pub mod image_build;
 pub mod image_pin;
 pub mod pin_base;

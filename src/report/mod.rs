@@ -4,6 +4,8 @@
 //! `--no-progress`, `-v` and `NO_COLOR` are honoured in one place. Progress
 //! bars appear only when stderr is a terminal.
 
+pub mod findings;
+
 use std::io::{IsTerminal, Write};
 
 /// Output formats of `--format`.

@@ -8,7 +8,7 @@
 //!    at commits, releases point at tags and carry assets.
 //! 3. Every request goes through the same steps: injected faults, then the origin's routes
 //!    (with GitHub's `User-Agent`, token and rate-limit rules on the API), then an `ETag` and
-//!    `304` on API and raw answers, then the request log.
+//!    `304` on API, raw and release-asset answers, then the request log.
 //!
 //! What is deliberately like the real thing, because tools get it wrong: pagination links point
 //! at `/repositories/{id}/...` (follow them, do not rebuild them); archive and asset downloads
@@ -783,7 +783,10 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
             response
         }
     };
-    if origin != Origin::Server && response.status == 200 {
+    // Release assets come from a download host that sends ETags, as the
+    // real one does; archives are generated per request and carry none.
+    let validated = origin != Origin::Server || request.target.starts_with("/_release-assets/");
+    if validated && response.status == 200 {
         response = with_etag(request, response);
     }
     lock(&shared.log).push(LoggedRequest {

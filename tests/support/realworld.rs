@@ -212,6 +212,47 @@ impl Realworld {
             .commit_info(unreleased, &self.unreleased_date(), "Unreleased master");
     }
 
+    /// Registers a multus-cni source tree at each release and at the unreleased commit, for
+    /// the Go source patch: the Go source is not in the data, so `pkg/multus/multus.go` is
+    /// [`multus_go`] at the line the patched block has there (954 at v4.2.x, 1060 from v4.3.0
+    /// on), and `go.mod` carries the real `go` directive from facts.toml.
+    pub fn register_multus_source(&self, gh: &GitHub) {
+        let patch =
+            self.read("cozystack-multus/images/multus-cni/patches/fix-del-without-cache.diff");
+        let tags = self.fact(&["multus-cni", "tag"]).clone();
+        let tags = tags
+            .as_table()
+            .expect("facts.toml multus-cni.tag is a table");
+        let unreleased = self.fact(&["multus-cni", "unreleased"]).clone();
+        let mut revs: Vec<(String, String)> = tags
+            .values()
+            .map(|t| {
+                let field = |k: &str| t.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+                (field("tag").to_string(), field("go-directive").to_string())
+            })
+            .collect();
+        let field = |k: &str| {
+            unreleased
+                .get(k)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+        };
+        revs.push((
+            field("commit").to_string(),
+            field("go-directive").to_string(),
+        ));
+        let repo = gh.repo(MULTUS_REPO);
+        for (rev, go) in revs {
+            let line = if rev.starts_with("v4.2.") { 954 } else { 1060 };
+            repo.file_at(&rev, "pkg/multus/multus.go", multus_go(&patch, line))
+                .file_at(
+                    &rev,
+                    "go.mod",
+                    format!("module gopkg.in/k8snetworkplumbingwg/multus-cni.v4\n\ngo {go}\n"),
+                );
+        }
+    }
+
     /// Tags the unreleased commit as `tag` (e.g. `v4.4.0`) and publishes a release for it,
     /// dated the commit's day: the newest release from then on. Call after
     /// [`Realworld::register_multus`].
@@ -447,4 +488,35 @@ pub fn cni_plugins_tgz(arch: &str, version: &str, plugins: &[String]) -> Vec<u8>
     tar.into_inner()
         .and_then(|gz| gz.finish())
         .expect("finish the archive")
+}
+
+/// A Go file whose lines from `at` on are the old side of `patch`'s hunks, inside the function
+/// git names after `@@`, so the patch applies exactly at line `at`.
+pub fn multus_go(patch: &[u8], at: usize) -> Vec<u8> {
+    let text = String::from_utf8_lossy(patch);
+    let mut out = String::from("package multus\n");
+    for n in 2..at - 1 {
+        out.push_str(&format!("// filler line {n}\n"));
+    }
+    out.push_str(
+        "func CmdDel(args *skel.CmdArgs, exec invoke.Exec, kubeClient *k8s.ClientInfo) error {\n",
+    );
+    let mut in_hunk = false;
+    for line in text.lines() {
+        if line.starts_with("@@") {
+            in_hunk = true;
+            continue;
+        }
+        if !in_hunk {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix(' ').or_else(|| line.strip_prefix('-')) {
+            out.push_str(rest);
+            out.push('\n');
+        } else if line.is_empty() {
+            out.push('\n');
+        }
+    }
+    out.push_str("// end of file\n");
+    out.into_bytes()
 }

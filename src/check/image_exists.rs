@@ -1,0 +1,173 @@
+//! `image-exists` (online): the locked image digest resolves in its registry
+//! and is a multi-platform index of exactly `[image] platforms`.
+//!
+//! [`registry::Client::resolve_index`] reads the index by its digest and
+//! checks it: an OCI index or Docker manifest list, one child per configured
+//! platform, every child distinct from the others and from the index, every
+//! child a single-platform image manifest that exists. Credentials come from
+//! `DOCKER_CONFIG`, mirrors from `REVENDOR_REGISTRY_MIRRORS`. A registry that
+//! cannot be reached is a failure (exit 3), not a finding.
+
+use super::{Check, Finding, Id, Input, Sink};
+use crate::error::{Error, Result};
+use crate::image::{Platform, Reference};
+use crate::registry::{self, Credentials, Mirrors};
+use crate::render::pin::repository_of;
+
+/// `image-exists`.
+pub const IMAGE_EXISTS: Id = Id {
+    name: "image-exists",
+    doc: "\
+### What
+With `--online`: the pinned image digest does not resolve in its registry, or
+is not a multi-platform index holding exactly one distinct, existing image
+for every platform of `[image] platforms`.
+
+### Why
+A registry's retention policy deletes untagged or old images, and a
+single-platform push replaces an index under the same tag. A chart pinned to
+a digest that is gone fails on the next node that pulls it; one that misses
+an architecture fails only on those nodes.
+
+### Example
+```text
+image-exists
+  templates/multus-daemonset-thick.yml:159: error: the pinned `ghcr.io/cozystack/cozystack/multus-cni:v1.6.0@sha256:0a92…` does not resolve: manifest `…` not found at `…` (fix: rebuild and pin it with `revendor image build --push`, or pin an existing digest with `revendor image pin`)
+```
+",
+};
+
+pub(super) const CHECK: Check = Check {
+    name: "image_exists",
+    ids: &[IMAGE_EXISTS],
+    online_only: true,
+    run: check,
+};
+
+fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let (Some(image), Some(locked)) = (&input.config.image, &input.lock.image) else {
+        return Ok(());
+    };
+    let Ok(reference) = Reference::parse(&locked.reference) else {
+        return Ok(());
+    };
+    let Some(digest) = reference.digest().cloned() else {
+        return Ok(());
+    };
+    let platforms: Vec<Platform> = image
+        .platforms
+        .iter()
+        .filter_map(|p| Platform::parse(p).ok())
+        .collect();
+    let client = client(input)?;
+    let (file, line) =
+        site(input, &locked.reference)?.unwrap_or(("vendor.toml".to_owned(), image.line));
+    match client.resolve_index(&reference, &platforms, Some(&digest)) {
+        Ok(index) => {
+            input.ctx.shell.verbose(format!(
+                "image-exists: {} is an index of {}",
+                locked.reference,
+                index
+                    .children
+                    .iter()
+                    .map(|(p, _)| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            Ok(())
+        }
+        Err(e) if is_finding(&e) => {
+            let what = if matches!(e, registry::Error::ManifestUnknown { .. }) {
+                "does not resolve"
+            } else {
+                "is not the index it should be"
+            };
+            sink.push(
+                Finding::error(
+                    IMAGE_EXISTS.name,
+                    file,
+                    line,
+                    format!("the pinned `{}` {what}: {e}", locked.reference),
+                )
+                .fix("rebuild and pin it with `revendor image build --push`, or pin an existing digest with `revendor image pin`"),
+            );
+            Ok(())
+        }
+        Err(e) => Err(Error::Upstream(format!(
+            "failed to verify the pinned image `{}`: {}",
+            locked.reference,
+            chain(&e)
+        ))),
+    }
+}
+
+/// A registry client from the run's environment.
+fn client(input: &Input<'_>) -> Result<registry::Client> {
+    let env = &input.ctx.env;
+    let wrap = |e: registry::Error| Error::Upstream(e.to_string());
+    let credentials = Credentials::load(&env.docker_config).map_err(wrap)?;
+    let mirrors = match &env.registry_mirrors {
+        Some(spec) => Mirrors::parse(spec).map_err(|e| {
+            Error::usage(
+                e.to_string(),
+                "fix REVENDOR_REGISTRY_MIRRORS (`host=mirror,…`)",
+            )
+        })?,
+        None => Mirrors::none(),
+    };
+    registry::Client::builder()
+        .credentials(credentials)
+        .mirrors(mirrors)
+        .build()
+        .map_err(wrap)
+}
+
+/// Whether the registry answered and the answer is wrong (a finding), as
+/// opposed to the conversation failing (an error).
+fn is_finding(e: &registry::Error) -> bool {
+    use registry::Error as E;
+    matches!(
+        e,
+        E::ManifestUnknown { .. }
+            | E::DigestMismatch { .. }
+            | E::Manifest { .. }
+            | E::NotAnIndex { .. }
+            | E::Platforms { .. }
+            | E::DuplicatePlatform { .. }
+            | E::ChildWithoutPlatform { .. }
+            | E::DuplicateChild { .. }
+            | E::ChildNotImage { .. }
+            | E::UnexpectedDigest { .. }
+    )
+}
+
+/// An error with its causes, `: `-joined.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    out
+}
+
+/// The first pin site naming the locked reference, to point a finding at.
+fn site(input: &Input<'_>, locked: &str) -> Result<Option<(String, usize)>> {
+    for pin in &input.config.pins {
+        let Some(parsed) = input.manifest(&pin.file)? else {
+            continue;
+        };
+        let Ok(manifest) = parsed.as_ref() else {
+            continue;
+        };
+        if let Some(field) = manifest
+            .images()
+            .into_iter()
+            .find(|f| f.value == locked || pin.matches(repository_of(&f.value)))
+        {
+            return Ok(Some((pin.file.clone(), field.line)));
+        }
+    }
+    Ok(None)
+}

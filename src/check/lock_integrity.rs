@@ -1,0 +1,132 @@
+//! `lock-integrity`: the files the lock vouches for are the files on disk.
+//!
+//! The lock records the sha256 of each pristine copy under `upstream/` and of
+//! each patch file as `update` (or `patch refresh`) verified it. Everything
+//! else `check` does trusts those files, so a copy edited by hand, a patch
+//! changed without being verified, or a file the lock does not know is
+//! reported first.
+
+use super::{Check, Finding, Id, Input, Pristine, Sink};
+use crate::config::lock::LOCK_PATH;
+use crate::error::Result;
+use crate::upstream::cache::sha256_hex;
+
+/// `lock-integrity`.
+pub const LOCK_INTEGRITY: Id = Id {
+    name: "lock-integrity",
+    doc: "\
+### What
+A pristine copy under `upstream/` does not have the sha256 the lock records
+for it (edited, missing, or not in the lock), or a patch file is not the one
+that was verified (edited since the last `update` or `patch refresh`).
+
+### Why
+The lock is the memory of what was fetched and verified. A pristine copy
+edited in place would make every later render quietly carry the edit as if
+upstream had made it; a patch edited without being re-verified may not apply,
+or may apply somewhere else.
+
+### Example
+```text
+lock-integrity
+  patches/customize-deployment.patch:1: error: `patches/customize-deployment.patch` has sha256 3f1c…, but patch `customize-deployment` was verified with 9a0b… (fix: run `revendor patch refresh customize-deployment` to verify it against the locked upstream and record it)
+```
+",
+};
+
+pub(super) const CHECK: Check = Check {
+    name: "lock_integrity",
+    ids: &[LOCK_INTEGRITY],
+    online_only: false,
+    run: check,
+};
+
+fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let id = LOCK_INTEGRITY.name;
+    let version = &input.lock.upstream.version;
+    for vendor in &input.config.vendor {
+        let path = vendor.pristine();
+        let finding = match input.pristine(vendor)? {
+            Pristine::Verified(_) => continue,
+            Pristine::NotLocked => Finding::error(
+                id,
+                LOCK_PATH,
+                1,
+                format!("the lock records no sha256 for `{}`", vendor.from),
+            )
+            .fix("run `revendor update` to vendor it"),
+            Pristine::Edited { expected, actual } => Finding::error(
+                id,
+                &path,
+                1,
+                format!(
+                    "`{path}` has sha256 {actual}, but the lock says {expected}: the pristine copy was edited"
+                ),
+            )
+            .fix(format!(
+                "restore it with `git checkout -- {path}`, or re-fetch it with `revendor update --to {version}`"
+            )),
+            Pristine::Missing => Finding::error(
+                id,
+                &path,
+                1,
+                format!("`{path}` is missing and not in the download cache"),
+            )
+            .fix("run `revendor check --online` to fetch it by its locked sha256, or `revendor update`"),
+            Pristine::Unverifiable(message) => Finding::error(
+                id,
+                &path,
+                1,
+                format!("upstream no longer serves the locked `{}` at {version}: {message}", vendor.from),
+            )
+            .fix("find out why the tag's file changed upstream before trusting it; `revendor update` re-vendors it"),
+        };
+        sink.push(finding);
+    }
+    for p in &input.config.patches {
+        let Some(bytes) = input.read(&p.file)? else {
+            sink.push(
+                Finding::error(
+                    id,
+                    &p.file,
+                    1,
+                    format!("patch file `{}` is missing", p.file),
+                )
+                .fix("restore it, or remove its [[patch]] from vendor.toml"),
+            );
+            continue;
+        };
+        let actual = sha256_hex(&bytes);
+        match input.lock.patch_sha256(&p.name) {
+            None => sink.push(
+                Finding::error(
+                    id,
+                    &p.file,
+                    1,
+                    format!("patch `{}` is not in the lock: it was never verified", p.name),
+                )
+                .fix(format!(
+                    "run `revendor patch refresh {}` (or `revendor update`) to verify and record it",
+                    p.name
+                )),
+            ),
+            Some(sha) if sha != actual => sink.push(
+                Finding::error(
+                    id,
+                    &p.file,
+                    1,
+                    format!(
+                        "`{}` has sha256 {actual}, but patch `{}` was verified with {sha}",
+                        p.file, p.name
+                    ),
+                )
+                .fix(format!(
+                    "run `revendor patch refresh {}` to verify it against the locked upstream and record it",
+                    p.name
+                )),
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}

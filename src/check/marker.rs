@@ -1,0 +1,478 @@
+//! `marker:<name>`: a `# <key>: <value>` comment that vouches for a pinned
+//! value is present, agrees with what the platform ships, and (online) is
+//! true.
+//!
+//! Offline, per `[[marker]]`:
+//! 1. the marker line exists exactly once in its (parsed) Dockerfile and has
+//!    a value;
+//! 2. the expected value is read (`expect.value`, or the YAML key of
+//!    `expect.file` by parsing, `strip-digest` dropping `@sha256:…`) and is
+//!    non-empty;
+//! 3. both are compared.
+//!
+//! Online, the marker's resolver says which CNI plugins version the release
+//! in the marker ships (Talos: its Makefile's `PKGS` names a siderolabs/pkgs
+//! revision whose Pkgfile has `vars.cni_version`; kube-ovn: `ARG
+//! CNI_PLUGINS_VERSION=` of its `dist/images/Dockerfile.base`), fetched from
+//! `REVENDOR_RAW_URL` with conditional requests; it must equal the ARG the
+//! marker's `pin` names. A file whose layout changed is reported as such,
+//! never guessed around.
+//!
+//! With `--fix` (online), a marker behind its expected release is moved when
+//! that release ships the pinned CNI plugins version; when it ships another,
+//! moving the marker would vouch for a mismatch, so the finding explains the
+//! decision a person must make instead.
+
+use super::{Check, Finding, Id, Input, Sink};
+use crate::config::{Expect, Marker};
+use crate::dockerfile::{Dockerfile, rewrite_marker};
+use crate::error::{Error, Result};
+use crate::{marker, paths};
+
+/// `marker:<name>`.
+pub const MARKER: Id = Id {
+    name: "marker:<name>",
+    doc: "\
+### What
+The `# <key>: <value>` marker of a `[[marker]]` is missing, duplicated or
+empty, or differs from its expected value (`expect`: a literal, or a key of a
+YAML file such as the Talos installer profile). With `--online`, the release
+the marker names ships another CNI plugins version than the Dockerfile ARG the
+marker vouches for (`pin`), or its files no longer have the layout the
+resolver reads.
+
+### Why
+The marker records that someone compared the image's CNI plugins with what
+the platform ships. When the platform moves (a new Talos release, a new
+kube-ovn) and nobody compares again, the plugins that multus stages on every
+node and the ones Talos installs differ, and each install overwrites the
+other's: the node's plugins flap between two versions.
+
+### Example
+```text
+marker:talos
+  images/multus-cni/Dockerfile:9: error: the marker says v1.13.5, but ../../core/talos/images/talos/profiles/installer.yaml:6 says v1.13.6 (fix: run `revendor check --online --fix`: it moves the marker when Talos v1.13.6 ships the pinned CNI plugins version, and explains the decision when it does not)
+```
+",
+};
+
+pub(super) const CHECK: Check = Check {
+    name: "marker",
+    ids: &[MARKER],
+    online_only: false,
+    run: check,
+};
+
+/// What a marker must equal, and where that was read.
+struct Expected {
+    value: String,
+    file: String,
+    line: usize,
+}
+
+/// What a resolver found for a release.
+pub(super) enum Resolution {
+    /// The CNI plugins version it ships, and how it was found.
+    Found {
+        /// The version, e.g. `v1.9.1`.
+        cni: String,
+        /// `Talos v1.13.6 → pkgs v1.13.0-43-gd8c80cc → cni v1.9.1`.
+        chain: String,
+    },
+    /// Why there is no answer that is not a guess.
+    Unknown(String),
+}
+
+fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for m in &input.config.markers {
+        check_marker(input, m, sink)?;
+    }
+    Ok(())
+}
+
+fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
+    let id = MARKER.member(&m.name);
+    let Some((text, df)) = input.dockerfile(&m.file)? else {
+        sink.push(
+            Finding::error(&id, &m.file, 1, format!("`{}` is missing", m.file)).fix(format!(
+                "restore it, or fix the [[marker]] at vendor.toml:{}",
+                m.line
+            )),
+        );
+        return Ok(());
+    };
+    let lines = df.markers(&m.key);
+    let line = match lines.as_slice() {
+        [] => {
+            sink.push(
+                Finding::error(
+                    &id,
+                    &m.file,
+                    1,
+                    format!("no `# {}: <value>` marker line", m.key),
+                )
+                .fix(format!(
+                    "add `# {}: <release>` after comparing by hand",
+                    m.key
+                )),
+            );
+            return Ok(());
+        }
+        [one] => one,
+        [_, second, ..] => {
+            let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
+            sink.push(
+                Finding::error(
+                    &id,
+                    &m.file,
+                    second.line,
+                    format!(
+                        "the `{}` marker appears {} times (lines {}); it must appear once",
+                        m.key,
+                        lines.len(),
+                        at.join(", ")
+                    ),
+                )
+                .fix("keep one marker line"),
+            );
+            return Ok(());
+        }
+    };
+    if line.value.is_empty() {
+        sink.push(
+            Finding::error(
+                &id,
+                &m.file,
+                line.line,
+                format!("the `{}` marker has no value", m.key),
+            )
+            .fix(format!(
+                "write the release it was compared with after `{}:`",
+                m.key
+            )),
+        );
+        return Ok(());
+    }
+    let expected = match expected(input, m)? {
+        Ok(e) => e,
+        Err(finding) => {
+            sink.push(finding);
+            return Ok(());
+        }
+    };
+    if expected.value.is_empty() {
+        sink.push(
+            Finding::error(
+                &id,
+                &expected.file,
+                expected.line,
+                format!("the value the `{}` marker must equal is empty", m.key),
+            )
+            .fix("set it, or point `expect` at the right key"),
+        );
+        return Ok(());
+    }
+    let pin = m
+        .pin
+        .as_deref()
+        .and_then(|name| pinned(&df, name).map(|(v, l)| (name, v, l)));
+    let subject = subject(m);
+    let online = input.online && m.resolver.is_some();
+    let mut vouched = line.value.clone();
+    let mut resolved = None;
+    if line.value != expected.value {
+        match (&m.resolver, &pin) {
+            (Some(resolver), Some(pin)) if input.fix && input.online => {
+                let resolution = resolve(input, resolver, &expected.value)?;
+                match fix_marker(input, m, &text, line.line, &expected, pin, resolution, sink)? {
+                    Some(chain) => {
+                        vouched = expected.value.clone();
+                        resolved = Some(chain);
+                    }
+                    None => return Ok(()),
+                }
+            }
+            _ => {
+                let fix = if m.resolver.is_some() {
+                    format!(
+                        "run `revendor check --online --fix`: it moves the marker when {subject} {} ships the pinned CNI plugins version, and explains the decision when it does not",
+                        expected.value
+                    )
+                } else {
+                    format!("compare again, then set the marker to `{}`", expected.value)
+                };
+                sink.push(
+                    Finding::error(
+                        &id,
+                        &m.file,
+                        line.line,
+                        format!(
+                            "the marker says {}, but {}:{} says {}",
+                            line.value, expected.file, expected.line, expected.value
+                        ),
+                    )
+                    .fix(fix),
+                );
+                return Ok(());
+            }
+        }
+    }
+    let (Some(resolver), Some((pin_name, pin_value, pin_line)), true) = (&m.resolver, &pin, online)
+    else {
+        return Ok(());
+    };
+    let chain = match resolved {
+        Some(chain) => chain,
+        None => match resolve(input, resolver, &vouched)? {
+            Resolution::Found { cni, chain } if &cni == pin_value => chain,
+            Resolution::Found { cni, chain } => {
+                sink.push(
+                    Finding::error(
+                        &id,
+                        &m.file,
+                        line.line,
+                        format!(
+                            "{subject} {vouched} ships CNI plugins {cni} ({chain}), but `{pin_name}` is {pin_value} (line {pin_line})"
+                        ),
+                    )
+                    .fix(decision(subject, &cni, pin_name, pin_value)),
+                );
+                return Ok(());
+            }
+            Resolution::Unknown(reason) => {
+                sink.push(
+                    Finding::error(
+                        &id,
+                        &m.file,
+                        line.line,
+                        format!("cannot tell which CNI plugins {subject} {vouched} ships: {reason}"),
+                    )
+                    .fix(format!(
+                        "compare {subject} {vouched} with `{pin_name}` by hand, and report the layout change so the resolver can follow it"
+                    )),
+                );
+                return Ok(());
+            }
+        },
+    };
+    input.ctx.shell.verbose(format!("{id}: {chain}"));
+    Ok(())
+}
+
+/// Moves the marker when `resolution` says the expected release ships the
+/// pinned version; otherwise records why not. Returns the chain when moved.
+#[allow(clippy::too_many_arguments)] // one caller; each argument a different fact
+fn fix_marker(
+    input: &Input<'_>,
+    m: &Marker,
+    text: &str,
+    line: usize,
+    expected: &Expected,
+    (pin_name, pin_value, pin_line): &(&str, String, usize),
+    resolution: Resolution,
+    sink: &mut Sink,
+) -> Result<Option<String>> {
+    let id = MARKER.member(&m.name);
+    let subject = subject(m);
+    let new = &expected.value;
+    match resolution {
+        Resolution::Found { cni, chain } if &cni == pin_value => {
+            let edited = rewrite_marker(text, &m.key, new).map_err(|e| {
+                crate::config::ConfigError::at(
+                    input.ctx.root.join(&m.file),
+                    Some(line),
+                    e.to_string(),
+                )
+            })?;
+            input.edit(&m.file, edited.into_bytes());
+            sink.push(Finding::info(
+                &id,
+                &m.file,
+                line,
+                format!("moved the marker to {new}: {chain}, which is the pinned `{pin_name}`"),
+            ));
+            Ok(Some(chain))
+        }
+        Resolution::Found { cni, chain } => {
+            sink.push(
+                Finding::error(
+                    &id,
+                    &m.file,
+                    line,
+                    format!(
+                        "not moving the marker to {new}: {subject} {new} ships CNI plugins {cni} ({chain}), but the image pins {pin_value} (`{pin_name}`, line {pin_line}); \
+                         until both agree, the plugins on every {subject} node would flap between {pin_value} and {cni} as each installs its own"
+                    ),
+                )
+                .fix(decision(subject, &cni, pin_name, pin_value)),
+            );
+            Ok(None)
+        }
+        Resolution::Unknown(reason) => {
+            sink.push(
+                Finding::error(
+                    &id,
+                    &m.file,
+                    line,
+                    format!("not moving the marker to {new}: cannot tell which CNI plugins {subject} {new} ships: {reason}"),
+                )
+                .fix(format!(
+                    "compare {subject} {new} with `{pin_name}` by hand, then set the marker"
+                )),
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// The decision a person must make when the platform ships other plugins.
+fn decision(subject: &str, cni: &str, pin_name: &str, pin_value: &str) -> String {
+    format!(
+        "a person decides which CNI plugins the nodes run: to follow {subject}, set `{pin_name}={cni}` and run `revendor check --online --fix` \
+         (it rewrites the checksums from the release's sidecars and moves the marker); to keep {pin_value}, stay on a {subject} release that ships it"
+    )
+}
+
+/// How messages name the resolver's subject.
+fn subject(m: &Marker) -> &'static str {
+    match m.resolver.as_deref() {
+        Some("talos") => "Talos",
+        Some("kube-ovn") => "kube-ovn",
+        _ => "the release",
+    }
+}
+
+/// The default of ARG `name` and its line (the first declaration with one).
+pub(super) fn pinned(df: &Dockerfile, name: &str) -> Option<(String, usize)> {
+    df.arg_values(name)
+        .next()
+        .map(|a| (a.value.clone().unwrap_or_default(), a.line))
+}
+
+/// The expected value, or the finding that says why it cannot be read. A
+/// missing `expect.file` is a configuration error.
+fn expected(input: &Input<'_>, m: &Marker) -> Result<std::result::Result<Expected, Finding>> {
+    match &m.expect {
+        Expect::Value(v) => Ok(Ok(Expected {
+            value: v.clone(),
+            file: "vendor.toml".to_owned(),
+            line: m.line,
+        })),
+        Expect::Yaml {
+            file,
+            key,
+            strip_digest,
+        } => {
+            let path = input.ctx.root.join(file);
+            let Some(bytes) = paths::read_opt(&path)? else {
+                return Err(crate::config::ConfigError::at(
+                    input.ctx.root.join("vendor.toml"),
+                    Some(m.line),
+                    format!(
+                        "`expect.file` = \"{file}\" of marker `{}` does not exist",
+                        m.name
+                    ),
+                )
+                .hint("fix the path (it is relative to the package directory)")
+                .into());
+            };
+            match marker::expect_yaml(&String::from_utf8_lossy(&bytes), key, *strip_digest) {
+                Ok(found) => Ok(Ok(Expected {
+                    value: found.value,
+                    file: file.clone(),
+                    line: found.line,
+                })),
+                Err(e) => {
+                    let line = match &e {
+                        marker::Error::KeyMissing { line, .. }
+                        | marker::Error::NotText { line, .. }
+                        | marker::Error::Digest { line, .. } => *line,
+                        marker::Error::Ambiguous { lines, .. } => {
+                            lines.first().copied().unwrap_or(1)
+                        }
+                        marker::Error::Yaml(y) => y.line(),
+                        _ => 1,
+                    };
+                    Ok(Err(Finding::error(
+                        MARKER.member(&m.name),
+                        file,
+                        line,
+                        format!("cannot read the value the marker must equal: {e}"),
+                    )
+                    .fix(format!(
+                        "fix `{file}` or the [[marker]] at vendor.toml:{}",
+                        m.line
+                    ))))
+                }
+            }
+        }
+    }
+}
+
+/// The CNI plugins version `release` ships, by `resolver`.
+pub(super) fn resolve(input: &Input<'_>, resolver: &str, release: &str) -> Result<Resolution> {
+    match resolver {
+        "talos" => talos(input, release),
+        "kube-ovn" => kube_ovn(input, release),
+        other => Ok(Resolution::Unknown(format!("no resolver named `{other}`"))),
+    }
+}
+
+fn talos(input: &Input<'_>, release: &str) -> Result<Resolution> {
+    let raw = &input.ctx.env.raw_url;
+    let url = format!("{raw}/siderolabs/talos/refs/tags/{release}/Makefile");
+    let Some(makefile) = fetch(input, &url)? else {
+        return Ok(Resolution::Unknown(format!(
+            "`{url}` does not exist (is {release} a Talos release?)"
+        )));
+    };
+    let pkgs = match marker::talos_pkgs(&makefile) {
+        Ok(p) => p,
+        Err(e) => return Ok(Resolution::Unknown(format!("{e} (in `{url}`)"))),
+    };
+    let url = format!("{raw}/siderolabs/pkgs/{}/Pkgfile", pkgs.reference.as_str());
+    let Some(pkgfile) = fetch(input, &url)? else {
+        return Ok(Resolution::Unknown(format!(
+            "`{url}` does not exist (Talos {release} names pkgs {})",
+            pkgs.pkgs.value
+        )));
+    };
+    match marker::pkgfile_cni_version(&pkgfile) {
+        Ok(cni) => Ok(Resolution::Found {
+            chain: format!(
+                "Talos {release} → pkgs {} → cni {}",
+                pkgs.pkgs.value, cni.value
+            ),
+            cni: cni.value,
+        }),
+        Err(e) => Ok(Resolution::Unknown(format!("{e} (in `{url}`)"))),
+    }
+}
+
+fn kube_ovn(input: &Input<'_>, release: &str) -> Result<Resolution> {
+    let url = format!(
+        "{}/kubeovn/kube-ovn/refs/tags/{release}/dist/images/Dockerfile.base",
+        input.ctx.env.raw_url
+    );
+    let Some(base) = fetch(input, &url)? else {
+        return Ok(Resolution::Unknown(format!(
+            "`{url}` does not exist (is {release} a kube-ovn release?)"
+        )));
+    };
+    match marker::kube_ovn_cni_version(&base) {
+        Ok(cni) => Ok(Resolution::Found {
+            chain: format!("kube-ovn {release} → cni {}", cni.value),
+            cni: cni.value,
+        }),
+        Err(e) => Ok(Resolution::Unknown(format!("{e} (in `{url}`)"))),
+    }
+}
+
+/// A text file by URL; `None` on 404. Conditional when fetched before.
+pub(super) fn fetch(input: &Input<'_>, url: &str) -> Result<Option<String>> {
+    match input.ctx.client.get(url) {
+        Ok(r) => Ok(Some(String::from_utf8_lossy(&r.body).into_owned())),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(Error::Http(e)),
+    }
+}

@@ -1,0 +1,245 @@
+//! `upstream-newer` (online): a release newer than the locked one exists
+//! inside `track` (an error, with a dry run of every patch against it) or
+//! outside it (information).
+//!
+//! 1. List the upstream's releases (a conditional request: an unchanged list
+//!    costs a 304 and no bytes).
+//! 2. Take the highest version above the locked one that `update` would move
+//!    to, and the highest outside `track`.
+//! 3. Dry-run every patch against the newer release in track, in memory:
+//!    vendor patches are carried from the locked pristine copy to the new
+//!    file ([`patch::rebase`]); source patches are applied to the new source
+//!    tree, and rebased from the locked one when that fails. Each result is
+//!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
+//!    finding says what `update` will meet.
+
+use super::{Check, Finding, Id, Input, Pristine, Sink};
+use crate::config::AppliesTo;
+use crate::error::Result;
+use crate::patch::{self, Labels, Outcome};
+use crate::render::Patches;
+use crate::upstream::{self, Release, Source, SourceTree, version};
+
+/// `upstream-newer`.
+pub const UPSTREAM_NEWER: Id = Id {
+    name: "upstream-newer",
+    doc: "\
+### What
+With `--online`: upstream published a release newer than the locked one
+inside `track` (an error), or outside it (information). The finding carries a
+dry run of every patch against the newer release: `exact`, `offset`,
+`merged`, `already-upstream` or `conflict`.
+
+### Why
+The nightly run is how a new upstream release gets noticed, before a
+security fix in it is weeks old; the dry run tells whoever picks it up
+whether `revendor update` will go through or stop at a conflict.
+
+### Example
+```text
+upstream-newer
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, fold it into the patch)
+```
+",
+};
+
+pub(super) const CHECK: Check = Check {
+    name: "upstream_newer",
+    ids: &[UPSTREAM_NEWER],
+    online_only: true,
+    run: check,
+};
+
+fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let id = UPSTREAM_NEWER.name;
+    let config = input.config;
+    let locked = &input.lock.upstream.version;
+    let Some(current) = version::parse_tag(locked) else {
+        return Ok(());
+    };
+    let source = upstream::open(config, &input.ctx.env, &input.ctx.client);
+    let releases = source.releases()?;
+    let up = &config.upstream;
+    let track = up
+        .track
+        .as_ref()
+        .map_or_else(|| "*".to_owned(), |t| t.to_string());
+    let newer = |inside: bool| -> Option<&Release> {
+        releases
+            .iter()
+            .filter(|r| !r.prerelease || (inside && up.allow_prerelease))
+            .filter_map(|r| version::parse_tag(&r.tag).map(|v| (v, r)))
+            .filter(|(v, _)| *v > current)
+            .filter(|(v, _)| {
+                let allowed = inside && up.allow_prerelease;
+                let in_track = version::in_track(v, up.track.as_ref(), allowed);
+                if inside {
+                    in_track
+                } else {
+                    !in_track && v.pre.is_empty()
+                }
+            })
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, r)| r)
+    };
+    if let Some(outside) = newer(false) {
+        sink.push(
+            Finding::info(
+                id,
+                "vendor.toml",
+                up.version_line,
+                format!(
+                    "{} is newer than the vendored {locked}, outside track `{track}`",
+                    outside.tag
+                ),
+            )
+            .fix(format!(
+                "to move to it, widen `track` or run `revendor update --to {}`",
+                outside.tag
+            )),
+        );
+    }
+    let Some(target) = newer(true) else {
+        return Ok(());
+    };
+    let results = dry_run(input, &*source, &target.tag)?;
+    let conflicts: Vec<&DryRun> = results
+        .iter()
+        .filter(|r| r.result.starts_with("conflict"))
+        .collect();
+    let summary = if results.is_empty() {
+        "no patches".to_owned()
+    } else {
+        results
+            .iter()
+            .map(|r| format!("{} on {}: {}", r.patch, r.target, r.result))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let fix = if conflicts.is_empty() {
+        format!("run `revendor update --to {}`", target.tag)
+    } else {
+        format!(
+            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, fold it into the patch",
+            target.tag,
+            conflicts
+                .iter()
+                .map(|c| c.target.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    sink.push(
+        Finding::error(
+            id,
+            "vendor.toml",
+            up.version_line,
+            format!(
+                "{} is newer than the vendored {locked} (inside track `{track}`); dry run: {summary}",
+                target.tag
+            ),
+        )
+        .fix(fix),
+    );
+    Ok(())
+}
+
+/// One patch section carried to the newer release.
+#[derive(Debug, Clone)]
+struct DryRun {
+    patch: String,
+    target: String,
+    result: String,
+}
+
+fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryRun>> {
+    let locked = &input.lock.upstream.version;
+    let ours = format!("patched {locked}");
+    let labels = Labels {
+        ours: &ours,
+        base: locked,
+        theirs: tag,
+    };
+    let mut out = Vec::new();
+    let patches = input.vendor_patches()?;
+    for vendor in &input.config.vendor {
+        let Pristine::Verified(mut base) = input.pristine(vendor)? else {
+            continue;
+        };
+        let mut theirs = upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?;
+        for section in patches.sections_for(vendor) {
+            let (p, fp) = patches.section(section);
+            let step = |result: String| DryRun {
+                patch: p.name.clone(),
+                target: vendor.to.clone(),
+                result,
+            };
+            match patch::rebase(&base, fp, &theirs, &labels) {
+                Ok(outcome) => {
+                    out.push(step(describe(&outcome)));
+                    if matches!(outcome, Outcome::Conflict { .. }) {
+                        break;
+                    }
+                    theirs = outcome.content().to_vec();
+                    match patch::apply(fp, &base) {
+                        Ok(applied) => base = applied.content,
+                        Err(_) => break,
+                    }
+                }
+                Err(e) => {
+                    out.push(step(format!("does not apply to {locked}: {e}")));
+                    break;
+                }
+            }
+        }
+    }
+    let sources = Patches::load_kind(input.config, AppliesTo::Source)?;
+    if sources.loaded.is_empty() {
+        return Ok(out);
+    }
+    let tree = source.tree(tag)?;
+    let mut base_tree: Option<SourceTree> = None;
+    for p in &sources.loaded {
+        for fp in &p.set.files {
+            let path = fp.target_path(p.strip).unwrap_or_default();
+            let theirs = tree.files.get(&path).cloned().unwrap_or_default();
+            let result = match patch::apply(fp, &theirs) {
+                Ok(a) if a.offsets.iter().all(|o| *o == 0) => "exact".to_owned(),
+                Ok(_) => "offset".to_owned(),
+                Err(_) => {
+                    if base_tree.is_none() {
+                        base_tree = Some(source.tree(locked)?);
+                    }
+                    let base = base_tree
+                        .as_ref()
+                        .and_then(|t| t.files.get(&path).cloned())
+                        .unwrap_or_default();
+                    match patch::rebase(&base, fp, &theirs, &labels) {
+                        Ok(outcome) => describe(&outcome),
+                        Err(e) => format!("does not apply to {locked}: {e}"),
+                    }
+                }
+            };
+            out.push(DryRun {
+                patch: p.name.clone(),
+                target: path,
+                result,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `exact`, `offset`, …, a conflict with its lines.
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Conflict { hunks, .. } => {
+            let at: Vec<String> = hunks
+                .iter()
+                .map(|h| format!("lines {}-{}", h.line_start, h.line_end))
+                .collect();
+            format!("conflict ({})", at.join(", "))
+        }
+        other => other.kind().to_owned(),
+    }
+}

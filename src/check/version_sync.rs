@@ -1,0 +1,280 @@
+//! `version-sync`: the locked version, vendor.toml's `version` and every
+//! `[[rewrite]]` result name the same upstream release.
+//!
+//! The lock says what was vendored; vendor.toml says what the package means
+//! to vendor; the rewrites carry the version into the files that name it
+//! (`{version}-thick` image tags, `ARG VERSION=` of the image recipe). The
+//! Dockerfile ARG is read by parsing the Dockerfile; a `lines-containing`
+//! rewrite is read line by line, its `with` template turned into a pattern
+//! whose `{version}` part must be the locked version. Lines that are pin
+//! sites hold a pinned image reference instead, and are `image-pin`'s.
+
+use regex::Regex;
+
+use super::{Check, Finding, Id, Input, Sink};
+use crate::config::{Config, Rewrite, RewriteKind};
+use crate::error::Result;
+use crate::render::pin;
+
+/// `version-sync`.
+pub const VERSION_SYNC: Id = Id {
+    name: "version-sync",
+    doc: "\
+### What
+The locked upstream version, vendor.toml's `[upstream] version` and a
+`[[rewrite]]` result disagree: an `ARG VERSION=` or a `{version}-thick` tag
+names another release, or still holds the text the rewrite replaces.
+
+### Why
+The image is built from the source at `ARG VERSION` and the chart renders the
+manifest of the locked version: when they differ, the chart runs a binary
+from another release than the manifest it ships, which is how flags and RBAC
+rules go missing at runtime.
+
+### Example
+```text
+version-sync
+  images/multus-cni/Dockerfile:16: error: `ARG VERSION=v4.2.4`, but the locked version is v4.3.0 (fix: run `revendor render` to rewrite it)
+```
+",
+};
+
+pub(super) const CHECK: Check = Check {
+    name: "version_sync",
+    ids: &[VERSION_SYNC],
+    online_only: false,
+    run: check,
+};
+
+fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let id = VERSION_SYNC.name;
+    let locked = &input.lock.upstream.version;
+    let up = &input.config.upstream;
+    if &up.version != locked {
+        sink.push(
+            Finding::error(
+                id,
+                "vendor.toml",
+                up.version_line,
+                format!(
+                    "vendor.toml says version {}, but the lock vendored {locked}",
+                    up.version
+                ),
+            )
+            .fix(format!(
+                "set `version = \"{locked}\"`, or run `revendor update --to {}`",
+                up.version
+            )),
+        );
+    }
+    for rewrite in &input.config.rewrites {
+        let expected = rewrite.value(locked);
+        match &rewrite.kind {
+            RewriteKind::DockerfileArg { name } => {
+                let Some((_, df)) = input.dockerfile(&rewrite.file)? else {
+                    sink.push(missing(rewrite));
+                    continue;
+                };
+                let mut any = false;
+                for arg in df.arg_values(name) {
+                    any = true;
+                    let value = arg.value.as_deref().unwrap_or_default();
+                    if value != expected {
+                        sink.push(
+                            Finding::error(
+                                id,
+                                &rewrite.file,
+                                arg.line,
+                                format!(
+                                    "`ARG {name}={value}`, but the locked version gives `{expected}`"
+                                ),
+                            )
+                            .fix("run `revendor render` to rewrite it"),
+                        );
+                    }
+                }
+                if !any {
+                    sink.push(
+                        Finding::error(
+                            id,
+                            &rewrite.file,
+                            1,
+                            format!(
+                                "no `ARG {name}=` carries the version (the [[rewrite]] at vendor.toml:{} has nothing to set)",
+                                rewrite.line
+                            ),
+                        )
+                        .fix(format!("declare `ARG {name}={expected}` in the build stage")),
+                    );
+                }
+            }
+            RewriteKind::Lines { needle, replace } => {
+                let Some(text) = input.text(&rewrite.file)? else {
+                    // A missing rendered file is render-drift's to report.
+                    if input.config.vendor_rendering(&rewrite.file).is_none() {
+                        sink.push(missing(rewrite));
+                    }
+                    continue;
+                };
+                let pin_lines = pin_lines(input.config, &rewrite.file, &text);
+                let pattern = pattern(&rewrite.with);
+                for (i, line) in text.lines().enumerate() {
+                    let number = i + 1;
+                    if !line.contains(needle.as_str()) || pin_lines.contains(&number) {
+                        continue;
+                    }
+                    if line.contains(replace.as_str()) {
+                        sink.push(
+                            Finding::error(
+                                id,
+                                &rewrite.file,
+                                number,
+                                format!(
+                                    "still says `{replace}` where the rewrite gives `{expected}`"
+                                ),
+                            )
+                            .fix("run `revendor render`"),
+                        );
+                        continue;
+                    }
+                    let Some(pattern) = &pattern else { continue };
+                    for found in versions(pattern, line) {
+                        if found != *locked {
+                            sink.push(
+                                Finding::error(
+                                    id,
+                                    &rewrite.file,
+                                    number,
+                                    format!(
+                                        "names `{}`, but the locked version gives `{expected}`",
+                                        rewrite.value(&found)
+                                    ),
+                                )
+                                .fix("run `revendor render`"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn missing(rewrite: &Rewrite) -> Finding {
+    Finding::error(
+        VERSION_SYNC.name,
+        &rewrite.file,
+        1,
+        format!(
+            "`{}` is missing (the [[rewrite]] at vendor.toml:{} writes it)",
+            rewrite.file, rewrite.line
+        ),
+    )
+    .fix("restore the file, or remove the [[rewrite]]")
+}
+
+/// Lines of `file` that are pin sites of some `[[pin]]` on it.
+fn pin_lines(config: &Config, file: &str, text: &str) -> Vec<usize> {
+    config
+        .pins
+        .iter()
+        .filter(|p| p.file == file)
+        // An unparseable file has no pin sites here; `image-pin` reports it.
+        .flat_map(|p| pin::pin_sites(text, p).unwrap_or_default())
+        .map(|s| s.line)
+        .collect()
+}
+
+/// A version as tags spell it: `v4.3.0`, `4.3`, `v4.4.0-rc.1`.
+const VERSION: &str = r"(v?[0-9]+(?:\.[0-9]+)+(?:-[0-9A-Za-z.]+)?)";
+
+/// The `with` template as a pattern whose one group is the `{version}`;
+/// `None` when the template does not use the version.
+fn pattern(with: &str) -> Option<Regex> {
+    let (before, after) = with.split_once("{version}")?;
+    Regex::new(&format!(
+        "{}{VERSION}{}",
+        regex::escape(before),
+        regex::escape(&after.replace("{version}", ""))
+    ))
+    .ok()
+}
+
+/// Every version `pattern` finds in `line`, skipping matches glued to a
+/// longer word on their left (`xv4.3.0-thick`).
+fn versions(pattern: &Regex, line: &str) -> Vec<String> {
+    pattern
+        .captures_iter(line)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let glued = line[..whole.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|ch| ch.is_ascii_alphanumeric() || ch == '.');
+            (!glued).then(|| c.get(1).map(|v| v.as_str().to_owned()))?
+        })
+        .collect()
+}
+
+/// `text` with every `lines-containing` rewrite of `file` redone at
+/// `version`: the text it replaces and any stale `{version}` result become
+/// the locked value. `render-drift` compares this, so that a stale version
+/// is reported once, here.
+pub(super) fn normalize(config: &Config, file: &str, text: &str, version: &str) -> String {
+    let mut out = text.to_owned();
+    for rewrite in config.rewrites.iter().filter(|r| r.file == file) {
+        let RewriteKind::Lines { needle, replace } = &rewrite.kind else {
+            continue;
+        };
+        let value = rewrite.value(version);
+        let pattern = pattern(&rewrite.with);
+        out = out
+            .split_inclusive('\n')
+            .map(|line| {
+                if !line.contains(needle.as_str()) {
+                    return line.to_owned();
+                }
+                let line = line.replace(replace.as_str(), &value);
+                match &pattern {
+                    Some(p) => p.replace_all(&line, regex::NoExpand(&value)).into_owned(),
+                    None => line,
+                }
+            })
+            .collect();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_template_becomes_a_version_pattern() {
+        let p = pattern("{version}-thick").unwrap();
+        let line = "image: ghcr.io/x/multus-cni:v4.2.4-thick # was v4.3.0-thick, xv9.9-thick";
+        assert_eq!(versions(&p, line), ["v4.2.4", "v4.3.0"]);
+        assert_eq!(versions(&p, "tag: v4.4.0-rc.1-thick"), ["v4.4.0-rc.1"]);
+        assert!(pattern("static").is_none());
+    }
+
+    #[test]
+    fn normalize_redoes_line_rewrites() {
+        let config = Config::parse(
+            Path::new("."),
+            Path::new("vendor.toml"),
+            "[upstream]\ngithub = \"o/r\"\nversion = \"v4.3.0\"\n\
+             [[vendor]]\nfrom = \"a.yml\"\nto = \"t.yml\"\n\
+             [[rewrite]]\nfile = \"t.yml\"\nlines-containing = \"multus-cni\"\nreplace = \"snapshot-thick\"\nwith = \"{version}-thick\"\n",
+        )
+        .unwrap();
+        let text =
+            "a: multus-cni:snapshot-thick\nb: multus-cni:v4.2.4-thick\nc: other:v4.2.4-thick\n";
+        assert_eq!(
+            normalize(&config, "t.yml", text, "v4.3.0"),
+            "a: multus-cni:v4.3.0-thick\nb: multus-cni:v4.3.0-thick\nc: other:v4.2.4-thick\n"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! `revendor check [--online] [--fix]`: the drift check.
+//!
+//! 1. Load vendor.toml and the lock (a package without a lock has nothing to
+//!    check against: a usage error).
+//! 2. Run every check of [`check::CHECKS`] over one [`check::Input`]; the
+//!    online ones only with `--online`.
+//! 3. With `--fix`, commit the edits the checks staged, all at once.
+//!
+//! The findings come back to `cli`, which prints them in the chosen format
+//! and turns an `error` finding into exit code 1.
+
+use super::Context;
+use crate::check::{self, Finding, Input, Sink};
+use crate::config::Config;
+use crate::config::lock::Lock;
+use crate::error::{Error, Result};
+use crate::paths::Transaction;
+
+/// Flags of `revendor check`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckOptions {
+    /// Also ask the upstream, the registry and the marker resolvers.
+    pub online: bool,
+    /// Apply the fixes that need no decision (needs `online`).
+    pub fix: bool,
+}
+
+/// What `check` found, and what `--fix` wrote.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    /// The package's name (its directory's).
+    pub package: String,
+    /// Every finding, in check order.
+    pub findings: Vec<Finding>,
+    /// Files `--fix` rewrote.
+    pub changed: Vec<String>,
+}
+
+/// Runs the check.
+pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
+    if opts.online && ctx.client.offline() {
+        return Err(Error::usage(
+            "`--online` and `--offline` contradict each other",
+            "drop one of them",
+        ));
+    }
+    if opts.fix && !opts.online {
+        return Err(Error::usage(
+            "`--fix` needs `--online`",
+            "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
+        ));
+    }
+    let config = Config::load(&ctx.root)?;
+    let Some(lock) = Lock::load(&ctx.root)? else {
+        return Err(Error::usage(
+            "this package has no upstream/lock.toml yet, so there is nothing to check against",
+            "run `revendor update` once to adopt it",
+        ));
+    };
+    let input = Input::new(ctx, &config, &lock, opts.online, opts.fix);
+    let mut sink = Sink::new();
+    check::run(&input, &mut sink)?;
+    let mut changed = Vec::new();
+    let edits = input.edits();
+    if !edits.is_empty() {
+        let mut txn = Transaction::new(&ctx.root);
+        for (path, bytes) in edits {
+            txn.stage(&path, bytes);
+        }
+        changed = txn.commit()?;
+    }
+    if opts.online {
+        let stats = ctx.client.stats();
+        if stats.requests() > 0 && stats.not_modified() == stats.requests() {
+            ctx.shell.verbose(format!(
+                "nothing changed upstream: all {} requests were conditional and answered 304",
+                stats.requests()
+            ));
+        }
+    }
+    Ok(CheckReport {
+        package: package_name(ctx),
+        findings: sink.into_findings(),
+        changed,
+    })
+}
+
+/// The package directory's name, for reports.
+fn package_name(ctx: &Context) -> String {
+    ctx.root
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| ctx.root.display().to_string())
+}
