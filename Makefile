@@ -38,3 +38,4 @@ lint:
 
 bench:
 	$(CARGO) bench --bench update_vs_shell
+	$(CARGO) bench --bench check

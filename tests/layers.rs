@@ -31,7 +31,26 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "upstream",
         ],
     ),
-    ("report", &["error"]),
+    ("report", &["check", "error"]),
+    ("pr", &[]),
+    ("builder", &["image", "net"]),
+    (
+        "check",
+        &[
+            "config",
+            "dockerfile",
+            "error",
+            "image",
+            "manifest",
+            "marker",
+            "ops",
+            "patch",
+            "paths",
+            "registry",
+            "render",
+            "upstream",
+        ],
+    ),
 ];
 
 fn crate_uses(path: &Path, out: &mut BTreeSet<String>) {
