@@ -8,6 +8,10 @@
 //! parsing. Run with `cargo bench --bench check` (needs REVENDOR_REALWORLD).
 //! Prints medians; asserts only that the package checks clean.
 
+// Tests and benchmarks print skip notes and figures, and read their own
+// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 

@@ -6,6 +6,10 @@
 //! Run with `make bench` (needs REVENDOR_REALWORLD, curl, patch, git). Prints
 //! medians and ratios; asserts nothing about time.
 
+// Tests and benchmarks print skip notes and figures, and read their own
+// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 

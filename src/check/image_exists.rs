@@ -11,7 +11,7 @@
 use super::{Check, Finding, Id, Input, Sink};
 use crate::error::{Error, Result};
 use crate::image::{Platform, Reference};
-use crate::registry::{self, Credentials, Mirrors};
+use crate::registry;
 use crate::render::pin::repository_of;
 
 /// `image-exists`.
@@ -59,7 +59,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         .iter()
         .filter_map(|p| Platform::parse(p).ok())
         .collect();
-    let client = client(input)?;
+    let client = crate::ops::image_pin::registry_client(input.ctx)?;
     let (file, line) =
         site(input, &locked.reference)?.unwrap_or(("vendor.toml".to_owned(), image.line));
     match client.resolve_index(&reference, &platforms, Some(&digest)) {
@@ -99,27 +99,6 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             chain(&e)
         ))),
     }
-}
-
-/// A registry client from the run's environment.
-fn client(input: &Input<'_>) -> Result<registry::Client> {
-    let env = &input.ctx.env;
-    let wrap = |e: registry::Error| Error::Upstream(e.to_string());
-    let credentials = Credentials::load(&env.docker_config).map_err(wrap)?;
-    let mirrors = match &env.registry_mirrors {
-        Some(spec) => Mirrors::parse(spec).map_err(|e| {
-            Error::usage(
-                e.to_string(),
-                "fix REVENDOR_REGISTRY_MIRRORS (`host=mirror,…`)",
-            )
-        })?,
-        None => Mirrors::none(),
-    };
-    registry::Client::builder()
-        .credentials(credentials)
-        .mirrors(mirrors)
-        .build()
-        .map_err(wrap)
 }
 
 /// Whether the registry answered and the answer is wrong (a finding), as

@@ -79,14 +79,6 @@ impl ClientBuilder {
         }
     }
 
-    /// [`ClientBuilder::new`] with credentials from the Docker config and mirrors from
-    /// `REVENDOR_REGISTRY_MIRRORS`.
-    pub fn from_env() -> Result<ClientBuilder, Error> {
-        Ok(ClientBuilder::new()
-            .credentials(Credentials::from_env()?)
-            .mirrors(Mirrors::from_env()?))
-    }
-
     /// How many times a transient failure is retried (0: try once).
     pub fn retries(mut self, retries: u32) -> ClientBuilder {
         self.retries = retries;
@@ -191,11 +183,6 @@ impl Client {
     /// A builder with the defaults of [`ClientBuilder::new`].
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()
-    }
-
-    /// A client configured from the environment; see [`ClientBuilder::from_env`].
-    pub fn from_env() -> Result<Client, Error> {
-        ClientBuilder::from_env()?.build()
     }
 
     /// `GET /v2/` on `registry` (through its mirror), authenticating if challenged: succeeds when

@@ -84,19 +84,6 @@ impl Credentials {
         Credentials::default()
     }
 
-    /// Loads `$DOCKER_CONFIG/config.json`, or `~/.docker/config.json` when the variable is
-    /// unset. A missing file means no credentials, as for docker.
-    pub fn from_env() -> Result<Credentials, Error> {
-        let dir = match std::env::var_os("DOCKER_CONFIG") {
-            Some(dir) => PathBuf::from(dir),
-            None => match dirs::home_dir() {
-                Some(home) => home.join(".docker"),
-                None => return Ok(Credentials::none()),
-            },
-        };
-        Credentials::load(&dir)
-    }
-
     /// Loads `config.json` from the Docker config directory `dir`; a missing file means no
     /// credentials, a malformed one is an error naming it.
     pub fn load(dir: &Path) -> Result<Credentials, Error> {

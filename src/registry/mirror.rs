@@ -11,9 +11,6 @@ use std::collections::BTreeMap;
 use super::Error;
 use crate::image::canonical_registry;
 
-/// The environment variable holding the mirror list.
-pub const MIRRORS_ENV: &str = "REVENDOR_REGISTRY_MIRRORS";
-
 /// A map from registry host to the mirror host that serves its reads.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Mirrors {
@@ -24,20 +21,6 @@ impl Mirrors {
     /// No mirrors: every registry is read directly.
     pub fn none() -> Mirrors {
         Mirrors::default()
-    }
-
-    /// Reads [`MIRRORS_ENV`]; unset or empty means no mirrors.
-    pub fn from_env() -> Result<Mirrors, Error> {
-        match std::env::var_os(MIRRORS_ENV) {
-            None => Ok(Mirrors::none()),
-            Some(value) => {
-                let value = value.into_string().map_err(|raw| Error::Mirror {
-                    spec: raw.to_string_lossy().into_owned(),
-                    reason: "it is not valid UTF-8".to_owned(),
-                })?;
-                Mirrors::parse(&value)
-            }
-        }
     }
 
     /// Parses `host=mirror[,host=mirror…]`. Hosts may carry a port; Docker Hub aliases are

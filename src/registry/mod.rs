@@ -32,6 +32,6 @@ mod verify;
 pub use client::{Client, ClientBuilder, FetchedManifest, MANIFEST_LIMIT};
 pub use credentials::{Credential, Credentials};
 pub use error::{ApiError, Error, ErrorCode};
-pub use mirror::{MIRRORS_ENV, Mirrors};
+pub use mirror::Mirrors;
 pub use secret::Secret;
 pub use verify::{VerifiedIndex, metadata_digest};
