@@ -1,11 +1,8 @@
 //! `revendor update` and `render` on cozystack's real multus package, served
 //! from the real upstream manifests (REVENDOR_REALWORLD).
 //!
-//! The multus Go source is not in realworld, so the source tree each tag
-//! serves is written here: a `pkg/multus/multus.go` whose CmdDel block is
-//! rebuilt from the old side of cozystack's own Go patch, at the line it has
-//! at each release (954 at v4.2.x, 1060 at v4.3.0), and a go.mod with the
-//! release's real `go` directive.
+//! The multus Go source is not in realworld; `Realworld::register_multus_source`
+//! serves a stand-in tree rebuilt from the old side of cozystack's Go patch.
 
 // Tests and benchmarks print skip notes and figures, and read their own
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
@@ -15,6 +12,7 @@ mod support;
 
 use std::process::Command;
 
+use support::realworld::multus_go;
 use support::{GitHub, Realworld, Revendor, TempPackage};
 
 const REPO: &str = "k8snetworkplumbingwg/multus-cni";
@@ -79,52 +77,8 @@ fn world() -> Option<World> {
     };
     let gh = GitHub::start();
     rw.register_multus(&gh);
-    let patch = rw.read("cozystack-multus/images/multus-cni/patches/fix-del-without-cache.diff");
-    for (tag, line, go) in [
-        ("v4.2.3", 954, "1.24"),
-        ("v4.2.4", 954, "1.24.11"),
-        ("v4.3.0", 1060, "1.25.0"),
-    ] {
-        gh.repo(REPO)
-            .file_at(tag, "pkg/multus/multus.go", multus_go(&patch, line))
-            .file_at(
-                tag,
-                "go.mod",
-                format!("module gopkg.in/k8snetworkplumbingwg/multus-cni.v4\n\ngo {go}\n"),
-            );
-    }
+    rw.register_multus_source(&gh);
     Some(World { rw, gh })
-}
-
-/// A Go file whose lines from `at` on are the old side of the patch's hunk.
-fn multus_go(patch: &[u8], at: usize) -> Vec<u8> {
-    let text = String::from_utf8_lossy(patch);
-    let mut out = String::from("package multus\n");
-    for n in 2..at - 1 {
-        out.push_str(&format!("// filler line {n}\n"));
-    }
-    // The function the hunk sits in, which git names after `@@`.
-    out.push_str(
-        "func CmdDel(args *skel.CmdArgs, exec invoke.Exec, kubeClient *k8s.ClientInfo) error {\n",
-    );
-    let mut in_hunk = false;
-    for line in text.lines() {
-        if line.starts_with("@@") {
-            in_hunk = true;
-            continue;
-        }
-        if !in_hunk {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix(' ').or_else(|| line.strip_prefix('-')) {
-            out.push_str(rest);
-            out.push('\n');
-        } else if line.is_empty() {
-            out.push('\n');
-        }
-    }
-    out.push_str("// end of file\n");
-    out.into_bytes()
 }
 
 /// cozystack's package: its patches, values, Chart and template, a
