@@ -39,3 +39,4 @@ lint:
 bench:
 	$(CARGO) bench --bench update_vs_shell
 	$(CARGO) bench --bench check
+	$(CARGO) bench --bench image_skip

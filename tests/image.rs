@@ -23,7 +23,6 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -441,14 +440,11 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
         Some(hash.to_string().as_str())
     );
 
-    // Nothing changed: no build, answered well under a second.
+    // Nothing changed: no build (benches/image_skip.rs measures how fast).
     std::fs::remove_file(fake.argv_log()).unwrap();
-    let started = Instant::now();
     let run = rv.run(&["image", "build", "--push"]).expect(0);
-    let took = started.elapsed();
     assert!(run.stdout.starts_with("up to date: "), "{}", run.stdout);
     assert!(!fake.argv_log().exists(), "the builder must not run");
-    assert!(took.as_millis() < 1000, "the skip took {took:?}");
 
     // The source patch changed: a new build, a new content hash.
     let patch = pkg.read_string(PATCH);

@@ -25,7 +25,6 @@ mod support;
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 use revendor::config::lock::Lock;
 use revendor::image::{Digest, Manifest, Platform, Reference};
@@ -218,12 +217,9 @@ replaces = ["ghcr.io/k8snetworkplumbingwg/multus-cni"]
     }
     verify_in_registry(&registry, &pinned, &first.platforms, &hash, &pkg);
 
-    // 2. Nothing changed: skipped in well under a second.
-    let started = Instant::now();
+    // 2. Nothing changed: skipped (benches/image_skip.rs measures how fast).
     let run = rv.run(&["image", "build", "--push"]).expect(0);
-    let took = started.elapsed();
     assert!(run.stdout.starts_with("up to date: "), "{}", run.all());
-    assert!(took.as_millis() < 1000, "the skip took {took:?}");
     assert_eq!(lock(&pkg).image.unwrap(), first);
 
     // 3. The source patch changed: rebuilt, a new index pinned everywhere.
