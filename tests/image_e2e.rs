@@ -42,8 +42,19 @@ const TAG: &str = "v1.0.0-e2e";
 const ARCHES: [&str; 2] = ["amd64", "arm64"];
 const COZYSTACK_PIN: &str = "ghcr.io/cozystack/cozystack/multus-cni:v1.6.0@sha256:0a92e861ead179dd6b46f475fd8878d44b3cfa40ce4d7a8ff92f790d54250d25";
 
-/// Whether buildah, Go 1.26 and the registry are here; prints the skip note when not.
+/// Whether buildah, Go 1.26 and the registry are here; prints the skip note
+/// when not. In CI (`CI` set) a missing tool is a failure: .ci/run installs
+/// them, and a silent skip there would hide a broken install step.
 fn have_tools() -> bool {
+    let found = probe_tools();
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "CI is set but the end-to-end image test's tools are missing (see scripts/install-test-deps)"
+    );
+    found
+}
+
+fn probe_tools() -> bool {
     if !have_registry("image_e2e") {
         return false;
     }

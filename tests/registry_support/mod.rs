@@ -29,6 +29,11 @@ pub const HT_PASSWORD: &str = "basic-PASSWORD-do-not-print";
 /// Whether the real registry can run here; prints the skip note when it cannot.
 pub fn have_registry(test: &str) -> bool {
     let found = Path::new(BINARY).exists();
+    // In CI a missing registry is a broken install step, not a reason to skip.
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "CI is set but {BINARY} is missing (see scripts/install-test-deps)"
+    );
     if !found {
         eprintln!(
             "note: skipping {test}: {BINARY} is not installed (Debian package docker-registry)"

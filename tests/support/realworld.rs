@@ -51,6 +51,10 @@ impl Realworld {
     /// Panics when it is set but unreadable: a broken setup must not pass as a skip.
     pub fn from_env() -> Option<Realworld> {
         let Some(root) = std::env::var_os("REVENDOR_REALWORLD") else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but REVENDOR_REALWORLD is not: .ci/run sets it to ../shared/realworld"
+            );
             eprintln!(
                 "note: skipping, REVENDOR_REALWORLD is not set (it names the real-world data)"
             );
