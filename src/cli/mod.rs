@@ -53,16 +53,16 @@ pub enum Command {
     Update(update::Args),
     /// Rebuild the outputs from the pristine copies, patches, rewrites and pin; offline.
     Render(render::Args),
+    /// The drift check: every finding with a stable id, file and line.
+    Check(check::Args),
     /// Work on patch files.
     #[command(subcommand)]
     Patch(patch::Command),
-    /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull request.
-    Pr(pr::Args),
     /// Build, verify and pin the package's image; pin its base images.
     #[command(subcommand)]
     Image(image::Command),
-    /// The drift check: every finding with a stable id, file and line.
-    Check(check::Args),
+    /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull request.
+    Pr(pr::Args),
 }
 
 /// Runs the command line of this process.
