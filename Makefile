@@ -12,6 +12,7 @@ REVENDOR ?= $(CARGO) run --quiet --release --
 .PHONY: install update render check image test-deps test lint bench
 
 install:
+	./scripts/install-build-deps
 	$(CARGO) install --locked --path .
 
 update:
@@ -27,6 +28,7 @@ image:
 	$(REVENDOR) image build --push
 
 test-deps:
+	./scripts/install-build-deps
 	./scripts/install-test-deps
 
 test:
