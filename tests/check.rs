@@ -302,6 +302,45 @@ fn a_hunk_at_an_offset_is_a_warning_at_its_line() {
 }
 
 #[test]
+fn checks_table_raises_lowers_and_allows_ids() {
+    let gh = upstream(&["v1.0.0"]);
+    let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
+    let patch = pkg.read(PATCH);
+    let moved = String::from_utf8(patch.clone())
+        .unwrap()
+        .replace("@@ -2,7 +2,7 @@", "@@ -4,7 +4,7 @@");
+    pkg.write(PATCH, &moved);
+    vouch(&pkg, &patch, moved.as_bytes());
+    let toml = pkg.read_string("vendor.toml");
+
+    pkg.write(
+        "vendor.toml",
+        format!("{toml}\n[checks]\npatch-offset = \"error\"\n"),
+    );
+    let run = json(&rv, &[], 1);
+    assert_eq!(findings(&run), one("patch-offset", "error", PATCH, 3));
+
+    pkg.write(
+        "vendor.toml",
+        format!("{toml}\n[checks]\npatch-offset = \"allow\"\n"),
+    );
+    let run = json(&rv, &[], 0);
+    assert_eq!(findings(&run), vec![]);
+
+    pkg.write(
+        "vendor.toml",
+        format!("{toml}\n[checks]\npatch-ofset = \"allow\"\n"),
+    );
+    let run = rv.run(&["check"]).expect(2);
+    assert!(
+        run.stderr
+            .contains("`patch-ofset`, which is not a check id"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_change_upstream_already_has_is_patch_upstreamed() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);

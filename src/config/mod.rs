@@ -41,6 +41,43 @@ pub struct Config {
     pub markers: Vec<Marker>,
     /// Structural assertions on rendered files.
     pub contracts: Vec<Contract>,
+    /// `[checks]`: severity overrides by check id (`marker:talos`) or id
+    /// family (`marker` for every marker), as cargo-deny lets users raise or
+    /// lower a diagnostic.
+    pub severities: Vec<SeverityOverride>,
+}
+
+/// One line of `[checks]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeverityOverride {
+    /// A check id, or the family before `:` (`contract`, `marker`).
+    pub id: String,
+    /// What findings of that id become.
+    pub level: Level,
+}
+
+/// The levels a finding can be set to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Fails the check.
+    Error,
+    /// Reported; the check passes.
+    Warning,
+    /// Reported as information.
+    Info,
+    /// Not reported at all.
+    Allow,
+}
+
+impl SeverityOverride {
+    /// Whether this override applies to findings of `id`; an exact id wins
+    /// over its family (see [`Config::level_for`]).
+    pub fn matches(&self, id: &str) -> bool {
+        self.id == id
+            || id
+                .split_once(':')
+                .is_some_and(|(family, _)| family == self.id)
+    }
 }
 
 /// `[upstream]`: the repository and the version range.
@@ -305,6 +342,16 @@ impl Config {
     /// An absolute path for a package-relative one.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
+    }
+
+    /// The level `[checks]` sets for findings of `id`, if any: an exact id
+    /// before its family.
+    pub fn level_for(&self, id: &str) -> Option<Level> {
+        self.severities
+            .iter()
+            .find(|o| o.id == id)
+            .or_else(|| self.severities.iter().find(|o| o.matches(id)))
+            .map(|o| o.level)
     }
 
     /// The vendor entry rendering `to`, if any.

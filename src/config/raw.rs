@@ -25,6 +25,9 @@ pub struct RawConfig {
     pub marker: Vec<Spanned<RawMarker>>,
     #[serde(default)]
     pub contract: Vec<Spanned<RawContract>>,
+    /// `[checks]`: check id → `error`, `warning`, `info` or `allow`.
+    #[serde(default)]
+    pub checks: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 /// `[upstream]`.

@@ -7,8 +7,8 @@ use toml::Spanned;
 
 use super::raw::{RawConfig, RawExpect};
 use super::{
-    AppliesTo, Config, ConfigError, Contract, Expect, Image, Marker, Patch, Pin, Rewrite,
-    RewriteKind, Upstream, UpstreamSource, Vendor, line_of,
+    AppliesTo, Config, ConfigError, Contract, Expect, Image, Level, Marker, Patch, Pin, Rewrite,
+    RewriteKind, SeverityOverride, Upstream, UpstreamSource, Vendor, line_of,
 };
 
 /// Spans → lines for one vendor.toml.
@@ -245,7 +245,35 @@ pub(super) fn validate(
         });
     }
 
+    let mut severities = Vec::new();
+    for (id, level) in &raw.checks {
+        let level = match level.get_ref().as_str() {
+            "error" => Level::Error,
+            "warning" => Level::Warning,
+            "info" => Level::Info,
+            "allow" => Level::Allow,
+            other => {
+                return Err(cx
+                    .err(
+                        level,
+                        format!("`{}` = \"{other}\" is not a level", id.get_ref()),
+                    )
+                    .hint("use error, warning, info or allow"));
+            }
+        };
+        if !known_check(id.get_ref(), &marker_names, &contract_names) {
+            return Err(cx
+                .err(id, format!("[checks] names `{}`, which is not a check id", id.get_ref()))
+                .hint("the ids are listed in docs/checks.md; `marker` and `contract` cover every marker or contract"));
+        }
+        severities.push(SeverityOverride {
+            id: id.get_ref().clone(),
+            level,
+        });
+    }
+
     Ok(Config {
+        severities,
         root: dir.to_path_buf(),
         upstream,
         vendor,
@@ -256,6 +284,32 @@ pub(super) fn validate(
         markers,
         contracts,
     })
+}
+
+/// The check ids of DESIGN.md, with `marker:<name>` and `contract:<name>`
+/// for the markers and contracts this file declares (and their families).
+const CHECK_IDS: &[&str] = &[
+    "lock-integrity",
+    "render-drift",
+    "patch-offset",
+    "patch-upstreamed",
+    "version-sync",
+    "builder-go",
+    "image-pin",
+    "cni-checksums",
+    "upstream-newer",
+    "image-exists",
+    "marker",
+    "contract",
+];
+
+fn known_check(id: &str, markers: &HashSet<String>, contracts: &HashSet<String>) -> bool {
+    match id.split_once(':') {
+        Some(("marker", name)) => markers.contains(name),
+        Some(("contract", name)) => contracts.contains(name),
+        Some(_) => false,
+        None => CHECK_IDS.contains(&id),
+    }
 }
 
 fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
@@ -454,6 +508,22 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.line, Some(6));
         assert!(e.message.contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn severity_overrides_name_known_ids() {
+        let c = parse(&format!(
+            "{MINIMAL}[checks]\npatch-offset = \"error\"\nmarker = \"allow\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.level_for("patch-offset"), Some(Level::Error));
+        assert_eq!(c.level_for("marker:talos"), Some(Level::Allow));
+        assert_eq!(c.level_for("render-drift"), None);
+        let e = parse(&format!("{MINIMAL}[checks]\nrender-drfit = \"allow\"\n")).unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(e.message.contains("not a check id"), "{e}");
+        let e = parse(&format!("{MINIMAL}[checks]\nrender-drift = \"loud\"\n")).unwrap_err();
+        assert!(e.message.contains("is not a level"), "{e}");
     }
 
     #[test]

@@ -10,9 +10,9 @@
 //! and turns an `error` finding into exit code 1.
 
 use super::Context;
-use crate::check::{self, Finding, Input, Sink};
-use crate::config::Config;
+use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::Lock;
+use crate::config::{Config, Level};
 use crate::error::{Error, Result};
 use crate::paths::Transaction;
 
@@ -80,9 +80,27 @@ pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
     }
     Ok(CheckReport {
         package: package_name(ctx),
-        findings: sink.into_findings(),
+        findings: with_levels(&config, sink.into_findings()),
         changed,
     })
+}
+
+/// The findings with `[checks]` applied: severities raised or lowered, and
+/// `allow`ed ids dropped.
+fn with_levels(config: &Config, findings: Vec<Finding>) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .filter_map(|mut f| {
+            match config.level_for(&f.id) {
+                Some(Level::Allow) => return None,
+                Some(Level::Error) => f.severity = Severity::Error,
+                Some(Level::Warning) => f.severity = Severity::Warning,
+                Some(Level::Info) => f.severity = Severity::Info,
+                None => {}
+            }
+            Some(f)
+        })
+        .collect()
 }
 
 /// The package directory's name, for reports.
