@@ -32,7 +32,7 @@ digest pins.
 ### Example
 ```text
 builder-go
-  images/multus-cni/Dockerfile:15: error: the builder image `golang:1.26` is not pinned by @sha256:<64 hex> (fix: pin it: `FROM golang:1.26@sha256:<digest>` (`docker buildx imagetools inspect golang:1.26` shows the digest))
+  images/multus-cni/Dockerfile:15: error: the builder image `golang:1.26` is not pinned by @sha256:<64 hex> (fix: run `revendor image pin-base` to pin it by its index digest)
 ```
 ",
 };
@@ -67,9 +67,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             BuilderProblem::GoVersion { expected, .. } => {
                 format!("use `golang:{expected}@sha256:<digest>`, or change `[image] go`")
             }
-            BuilderProblem::NotPinned { image, .. } => format!(
-                "pin it: `FROM {image}@sha256:<digest>` (`docker buildx imagetools inspect {image}` shows the digest)"
-            ),
+            BuilderProblem::NotPinned { .. } => {
+                "run `revendor image pin-base` to pin it by its index digest".to_string()
+            }
         };
         sink.push(Finding::error(id, file, problem.line(), problem.to_string()).fix(fix));
     }
