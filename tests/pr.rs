@@ -138,6 +138,23 @@ fn pr_create_pushes_a_branch_and_opens_then_updates_one_pull_request() {
 }
 
 #[test]
+fn pr_create_with_nothing_changed_is_a_quiet_success() {
+    let gh = GitHub::start();
+    let (repo, _origin) = setup(&gh);
+    let pkg = repo.path().join("packages/app");
+    let rv = Revendor::new(&pkg, &gh)
+        .env("GITHUB_TOKEN", "t")
+        .env("GITHUB_REPOSITORY", "example/platform");
+    let out = rv.run(&["pr", "--create"]).expect(0);
+    assert!(
+        out.stdout.contains("no pull request to propose"),
+        "{}",
+        out.stdout
+    );
+    assert!(gh.pulls("example/platform").is_empty());
+}
+
+#[test]
 fn pr_create_without_a_token_is_a_usage_error() {
     let gh = GitHub::start();
     let (repo, _origin) = setup(&gh);

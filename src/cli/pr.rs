@@ -28,6 +28,9 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         Format::Json => ctx
             .shell
             .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
+        _ if report.summary.files.is_empty() => ctx
+            .shell
+            .out("nothing in the package changed since the base: no pull request to propose\n"),
         _ => {
             ctx.shell
                 .out(&format!("{}\n\n{}", report.title, report.body));

@@ -102,13 +102,9 @@ pub fn pr(ctx: &Context, opts: &PrOptions) -> Result<PrReport> {
         branch: None,
         url: None,
     };
-    if opts.create {
-        if report.summary.files.is_empty() {
-            return Err(Error::usage(
-                "nothing in the package changed since the base",
-                "run `revendor update` first",
-            ));
-        }
+    // Nothing changed (a night with no new release): nothing to propose,
+    // and that is success, not an error.
+    if opts.create && !report.summary.files.is_empty() {
         create(ctx, &repo, &pkg_rel, opts, &mut report)?;
     }
     Ok(report)
