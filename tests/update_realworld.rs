@@ -339,6 +339,18 @@ fn adopt_edits_from_v4_2_3_reproduces_cozystacks_v4_3_0_template() {
         w.rw.read("cozystack-multus/images/multus-cni/patches/fix-del-without-cache.diff");
     std::fs::write(&go, multus_go(&patch, 1060)).unwrap();
     assert_exact_with_gnu_patch(&go, &pkg.join(GO_PATCH), 1);
+    // And `git apply`, as the image build runs it, takes it without complaint.
+    let tree = scratch.path().join("src");
+    std::fs::create_dir_all(tree.join("pkg/multus")).unwrap();
+    std::fs::write(tree.join("pkg/multus/multus.go"), multus_go(&patch, 1060)).unwrap();
+    let out = Command::new("git")
+        .current_dir(&tree)
+        .args(["apply", "--check", "--verbose"])
+        .arg(pkg.join(GO_PATCH))
+        .output()
+        .expect("git apply");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !said.contains("warning"), "{said}");
 
     // Refresh right after an update is a no-op (idempotent).
     let before = pkg.snapshot();
