@@ -27,6 +27,8 @@
 //!
 //! `main.rs` only calls [`cli::main`].
 
+#![warn(missing_docs)]
+
 pub mod builder;
 pub mod check;
 pub mod cli;
