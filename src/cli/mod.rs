@@ -42,6 +42,7 @@ pub struct Cli {
     /// No progress bars (they only ever appear on a terminal).
     #[arg(long, global = true)]
     pub no_progress: bool,
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
 }
