@@ -35,7 +35,12 @@ const DOCKER_HUB_SERVER: &str = "https://index.docker.io/v1/";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Credential {
     /// A user name and password (or a personal access token used as the password).
-    Basic { username: String, password: Secret },
+    Basic {
+        /// The user name.
+        username: String,
+        /// The password or token.
+        password: Secret,
+    },
     /// An OAuth2 refresh token (`identitytoken`, or a helper answering with user `<token>`),
     /// exchanged at the token endpoint with the `refresh_token` grant.
     IdentityToken(Secret),

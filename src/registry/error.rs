@@ -23,23 +23,33 @@ pub enum Error {
     /// The TLS backend or HTTP client could not be set up.
     #[error("failed to set up the registry http client")]
     Setup {
+        /// The client builder's error.
         #[source]
         source: reqwest::Error,
     },
     /// A URL (a token realm, a redirect) that is not https and not loopback, or does not parse.
     #[error("refusing `{url}`: {reason}")]
-    Url { url: String, reason: &'static str },
+    Url {
+        /// The refused URL as it was given.
+        url: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
     /// Connecting, sending or reading failed before an HTTP status arrived (or mid-body).
     #[error("failed to reach `{url}`")]
     Transport {
+        /// The URL requested (for a token request, the realm); never holds credentials.
         url: String,
+        /// The HTTP client's error.
         #[source]
         source: reqwest::Error,
     },
     /// The connection broke while the body was read; retried like a reset before the status.
     #[error("failed to read the answer from `{url}`")]
     Read {
+        /// The URL requested (for a token request, the realm); never holds credentials.
         url: String,
+        /// The error that cut the body short.
         #[source]
         source: std::io::Error,
     },
@@ -47,68 +57,113 @@ pub enum Error {
     /// had them, else `body` holds its trimmed start.
     #[error("`{url}` answered HTTP {status}{}", describe(errors, body))]
     Status {
+        /// The URL requested, on the mirror if one is configured.
         url: String,
+        /// The registry's HTTP status.
         status: u16,
+        /// The spec error codes in the body; empty if it held none.
         errors: Vec<ApiError>,
+        /// The first non-blank line of the body, trimmed and capped; empty if there was none.
         body: String,
     },
     /// The tag or digest does not exist in the repository (404, `MANIFEST_UNKNOWN`,
     /// `NAME_UNKNOWN`); a read-back right after a push may see this for a while.
     #[error("manifest `{reference}` not found at `{url}`")]
-    ManifestUnknown { reference: String, url: String },
+    ManifestUnknown {
+        /// The image reference that was looked up.
+        reference: String,
+        /// The manifest URL that answered 404, on the mirror if one is configured.
+        url: String,
+    },
     /// The registry refused us even after authenticating, or gave no way to authenticate.
     #[error("not authorized for `{url}`: {reason}{}", describe(errors, ""))]
     Unauthorized {
+        /// The URL that refused access (HTTP 401 or 403).
         url: String,
+        /// Why authenticating failed, in words.
         reason: String,
+        /// The spec error codes in the refusal's body; empty if it held none.
         errors: Vec<ApiError>,
     },
     /// The token endpoint refused or returned something without a token. The body is never
     /// kept: on success it is the token itself.
     #[error("failed to get a registry token from `{realm}`: {reason}")]
     Token {
+        /// The token endpoint, as the registry's challenge names it (its realm).
         realm: String,
+        /// The endpoint's HTTP status, or `None` if it answered success without a token.
         status: Option<u16>,
+        /// What went wrong, in words.
         reason: String,
     },
     /// `config.json` in the Docker config directory is unreadable or malformed.
     #[error("failed to read docker credentials from `{}`: {reason}", path.display())]
-    Credentials { path: PathBuf, reason: String },
+    Credentials {
+        /// The path of the `config.json` read.
+        path: PathBuf,
+        /// Why it is unusable; never holds a secret.
+        reason: String,
+    },
     /// A `docker-credential-<helper>` program is missing, failed, or printed something unusable.
     #[error("credential helper `docker-credential-{helper}` failed for `{server}`: {reason}")]
     CredentialHelper {
+        /// The helper's name, as the config gives it (without `docker-credential-`).
         helper: String,
+        /// The server the helper was asked about: the registry host, or Docker Hub's
+        /// `https://index.docker.io/v1/`.
         server: String,
+        /// What went wrong, in words; never holds a secret.
         reason: String,
     },
     /// `REVENDOR_REGISTRY_MIRRORS` is not a `host=mirror,…` list.
     #[error("invalid registry mirror list `{spec}`: {reason}")]
-    Mirror { spec: String, reason: String },
+    Mirror {
+        /// The mirror list as given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A manifest body exceeded the size limit; a registry sending more is broken or hostile.
     #[error("manifest at `{url}` is larger than {limit} bytes")]
-    TooLarge { url: String, limit: u64 },
+    TooLarge {
+        /// The URL whose answer exceeded the limit.
+        url: String,
+        /// The size limit, in bytes.
+        limit: u64,
+    },
     /// A `HEAD` answered without the `Docker-Content-Digest` header, so the digest is unknown.
     #[error("`{url}` sent no Docker-Content-Digest header")]
-    MissingDigest { url: String },
+    MissingDigest {
+        /// The manifest URL whose answer lacked a valid digest header.
+        url: String,
+    },
     /// The bytes served hash to something other than what was requested or announced.
     #[error("content of `{reference}` hashes to {actual}, but {expected} was {source_of_expected}")]
     DigestMismatch {
+        /// The image reference that was fetched.
         reference: String,
+        /// The digest the content should have: the requested or the announced one.
         expected: Digest,
+        /// The digest the body hashes to, or (for a `HEAD`) the one the registry announced.
         actual: Digest,
+        /// Where `expected` came from: `"requested"` or `"announced in Docker-Content-Digest"`.
         source_of_expected: &'static str,
     },
     /// The manifest body does not parse.
     #[error("invalid manifest `{reference}`")]
     Manifest {
+        /// The image reference that was fetched.
         reference: String,
+        /// Why the body does not parse.
         #[source]
         source: image::Error,
     },
     /// The tag resolves to a single-platform manifest where an index was required.
     #[error("`{reference}` is a single-platform {media_type}, not a multi-platform index")]
     NotAnIndex {
+        /// The image reference that was resolved.
         reference: String,
+        /// The media type of the manifest it resolves to.
         media_type: MediaType,
     },
     /// The index does not hold exactly the configured platforms.
@@ -118,39 +173,65 @@ pub enum Error {
         join(unexpected)
     )]
     Platforms {
+        /// The image reference of the index.
         reference: String,
+        /// The configured platforms the index lacks.
         missing: Vec<Platform>,
+        /// The platforms the index holds beyond the configured ones.
         unexpected: Vec<Platform>,
     },
     /// The index lists one platform twice.
     #[error("index `{reference}` lists platform {platform} more than once")]
     DuplicatePlatform {
+        /// The image reference of the index.
         reference: String,
+        /// The platform listed more than once.
         platform: Platform,
     },
     /// An index entry (other than an attestation) has no platform, so it cannot be matched.
     #[error("index `{reference}` lists {digest} without a platform")]
-    ChildWithoutPlatform { reference: String, digest: Digest },
+    ChildWithoutPlatform {
+        /// The image reference of the index.
+        reference: String,
+        /// The digest of the entry without a platform.
+        digest: Digest,
+    },
     /// A child digest repeats another child's or the index's own digest.
     #[error("index `{reference}` lists {digest} twice, or as its own child")]
-    DuplicateChild { reference: String, digest: Digest },
+    DuplicateChild {
+        /// The image reference of the index.
+        reference: String,
+        /// The repeated digest.
+        digest: Digest,
+    },
     /// A child of the index is not a single-platform image manifest.
     #[error("child {digest} of index `{reference}` is a {media_type}, not an image manifest")]
     ChildNotImage {
+        /// The image reference of the index.
         reference: String,
+        /// The child's digest.
         digest: Digest,
+        /// The media type of the child's manifest.
         media_type: MediaType,
     },
     /// The tag resolves to a digest other than the expected one (from buildx metadata, say).
     #[error("`{reference}` resolves to {actual}, expected {expected}")]
     UnexpectedDigest {
+        /// The image reference that was resolved.
         reference: String,
+        /// The digest it should resolve to.
         expected: Digest,
+        /// The digest it resolves to.
         actual: Digest,
     },
     /// A buildx metadata file is unreadable or lacks a valid `containerimage.digest`.
     #[error("failed to read the image digest from buildx metadata `{}`: {reason}", path.display())]
-    Metadata { path: PathBuf, reason: String },
+    Metadata {
+        /// The path of the metadata file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Error {
