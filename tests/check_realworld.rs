@@ -21,7 +21,9 @@ mod registry_support;
 
 use revendor::image::MediaType;
 use serde_json::Value;
-use support::realworld::{pkgs_describe_commit, register_cni_plugins, register_talos};
+use support::realworld::{
+    cozystack_vendor_toml, pkgs_describe_commit, register_cni_plugins, register_talos,
+};
 use support::{GitHub, GitRepo, Realworld, Revendor, Run, TempPackage};
 
 use registry_support::content::multi_arch;
@@ -35,80 +37,6 @@ const DOCKERFILE: &str = "images/multus-cni/Dockerfile";
 const INSTALLER: &str = "packages/core/talos/images/talos/profiles/installer.yaml";
 const KUBE_OVN_VALUES: &str = "packages/system/kubeovn/values.yaml";
 const IMAGE_REPOSITORY: &str = "cozystack/cozystack/multus-cni";
-
-const VENDOR_TOML: &str = r#"[upstream]
-github = "k8snetworkplumbingwg/multus-cni"
-version = "v4.3.0"
-track = ">=4.0.0, <5.0.0"
-
-[[vendor]]
-from = "deployments/multus-daemonset-thick.yml"
-to = "templates/multus-daemonset-thick.yml"
-
-[[patch]]
-name = "customize-deployment"
-file = "patches/customize-deployment.patch"
-applies-to = "vendor"
-strip = 4
-
-[[patch]]
-name = "fix-del-without-cache"
-file = "images/multus-cni/patches/fix-del-without-cache.diff"
-applies-to = "source"
-strip = 1
-
-[[rewrite]]
-file = "templates/multus-daemonset-thick.yml"
-lines-containing = "multus-cni"
-replace = "snapshot-thick"
-with = "{version}-thick"
-
-[[rewrite]]
-file = "images/multus-cni/Dockerfile"
-dockerfile-arg = "VERSION"
-with = "{version}"
-
-[image]
-repository = "ghcr.io/cozystack/cozystack/multus-cni"
-tag = "v1.6.0"
-context = "images/multus-cni"
-platforms = ["linux/amd64", "linux/arm64"]
-go = "1.26"
-
-[[pin]]
-file = "templates/multus-daemonset-thick.yml"
-repository = "ghcr.io/cozystack/cozystack/multus-cni"
-
-[[contract]]
-name = "master-cni"
-file = "templates/multus-daemonset-thick.yml"
-select = { kind = "ConfigMap", name = "multus-daemon-config" }
-field = ["data", "daemon-config.json"]
-json = ["multusMasterCNI"]
-equals = "05-cilium.conflist"
-
-[[contract]]
-name = "memory-limits"
-file = "templates/multus-daemonset-thick.yml"
-select = { kind = "DaemonSet" }
-every-container = ["resources", "limits", "memory"]
-
-[[marker]]
-name = "talos"
-file = "images/multus-cni/Dockerfile"
-key = "talos-cni-plugins-checked-against"
-expect = { file = "../../core/talos/images/talos/profiles/installer.yaml", yaml = "version" }
-pin = "CNI_PLUGINS_VERSION"
-resolver = "talos"
-
-[[marker]]
-name = "kube-ovn"
-file = "images/multus-cni/Dockerfile"
-key = "kube-ovn-cni-plugins-checked-against"
-expect = { file = "../kubeovn/values.yaml", yaml = "global.images.kubeovn.tag", strip-digest = true }
-pin = "CNI_PLUGINS_VERSION"
-resolver = "kube-ovn"
-"#;
 
 /// The real upstreams on the stand-in.
 struct World {
@@ -218,7 +146,7 @@ fn workspace(w: &World, digest: Option<&str>) -> Vec<(String, Vec<u8>)> {
     }
     files.push((
         format!("{PKG}/vendor.toml"),
-        VENDOR_TOML.as_bytes().to_vec(),
+        cozystack_vendor_toml("v4.3.0").into_bytes(),
     ));
     files.push((format!("{PKG}/{DOCKERFILE}"), dockerfile(w).into_bytes()));
     files.push((

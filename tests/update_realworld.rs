@@ -12,7 +12,7 @@ mod support;
 
 use std::process::Command;
 
-use support::realworld::multus_go;
+use support::realworld::{cozystack_vendor_toml, multus_go};
 use support::{GitHub, Realworld, Revendor, TempPackage};
 
 const REPO: &str = "k8snetworkplumbingwg/multus-cni";
@@ -20,50 +20,6 @@ const TEMPLATE: &str = "templates/multus-daemonset-thick.yml";
 const PATCH: &str = "patches/customize-deployment.patch";
 const GO_PATCH: &str = "images/multus-cni/patches/fix-del-without-cache.diff";
 const DOCKERFILE: &str = "images/multus-cni/Dockerfile";
-
-const VENDOR_TOML: &str = r#"[upstream]
-github = "k8snetworkplumbingwg/multus-cni"
-version = "@VERSION@"
-track = ">=4.0.0, <5.0.0"
-
-[[vendor]]
-from = "deployments/multus-daemonset-thick.yml"
-to = "templates/multus-daemonset-thick.yml"
-
-[[patch]]
-name = "customize-deployment"
-file = "patches/customize-deployment.patch"
-applies-to = "vendor"
-strip = 4
-
-[[patch]]
-name = "fix-del-without-cache"
-file = "images/multus-cni/patches/fix-del-without-cache.diff"
-applies-to = "source"
-strip = 1
-
-[[rewrite]]
-file = "templates/multus-daemonset-thick.yml"
-lines-containing = "multus-cni"
-replace = "snapshot-thick"
-with = "{version}-thick"
-
-[[rewrite]]
-file = "images/multus-cni/Dockerfile"
-dockerfile-arg = "VERSION"
-with = "{version}"
-
-[image]
-repository = "ghcr.io/cozystack/cozystack/multus-cni"
-tag = "v1.6.0"
-context = "images/multus-cni"
-platforms = ["linux/amd64", "linux/arm64"]
-go = "1.26"
-
-[[pin]]
-file = "templates/multus-daemonset-thick.yml"
-repository = "ghcr.io/cozystack/cozystack/multus-cni"
-"#;
 
 struct World {
     rw: Realworld,
@@ -88,7 +44,7 @@ fn cozystack_package(w: &World, version: &str) -> TempPackage {
     for f in ["Chart.yaml", "values.yaml", TEMPLATE, PATCH, GO_PATCH] {
         pkg.write(f, w.rw.read(&format!("cozystack-multus/{f}")));
     }
-    pkg.write("vendor.toml", VENDOR_TOML.replace("@VERSION@", version));
+    pkg.write("vendor.toml", cozystack_vendor_toml(version));
     pkg.write(
         DOCKERFILE,
         format!(
@@ -169,7 +125,7 @@ fn from_v4_2_4_update_moves_to_v4_3_0_and_keeps_the_pin() {
     assert!(pkg.read_string(DOCKERFILE).contains("ARG VERSION=v4.3.0\n"));
     assert_eq!(
         pkg.read_string("vendor.toml"),
-        VENDOR_TOML.replace("@VERSION@", "v4.3.0"),
+        cozystack_vendor_toml("v4.3.0"),
         "update moves `version` and nothing else"
     );
     let lock = pkg.read_string("upstream/lock.toml");

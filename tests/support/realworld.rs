@@ -524,3 +524,84 @@ pub fn multus_go(patch: &[u8], at: usize) -> Vec<u8> {
     out.push_str("// end of file\n");
     out.into_bytes()
 }
+
+/// cozystack's multus vendor.toml (DESIGN.md's example) at `version`: its
+/// markers read the Talos installer profile and kube-ovn values two and one
+/// directories up, as in cozystack's tree (`packages/system/multus`).
+pub fn cozystack_vendor_toml(version: &str) -> String {
+    COZYSTACK_VENDOR_TOML.replace("@VERSION@", version)
+}
+
+const COZYSTACK_VENDOR_TOML: &str = r#"[upstream]
+github = "k8snetworkplumbingwg/multus-cni"
+version = "@VERSION@"
+track = ">=4.0.0, <5.0.0"
+
+[[vendor]]
+from = "deployments/multus-daemonset-thick.yml"
+to = "templates/multus-daemonset-thick.yml"
+
+[[patch]]
+name = "customize-deployment"
+file = "patches/customize-deployment.patch"
+applies-to = "vendor"
+strip = 4
+
+[[patch]]
+name = "fix-del-without-cache"
+file = "images/multus-cni/patches/fix-del-without-cache.diff"
+applies-to = "source"
+strip = 1
+
+[[rewrite]]
+file = "templates/multus-daemonset-thick.yml"
+lines-containing = "multus-cni"
+replace = "snapshot-thick"
+with = "{version}-thick"
+
+[[rewrite]]
+file = "images/multus-cni/Dockerfile"
+dockerfile-arg = "VERSION"
+with = "{version}"
+
+[image]
+repository = "ghcr.io/cozystack/cozystack/multus-cni"
+tag = "v1.6.0"
+context = "images/multus-cni"
+platforms = ["linux/amd64", "linux/arm64"]
+go = "1.26"
+
+[[pin]]
+file = "templates/multus-daemonset-thick.yml"
+repository = "ghcr.io/cozystack/cozystack/multus-cni"
+
+[[contract]]
+name = "master-cni"
+file = "templates/multus-daemonset-thick.yml"
+select = { kind = "ConfigMap", name = "multus-daemon-config" }
+field = ["data", "daemon-config.json"]
+json = ["multusMasterCNI"]
+equals = "05-cilium.conflist"
+
+[[contract]]
+name = "memory-limits"
+file = "templates/multus-daemonset-thick.yml"
+select = { kind = "DaemonSet" }
+every-container = ["resources", "limits", "memory"]
+
+[[marker]]
+name = "talos"
+file = "images/multus-cni/Dockerfile"
+key = "talos-cni-plugins-checked-against"
+expect = { file = "../../core/talos/images/talos/profiles/installer.yaml", yaml = "version" }
+pin = "CNI_PLUGINS_VERSION"
+resolver = "talos"
+
+[[marker]]
+name = "kube-ovn"
+file = "images/multus-cni/Dockerfile"
+key = "kube-ovn-cni-plugins-checked-against"
+expect = { file = "../kubeovn/values.yaml", yaml = "global.images.kubeovn.tag", strip-digest = true }
+pin = "CNI_PLUGINS_VERSION"
+resolver = "kube-ovn"
+"#;
