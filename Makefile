@@ -31,8 +31,9 @@ test-deps:
 	./scripts/install-build-deps
 	./scripts/install-test-deps
 
+# Go 1.26 for the image test lives in the venv install-test-deps made.
 test:
-	$(CARGO) test --locked -- --test-threads=2
+	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" $(CARGO) test --locked -- --test-threads=2
 
 lint:
 	$(CARGO) fmt --check
