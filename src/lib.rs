@@ -17,7 +17,7 @@
 //! | [`manifest`] | rendered YAML parsed (Helm lines tolerated), contracts | – |
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
-//! | [`render`] | pin(rewrite(patches(upstream))) | – |
+//! | [`render`] | pin(rewrite(patches(upstream))): pristine copies, the patch stack, hand edits | upstream/ (read), the download cache |
 //! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |

@@ -13,12 +13,13 @@
 
 use std::collections::BTreeSet;
 
-use super::{Check, Finding, Id, Input, Pristine, Sink};
+use super::{Check, Finding, Id, Input, Sink};
 use crate::config::Pin;
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
 use crate::image::Reference;
 use crate::manifest::Manifest;
+use crate::render::Pristine;
 use crate::render::pin::repository_of;
 
 /// `image-pin`.

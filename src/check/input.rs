@@ -11,7 +11,6 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::patches::Walk;
 use crate::config::lock::Lock;
 use crate::config::{Config, ConfigError, Vendor};
 use crate::dockerfile::Dockerfile;
@@ -19,29 +18,8 @@ use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use crate::ops::Context;
 use crate::paths;
-use crate::render::Patches;
-use crate::upstream::{self, cache::sha256_hex};
-
-/// The state of a vendored file's pristine copy under `upstream/`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pristine {
-    /// Its bytes match the lock (read from disk, the download cache, or, with
-    /// `--online`, downloaded and verified).
-    Verified(Vec<u8>),
-    /// The lock records no sha256 for it.
-    NotLocked,
-    /// The copy on disk has another sha256 than the lock's.
-    Edited {
-        /// The lock's sha256.
-        expected: String,
-        /// The sha256 on disk.
-        actual: String,
-    },
-    /// Not on disk and not in the download cache (offline).
-    Missing,
-    /// Downloaded (online) but upstream served other bytes than the lock's.
-    Unverifiable(String),
-}
+use crate::render::{Patches, Pristine, Walk};
+use crate::upstream;
 
 /// The package as the checks see it.
 pub struct Input<'a> {
@@ -174,55 +152,28 @@ impl<'a> Input<'a> {
             .collect()
     }
 
-    /// The pristine copy of a vendored file, verified against the lock.
-    ///
-    /// A copy missing from disk is taken from the download cache by its
-    /// sha256, or with `--online` downloaded at the locked version and
-    /// verified, as `render` and `update` would.
+    /// The pristine copy of a vendored file, verified against the lock
+    /// ([`Pristine::read`]); with `--online`, a copy neither on disk nor in
+    /// the download cache is downloaded at the locked version, as `render`
+    /// and `update` would.
     pub fn pristine(&self, vendor: &Vendor) -> Result<Pristine> {
         if let Some(p) = self.pristine.borrow().get(&vendor.from) {
             return Ok(p.clone());
         }
-        let state = self.read_pristine(vendor)?;
+        let source = self
+            .online
+            .then(|| upstream::open(self.config, &self.ctx.env, &self.ctx.client));
+        let state = Pristine::read(
+            &self.ctx.root,
+            self.lock,
+            vendor,
+            &self.ctx.cache,
+            source.as_deref(),
+        )?;
         self.pristine
             .borrow_mut()
             .insert(vendor.from.clone(), state.clone());
         Ok(state)
-    }
-
-    fn read_pristine(&self, vendor: &Vendor) -> Result<Pristine> {
-        let Some(sha) = self.lock.file_sha256(&vendor.from) else {
-            return Ok(Pristine::NotLocked);
-        };
-        if let Some(bytes) = self.read(&vendor.pristine())? {
-            let actual = sha256_hex(&bytes);
-            return Ok(if actual == sha {
-                Pristine::Verified(bytes)
-            } else {
-                Pristine::Edited {
-                    expected: sha.to_owned(),
-                    actual,
-                }
-            });
-        }
-        if let Some(bytes) = self.ctx.cache.get(sha) {
-            return Ok(Pristine::Verified(bytes));
-        }
-        if !self.online {
-            return Ok(Pristine::Missing);
-        }
-        let source = upstream::open(self.config, &self.ctx.env, &self.ctx.client);
-        match upstream::fetch_file(
-            &*source,
-            &self.ctx.cache,
-            &self.lock.upstream.version,
-            &vendor.from,
-            Some(sha),
-        ) {
-            Ok(bytes) => Ok(Pristine::Verified(bytes)),
-            Err(e @ Error::Checksum { .. }) => Ok(Pristine::Unverifiable(e.to_string())),
-            Err(e) => Err(e),
-        }
     }
 
     /// Every `applies-to = "vendor"` patch, parsed once; a malformed patch or
@@ -238,9 +189,9 @@ impl<'a> Input<'a> {
         Ok(patches)
     }
 
-    /// The strict walk of every patch over a vendored file's verified
-    /// pristine copy; `None` when the copy is not usable (lock-integrity
-    /// says why).
+    /// The walk of a vendored file's patch stack over its verified pristine
+    /// copy ([`Stack::walk`](crate::render::Stack::walk)); `None` when the
+    /// copy is not usable (lock-integrity says why).
     pub(super) fn walk(&self, vendor: &Vendor) -> Result<Option<Rc<Walk>>> {
         if let Some(w) = self.walks.borrow().get(&vendor.from) {
             return Ok(Some(Rc::clone(w)));
@@ -249,7 +200,11 @@ impl<'a> Input<'a> {
             return Ok(None);
         };
         let patches = self.vendor_patches()?;
-        let walk = Rc::new(Walk::run(&patches, vendor, &pristine));
+        let walk = Rc::new(
+            patches
+                .stack(vendor, &self.lock.upstream.version)
+                .walk(&pristine),
+        );
         self.walks
             .borrow_mut()
             .insert(vendor.from.clone(), Rc::clone(&walk));

@@ -6,9 +6,10 @@
 //! changed without being verified, or a file the lock does not know is
 //! reported first.
 
-use super::{Check, Finding, Id, Input, Pristine, Sink};
+use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
+use crate::render::Pristine;
 use crate::upstream::cache::sha256_hex;
 
 /// `lock-integrity`.

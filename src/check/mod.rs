@@ -31,7 +31,7 @@ mod render_drift;
 mod upstream_newer;
 mod version_sync;
 
-pub use input::{Input, Pristine};
+pub use input::Input;
 
 use crate::error::Result;
 

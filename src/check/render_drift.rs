@@ -1,23 +1,22 @@
 //! `render-drift`: each rendered file equals pin(rewrite(patches(upstream)))
 //! at the locked version.
 //!
-//! 1. Take the strict patch walk over the verified pristine copy (see
+//! 1. Take the patch walk over the verified pristine copy (see
 //!    `patches.rs`); a section that does not apply means the file cannot be
 //!    rendered at all, reported at the failing hunk of the patch.
 //! 2. Finish it as `render` does ([`render::finish`]: rewrites with the
 //!    locked version, the locked pin).
-//! 3. Compare with the file on disk, one finding per differing hunk, at its
-//!    line in the file on disk.
+//! 3. Compare with the file on disk ([`render::hand_edits`]), one finding
+//!    per differing region, at its line in the file on disk.
 //!
 //! Before comparing, the file on disk has the locked pin put back at every
 //! pin site and stale `[[rewrite]]` results set to the locked version: those
 //! lines are `image-pin`'s and `version-sync`'s to report, so that one
 //! mistake makes one finding. What is left is an edit no patch carries.
 
-use super::patches::{Outcome, hunk_line};
 use super::{Check, Finding, Id, Input, Sink, version_sync};
 use crate::error::Result;
-use crate::render;
+use crate::render::{self, HandEdit};
 
 /// `render-drift`.
 pub const RENDER_DRIFT: Id = Id {
@@ -56,36 +55,25 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
-        let Some(patched) = &walk.content else {
-            let patches = input.vendor_patches()?;
-            if let Some(step) = walk.steps.last()
-                && let Outcome::Failed(e) = &step.outcome
-            {
-                let (p, _) = patches.section(step.section);
-                let hunk = match e {
-                    crate::patch::ApplyError::Mismatch { hunk, .. }
-                    | crate::patch::ApplyError::Overlap { hunk, .. }
-                    | crate::patch::ApplyError::OutOfRange { hunk, .. } => hunk.saturating_sub(1),
-                    _ => 0,
-                };
+        let patched = match &walk.output {
+            Ok(patched) => patched,
+            Err(e) => {
+                let patches = input.vendor_patches()?;
                 sink.push(
                     Finding::error(
                         id,
-                        &p.file,
-                        hunk_line(&patches, step.section, hunk),
-                        format!(
-                            "`{}` cannot be rendered: patch `{}` does not apply to the locked `{}` ({version}): {e}",
-                            vendor.to, p.name, vendor.from
-                        ),
+                        &e.file,
+                        patches.hunk_line(e.id, e.hunk()),
+                        format!("`{}` cannot be rendered: {e}", vendor.to),
                     )
                     .fix(format!(
                         "make the patch apply to `{}` again, then run `revendor patch refresh {}`",
                         vendor.pristine(),
-                        p.name
+                        e.patch
                     )),
                 );
+                continue;
             }
-            continue;
         };
         let expected = render::finish(input.config, &vendor.to, patched, version, pin)?;
         let Some(actual) = input.read(&vendor.to)? else {
@@ -100,9 +88,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if expected == actual {
             continue;
         }
-        for hunk in drift_hunks(&expected, &actual) {
+        for edit in render::hand_edits(&expected, &actual) {
             sink.push(
-                Finding::error(id, &vendor.to, hunk.line, hunk.message())
+                Finding::error(id, &vendor.to, edit.line, message(&edit))
                     .fix("carry it in a patch with `revendor update --adopt-edits`, or drop it with `revendor render`"),
             );
         }
@@ -126,90 +114,30 @@ fn normalize(input: &Input<'_>, file: &str, text: &str) -> String {
     out
 }
 
-/// One differing region of a rendered file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct DriftHunk {
-    /// First line of the region in the file on disk.
-    line: usize,
-    /// Last line of it (equal to `line` for a pure removal).
-    last: usize,
-    /// Lines on disk that the render does not have.
-    added: Vec<String>,
-    /// Lines of the render missing on disk.
-    removed: Vec<String>,
-}
-
-impl DriftHunk {
-    fn message(&self) -> String {
-        let lines = if self.last > self.line {
-            format!("lines {}-{}", self.line, self.last)
-        } else {
-            format!("line {}", self.line)
-        };
-        let sample = match (self.added.first(), self.removed.first()) {
-            (Some(a), _) => format!("`+{a}`"),
-            (None, Some(r)) => format!("`-{r}`"),
-            (None, None) => String::new(),
-        };
-        let mut counts = Vec::new();
-        if !self.added.is_empty() {
-            counts.push(format!("{} added", self.added.len()));
-        }
-        if !self.removed.is_empty() {
-            counts.push(format!("{} removed", self.removed.len()));
-        }
-        format!(
-            "{lines} differ{} from the render: {sample} ({}): an edit no patch carries",
-            if lines.starts_with("line ") { "s" } else { "" },
-            counts.join(", ")
-        )
+/// The finding's text for one region: its lines, a sample, the counts.
+fn message(edit: &HandEdit) -> String {
+    let lines = if edit.last > edit.line {
+        format!("lines {}-{}", edit.line, edit.last)
+    } else {
+        format!("line {}", edit.line)
+    };
+    let sample = match (edit.added.first(), edit.removed.first()) {
+        (Some(a), _) => format!("`+{a}`"),
+        (None, Some(r)) => format!("`-{r}`"),
+        (None, None) => String::new(),
+    };
+    let mut counts = Vec::new();
+    if !edit.added.is_empty() {
+        counts.push(format!("{} added", edit.added.len()));
     }
-}
-
-/// The regions where `actual` differs from `expected`, in file order.
-fn drift_hunks(expected: &str, actual: &str) -> Vec<DriftHunk> {
-    let mut options = diffy::DiffOptions::new();
-    options.set_context_len(0);
-    let diff = options.create_patch(expected, actual);
-    diff.hunks()
-        .iter()
-        .map(|h| {
-            let mut line = h.new_range().start();
-            let mut first = None;
-            let mut last = line;
-            let mut added = Vec::new();
-            let mut removed = Vec::new();
-            for l in h.lines() {
-                match l {
-                    diffy::Line::Context(_) => line += 1,
-                    diffy::Line::Insert(t) => {
-                        first.get_or_insert(line);
-                        last = line;
-                        added.push(t.trim_end_matches(['\n', '\r']).to_owned());
-                        line += 1;
-                    }
-                    diffy::Line::Delete(t) => {
-                        // A removal sits before the line now at `line`
-                        // (diffy numbers an empty new range one lower).
-                        let at = if h.new_range().is_empty() {
-                            line + 1
-                        } else {
-                            line
-                        };
-                        first.get_or_insert(at);
-                        removed.push(t.trim_end_matches(['\n', '\r']).to_owned());
-                    }
-                }
-            }
-            let line = first.unwrap_or(line);
-            DriftHunk {
-                line,
-                last: last.max(line),
-                added,
-                removed,
-            }
-        })
-        .collect()
+    if !edit.removed.is_empty() {
+        counts.push(format!("{} removed", edit.removed.len()));
+    }
+    format!(
+        "{lines} differ{} from the render: {sample} ({}): an edit no patch carries",
+        if lines.starts_with("line ") { "s" } else { "" },
+        counts.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -217,27 +145,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_hunk_per_region_at_its_line_on_disk() {
-        let expected = "a\nb\nc\nd\ne\nf\ng\n";
-        let actual = "a\nB\nc\nd\ne\nf\ng\nh\n";
-        let hunks = drift_hunks(expected, actual);
-        assert_eq!(hunks.len(), 2, "{hunks:?}");
-        assert_eq!((hunks[0].line, hunks[0].last), (2, 2));
-        assert_eq!(hunks[0].added, ["B"]);
-        assert_eq!(hunks[0].removed, ["b"]);
+    fn the_message_names_lines_sample_and_counts() {
+        let edits = render::hand_edits("a\nb\nc\nd\n", "a\nB\nc\nx\ny\nd\n");
         assert_eq!(
-            hunks[0].message(),
+            message(&edits[0]),
             "line 2 differs from the render: `+B` (1 added, 1 removed): an edit no patch carries"
         );
-        assert_eq!(hunks[1].line, 8);
-    }
-
-    #[test]
-    fn a_removal_points_at_the_line_after_it() {
-        let hunks = drift_hunks("a\nb\nc\n", "a\nc\n");
-        assert_eq!(hunks.len(), 1);
-        assert_eq!(hunks[0].line, 2);
-        assert_eq!(hunks[0].removed, ["b"]);
-        assert!(hunks[0].message().contains("`-b`"));
+        assert_eq!(
+            message(&edits[1]),
+            "lines 4-5 differ from the render: `+x` (2 added): an edit no patch carries"
+        );
+        let removal = render::hand_edits("a\nb\nc\n", "a\nc\n");
+        assert_eq!(
+            message(&removal[0]),
+            "line 2 differs from the render: `-b` (1 removed): an edit no patch carries"
+        );
     }
 }

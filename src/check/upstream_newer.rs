@@ -8,16 +8,17 @@
 //!    to, and the highest outside `track`.
 //! 3. Dry-run every patch against the newer release in track, in memory:
 //!    vendor patches are carried from the locked pristine copy to the new
-//!    file ([`patch::rebase`]); source patches are applied to the new source
+//!    file ([`Stack::carry`](crate::render::Stack::carry)), as `update`
+//!    carries them; source patches are applied to the new source
 //!    tree, and rebased from the locked one when that fails. Each result is
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
 
-use super::{Check, Finding, Id, Input, Pristine, Sink};
+use super::{Check, Finding, Id, Input, Sink};
 use crate::config::AppliesTo;
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
-use crate::render::Patches;
+use crate::render::{Patches, Pristine};
 use crate::upstream::{self, Release, Source, SourceTree, version};
 
 /// `upstream-newer`.
@@ -163,49 +164,42 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
     let mut out = Vec::new();
     let patches = input.vendor_patches()?;
     for vendor in &input.config.vendor {
-        let Pristine::Verified(mut base) = input.pristine(vendor)? else {
+        let Pristine::Verified(base) = input.pristine(vendor)? else {
             continue;
         };
-        let mut theirs = upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?;
-        for section in patches.sections_for(vendor) {
-            let (p, fp) = patches.section(section);
-            let step = |result: String| DryRun {
-                patch: p.name.clone(),
-                target: vendor.to.clone(),
-                result,
-            };
-            match patch::rebase(&base, fp, &theirs, &labels) {
-                Ok(outcome) => {
-                    out.push(step(describe(&outcome)));
-                    if matches!(outcome, Outcome::Conflict { .. }) {
-                        break;
-                    }
-                    theirs = outcome.content().to_vec();
-                    match patch::apply(fp, &base) {
-                        Ok(applied) => base = applied.content,
-                        Err(_) => break,
-                    }
-                }
-                Err(e) => {
-                    out.push(step(format!("does not apply to {locked}: {e}")));
-                    break;
-                }
-            }
+        let theirs = upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?;
+        let walk = patches.stack(vendor, locked).carry(&base, &theirs, tag);
+        let step = |patch: &str, result: String| DryRun {
+            patch: patch.to_owned(),
+            target: vendor.to.clone(),
+            result,
+        };
+        // A conflict's marked file says nothing about the sections after
+        // it: the dry run ends there.
+        let conflict = walk
+            .steps
+            .iter()
+            .position(|s| matches!(s.outcome, Outcome::Conflict { .. }));
+        let shown = conflict.map_or(walk.steps.len(), |i| i + 1);
+        for s in &walk.steps[..shown] {
+            out.push(step(&patches.section(s.id).0.name, describe(&s.outcome)));
+        }
+        if let (None, Err(e)) = (conflict, &walk.output) {
+            out.push(step(&e.patch, e.to_string()));
         }
     }
     let sources = Patches::load_kind(input.config, AppliesTo::Source)?;
-    if sources.loaded.is_empty() {
+    if sources.loaded().is_empty() {
         return Ok(out);
     }
     let tree = source.tree(tag)?;
     let mut base_tree: Option<SourceTree> = None;
-    for p in &sources.loaded {
+    for p in sources.loaded() {
         for fp in &p.set.files {
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             let result = match patch::apply(fp, &theirs) {
-                Ok(a) if a.offsets.iter().all(|o| *o == 0) => "exact".to_owned(),
-                Ok(_) => "offset".to_owned(),
+                Ok(applied) => describe(&Outcome::from(applied)),
                 Err(_) => {
                     if base_tree.is_none() {
                         base_tree = Some(source.tree(locked)?);
@@ -230,16 +224,11 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
     Ok(out)
 }
 
-/// `exact`, `offset`, …, a conflict with its lines.
+/// `exact`, `offset`, `merged`, `already-upstream`, or a conflict with its
+/// lines.
 fn describe(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Conflict { hunks, .. } => {
-            let at: Vec<String> = hunks
-                .iter()
-                .map(|h| format!("lines {}-{}", h.line_start, h.line_end))
-                .collect();
-            format!("conflict ({})", at.join(", "))
-        }
+        Outcome::Conflict { .. } => outcome.to_string(),
         other => other.kind().to_owned(),
     }
 }

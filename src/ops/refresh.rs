@@ -11,7 +11,7 @@ use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
 use crate::patch;
 use crate::paths::{self, Transaction};
-use crate::render::Patches;
+use crate::render::{Patches, Pristine};
 use crate::upstream::{self, cache::sha256_hex};
 
 /// Flags of `patch refresh`.
@@ -52,31 +52,24 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut vendor = Patches::load(&config)?;
     vendor.check_targets(&config)?;
     for v in &config.vendor {
-        let mut input = super::render::locked_pristine(ctx, &lock, v)?;
-        for id in vendor.sections_for(v) {
-            let (p, fp) = vendor.section(id);
-            let applied = patch::apply(fp, &input).map_err(|e| {
-                Error::Conflict(format!(
-                    "patch `{}` ({}) does not apply to the locked `{}`: {e}",
-                    p.name, p.file, v.from
-                ))
-            })?;
-            if wanted(&p.name) {
-                let fresh = patch::refresh(fp, &input, &applied.content);
-                vendor.loaded[id.0].set.files[id.1] = fresh;
+        let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
+        let walk = vendor.stack(v, &lock.upstream.version).apply(&pristine);
+        walk.output?;
+        for step in walk.steps {
+            if wanted(&vendor.section(step.id).0.name) {
+                vendor.refresh_section(step.id, &step.input, step.outcome.content());
             }
-            input = applied.content;
         }
     }
-    for p in vendor.loaded.iter().filter(|p| wanted(&p.name)) {
+    for p in vendor.loaded().iter().filter(|p| wanted(&p.name)) {
         txn.stage(&p.file, patch::write(&p.set));
     }
 
-    let mut source = Patches::load_kind(&config, AppliesTo::Source)?;
-    if source.loaded.iter().any(|p| wanted(&p.name)) {
+    let mut source = Patches::load_kind(&config, AppliesTo::Source)?.into_loaded();
+    if source.iter().any(|p| wanted(&p.name)) {
         let up = upstream::open(&config, &ctx.env, &ctx.client);
         let tree = up.tree(&lock.upstream.version)?;
-        for p in source.loaded.iter_mut().filter(|p| wanted(&p.name)) {
+        for p in source.iter_mut().filter(|p| wanted(&p.name)) {
             for fp in p.set.files.iter_mut() {
                 let path = fp.target_path(p.strip).unwrap_or_default();
                 let base = tree.files.get(&path).cloned().unwrap_or_default();

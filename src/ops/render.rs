@@ -11,9 +11,9 @@ use super::Context;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
+use crate::patch::Outcome;
 use crate::paths::{self, Transaction};
-use crate::render::{self, PatchStep, Patches};
-use crate::upstream::cache::sha256_hex;
+use crate::render::{self, Patches, Pristine};
 
 /// What `render` did.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -33,8 +33,8 @@ pub struct Rendering {
     pub lock: Lock,
     /// `(path, bytes)` of every output.
     pub files: Vec<(String, Vec<u8>)>,
-    /// `(patch, target, step)` for each patch section.
-    pub steps: Vec<(String, String, PatchStep)>,
+    /// `(patch, target, outcome)` for each patch section.
+    pub steps: Vec<(String, String, Outcome)>,
 }
 
 /// Computes the outputs of the package at the locked version.
@@ -52,57 +52,23 @@ pub fn rendering(ctx: &Context, config: &Config) -> Result<Rendering> {
     let mut files = Vec::new();
     let mut steps = Vec::new();
     for vendor in &config.vendor {
-        let pristine = locked_pristine(ctx, &lock, vendor)?;
-        let patched = patches.apply_strict(vendor, &pristine)?;
-        steps.extend(
-            patched
-                .steps
-                .into_iter()
-                .map(|(p, step)| (p, vendor.to.clone(), step)),
-        );
+        let pristine =
+            Pristine::read(&ctx.root, &lock, vendor, &ctx.cache, None)?.verified(vendor)?;
+        let walk = patches.stack(vendor, &version).apply(&pristine);
+        let patched = walk.output?;
+        steps.extend(walk.steps.into_iter().map(|step| {
+            let name = patches.section(step.id).0.name.clone();
+            (name, vendor.to.clone(), step.outcome)
+        }));
         files.push((
             vendor.to.clone(),
-            render::finish(
-                config,
-                &vendor.to,
-                &patched.content,
-                &version,
-                pin.as_deref(),
-            )?,
+            render::finish(config, &vendor.to, &patched, &version, pin.as_deref())?,
         ));
     }
     files.extend(render::rewrite_in_place(config, &version, |f| {
         paths::read(&ctx.root.join(f))
     })?);
     Ok(Rendering { lock, files, steps })
-}
-
-/// The pristine copy of a vendored file at the locked version, verified.
-pub fn locked_pristine(
-    ctx: &Context,
-    lock: &Lock,
-    vendor: &crate::config::Vendor,
-) -> Result<Vec<u8>> {
-    let Some(sha) = lock.file_sha256(&vendor.from) else {
-        return Err(Error::usage(
-            format!("the lock records no sha256 for `{}`", vendor.from),
-            "run `revendor update` to vendor it",
-        ));
-    };
-    let path = vendor.pristine();
-    match paths::read_opt(&ctx.root.join(&path))? {
-        Some(bytes) if sha256_hex(&bytes) == sha => Ok(bytes),
-        Some(bytes) => Err(Error::Conflict(format!(
-            "`{path}` has sha256 {} but the lock says {sha}: the pristine copy was edited; restore it with `git checkout` or re-fetch it with `revendor update`",
-            sha256_hex(&bytes)
-        ))),
-        None => ctx.cache.get(sha).ok_or_else(|| {
-            Error::usage(
-                format!("`{path}` is missing and not in the download cache"),
-                "run `revendor update` to fetch the pristine copy",
-            )
-        }),
-    }
 }
 
 /// Renders and writes the outputs.

@@ -24,10 +24,10 @@ use std::collections::BTreeMap;
 
 use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
-use crate::config::{AppliesTo, Config};
-use crate::error::{Error, Result};
+use crate::config::{AppliesTo, Config, Vendor};
+use crate::error::Result;
 use crate::paths::{self, Transaction};
-use crate::render::{self, Patches};
+use crate::render::{self, Patches, Pristine};
 use crate::upstream::{self, Source};
 
 /// Flags of `revendor update`.
@@ -82,8 +82,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let mut locked_files = Vec::new();
 
     for vendor in &config.vendor {
-        let expected_base = lock.as_ref().and_then(|l| l.file_sha256(&vendor.from));
-        let base = pristine(ctx, &*source, vendor, &base_version, expected_base)?;
+        let base = locked_copy(ctx, &*source, lock.as_ref(), vendor, &base_version)?;
         let theirs = if target == base_version {
             base.clone()
         } else {
@@ -105,12 +104,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         )?;
         report.edits.extend(edits);
 
-        let carried = carry::carry(&patches, vendor, &base, &theirs, &base_version, &target)?;
-        report.patches.extend(carried.reports.iter().cloned());
-        report.conflicts.extend(carried.conflicts.iter().cloned());
-        for (id, refreshed) in carried.refreshed {
-            patches.loaded[id.0].set.files[id.1] = refreshed;
-        }
+        let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
+        report.patches.extend(carried.reports);
+        report.conflicts.extend(carried.conflicts);
         let rendered = render::finish(
             &config,
             &vendor.to,
@@ -156,7 +152,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     }
 
     let mut locked_patches = Vec::new();
-    for p in &patches.loaded {
+    for p in patches.loaded() {
         let bytes = crate::patch::write(&p.set);
         locked_patches.push(LockedPatch {
             name: p.name.clone(),
@@ -248,37 +244,33 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     Ok(report)
 }
 
-/// The pristine copy of `vendor` at the locked version: the file under
-/// upstream/ when it matches the lock, else downloaded (and verified).
-fn pristine(
+/// The pristine copy of `vendor` at the locked version: the verified copy
+/// when there is one ([`Pristine::read`]), else downloaded (and verified when
+/// the lock names its sha256), which also restores an edited copy.
+fn locked_copy(
     ctx: &Context,
     source: &dyn Source,
-    vendor: &crate::config::Vendor,
+    lock: Option<&Lock>,
+    vendor: &Vendor,
     version: &str,
-    expected: Option<&str>,
 ) -> Result<Vec<u8>> {
-    let on_disk = paths::read_opt(&ctx.root.join(vendor.pristine()))?;
-    if let (Some(bytes), Some(sha)) = (&on_disk, expected)
-        && upstream::cache::sha256_hex(bytes) == sha
+    if let Some(lock) = lock
+        && let Pristine::Verified(bytes) =
+            Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
     {
-        return Ok(bytes.clone());
+        return Ok(bytes);
     }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
+    let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
     upstream::fetch_file(source, &ctx.cache, version, &vendor.from, expected)
 }
 
 /// Every source patch file, parsed, keyed by its name.
 pub(crate) fn source_patches(config: &Config) -> Result<BTreeMap<String, render::LoadedPatch>> {
     Ok(Patches::load_kind(config, AppliesTo::Source)?
-        .loaded
+        .into_loaded()
         .into_iter()
         .map(|p| (p.name.clone(), p))
         .collect())
-}
-
-impl From<render::PatchFailure> for Error {
-    fn from(f: render::PatchFailure) -> Self {
-        Error::Conflict(f.to_string())
-    }
 }

@@ -13,7 +13,7 @@
 use diffy::{ConflictStyle, IncompleteHunkStyle, MergeOptions};
 
 use super::Error;
-use super::apply::{apply, apply_reverse};
+use super::apply::{Applied, apply, apply_reverse};
 use super::conflict::{self, ConflictHunk, Labels};
 use super::model::FilePatch;
 
@@ -89,6 +89,51 @@ impl Outcome {
     }
 }
 
+/// A strict apply is [`Outcome::Exact`] when no hunk moved, else [`Outcome::Offset`]: the one
+/// place that tells the two apart.
+impl From<Applied> for Outcome {
+    fn from(applied: Applied) -> Outcome {
+        if applied.offsets.iter().all(|&o| o == 0) {
+            Outcome::Exact {
+                content: applied.content,
+            }
+        } else {
+            Outcome::Offset {
+                content: applied.content,
+                offsets: applied.offsets,
+            }
+        }
+    }
+}
+
+/// What reports print for a patch section: `exact`, `offset (hunk 1 +106, hunk 3 -2)` (the
+/// hunks that moved), `merged (3-way)`, `already upstream`, `conflict (lines 245-250)`.
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Exact { .. } => f.write_str("exact"),
+            Outcome::Offset { offsets, .. } => {
+                let moved: Vec<String> = offsets
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| **o != 0)
+                    .map(|(i, o)| format!("hunk {} {o:+}", i + 1))
+                    .collect();
+                write!(f, "offset ({})", moved.join(", "))
+            }
+            Outcome::Merged { .. } => f.write_str("merged (3-way)"),
+            Outcome::AlreadyUpstream { .. } => f.write_str("already upstream"),
+            Outcome::Conflict { hunks, .. } => {
+                let at: Vec<String> = hunks
+                    .iter()
+                    .map(|h| format!("lines {}-{}", h.line_start, h.line_end))
+                    .collect();
+                write!(f, "conflict ({})", at.join(", "))
+            }
+        }
+    }
+}
+
 /// Merges `ours` and `theirs`, two descendants of `base`, line by line. Conflict markers carry
 /// `labels` and end in `\r\n` when `theirs` (else `ours`) starts with a CRLF line.
 pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8], labels: &Labels<'_>) -> Merge {
@@ -133,8 +178,9 @@ pub fn rebase(
     Ok(rebase_applied(base, &ours.content, patch, theirs, labels))
 }
 
-/// [`rebase`] once `ours`, the strictly patched `base`, is known.
-pub(crate) fn rebase_applied(
+/// [`rebase`] once `ours`, the strictly patched `base`, is known: for a caller that already
+/// walked the patch over `base` and should not apply it twice.
+pub fn rebase_applied(
     base: &[u8],
     ours: &[u8],
     patch: &FilePatch,
@@ -142,16 +188,7 @@ pub(crate) fn rebase_applied(
     labels: &Labels<'_>,
 ) -> Outcome {
     if let Ok(applied) = apply(patch, theirs) {
-        return if applied.offsets.iter().all(|&o| o == 0) {
-            Outcome::Exact {
-                content: applied.content,
-            }
-        } else {
-            Outcome::Offset {
-                content: applied.content,
-                offsets: applied.offsets,
-            }
-        };
+        return applied.into();
     }
     if apply_reverse(patch, theirs).is_ok() {
         return Outcome::AlreadyUpstream {
@@ -249,6 +286,60 @@ mod tests {
                 content: both.into_bytes()
             }
         );
+    }
+
+    #[test]
+    fn reports_print_each_outcome_the_same_way() {
+        let p = patch(CHANGE_D);
+        let moved = format!("0\n{BASE}");
+        let offset = rebase(BASE.as_bytes(), &p, moved.as_bytes(), &LABELS).unwrap();
+        assert_eq!(offset.to_string(), "offset (hunk 1 +1)");
+        let conflict = rebase(
+            BASE.as_bytes(),
+            &p,
+            BASE.replace("d\n", "delta\n").as_bytes(),
+            &LABELS,
+        )
+        .unwrap();
+        assert_eq!(conflict.to_string(), "conflict (lines 4-10)");
+        let content = Vec::new();
+        let moved_some = Outcome::Offset {
+            content: content.clone(),
+            offsets: vec![0, 106, 0, -2],
+        };
+        assert_eq!(moved_some.to_string(), "offset (hunk 2 +106, hunk 4 -2)");
+        assert_eq!(
+            Outcome::Exact {
+                content: content.clone()
+            }
+            .to_string(),
+            "exact"
+        );
+        assert_eq!(
+            Outcome::Merged {
+                content: content.clone()
+            }
+            .to_string(),
+            "merged (3-way)"
+        );
+        assert_eq!(
+            Outcome::AlreadyUpstream { content }.to_string(),
+            "already upstream"
+        );
+    }
+
+    #[test]
+    fn a_strict_apply_is_exact_only_when_no_hunk_moved() {
+        let still = Applied {
+            content: b"x".to_vec(),
+            offsets: vec![0, 0],
+        };
+        assert_eq!(Outcome::from(still).kind(), "exact");
+        let moved = Applied {
+            content: b"x".to_vec(),
+            offsets: vec![0, 3],
+        };
+        assert_eq!(Outcome::from(moved).kind(), "offset");
     }
 
     #[test]

@@ -32,7 +32,7 @@ mod write;
 
 pub use apply::{Applied, ApplyError, apply, apply_reverse};
 pub use conflict::{ConflictHunk, Labels};
-pub use merge::{Merge, Outcome, merge3, rebase};
+pub use merge::{Merge, Outcome, merge3, rebase, rebase_applied};
 pub use model::{FilePatch, Hunk, Line, LineKind, PatchSet};
 pub use parse::{ParseError, parse};
 pub use refresh::{refresh, refresh_set};

@@ -1,22 +1,31 @@
 //! The vendored outputs: pin(rewrite(patches(upstream))), composed here and
 //! nowhere else.
 //!
-//! 1. [`Patches::load`] parses every `applies-to = "vendor"` patch and finds,
-//!    for each vendored file, the file sections that target it (by upstream
-//!    path or rendered path, after `strip`).
-//! 2. [`Patches::apply_strict`] applies them to a pristine copy: zero fuzz,
-//!    offsets reported.
-//! 3. [`finish`] applies the rewrites declared for the output and the pinned
+//! 1. [`Pristine::read`] reads a vendored file's pristine copy, verified
+//!    against the lock.
+//! 2. [`Patches::load`] parses every `applies-to = "vendor"` patch;
+//!    [`Patches::stack`] gives a vendored file's [`Stack`], the sections that
+//!    target it (by upstream path or rendered path, after `strip`).
+//! 3. [`Stack::apply`] walks them over the pristine copy: zero fuzz, offsets
+//!    reported, one [`patch::Outcome`](crate::patch::Outcome) per section.
+//! 4. [`finish`] applies the rewrites declared for the output and the pinned
 //!    image reference.
+//! 5. [`hand_edits`] compares the result with the file on disk.
 //!
-//! `update` uses the same pieces with the 3-way rebase in between; `render`
-//! and `check` use them as they are, offline.
+//! `update` walks the same stack with the 3-way rebase in between
+//! ([`Stack::carry`]); `render` and `check` walk it as it is, offline.
 
+mod hand_edit;
 mod patches;
 pub mod pin;
+mod pristine;
 pub mod rewrite;
+mod stack;
 
-pub use patches::{LoadedPatch, PatchFailure, PatchStep, Patches};
+pub use hand_edit::{HandEdit, hand_edits};
+pub use patches::{LoadedPatch, Patches, SectionId};
+pub use pristine::Pristine;
+pub use stack::{SectionError, Stack, Step, Walk};
 
 use crate::config::{Config, RewriteKind};
 use crate::error::{Error, Result};

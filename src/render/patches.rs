@@ -1,9 +1,16 @@
-//! The vendor patches of a package, parsed, and applied to pristine copies.
+//! The patches of a package, parsed, with their file sections named by
+//! [`SectionId`].
+//!
+//! A vendored file's patches are walked by [`Stack`]; this file
+//! loads them, says which sections target which vendored file, and is the only
+//! place a section is replaced ([`Patches::refresh_section`]).
 
 use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::patch::{self, FilePatch, PatchSet};
 use crate::upstream::cache::sha256_hex;
+
+use super::Stack;
 
 /// One `[[patch]]` file, parsed.
 #[derive(Debug, Clone)]
@@ -22,75 +29,22 @@ pub struct LoadedPatch {
     pub set: PatchSet,
 }
 
-/// What applying one patch section to one file did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PatchStep {
-    /// Every hunk at its stated line.
-    Exact,
-    /// Applied with the hunks moved by these many lines (one per hunk).
-    Offset(Vec<isize>),
-    /// Carried by a 3-way merge.
-    Merged,
-    /// Upstream already contains the change.
-    AlreadyUpstream,
+/// Names one file section of one patch of a [`Patches`]: which `[[patch]]`
+/// (in vendor.toml order) and which of its file sections.
+///
+/// Only [`Patches`] makes one, so an id always names a section that exists
+/// in the `Patches` it came from; it means nothing in another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionId {
+    patch: usize,
+    section: usize,
 }
 
-impl std::fmt::Display for PatchStep {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PatchStep::Exact => f.write_str("exact"),
-            PatchStep::Offset(o) => {
-                let moved: Vec<String> = o
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, o)| **o != 0)
-                    .map(|(i, o)| format!("hunk {} {o:+}", i + 1))
-                    .collect();
-                write!(f, "offset ({})", moved.join(", "))
-            }
-            PatchStep::Merged => f.write_str("merged (3-way)"),
-            PatchStep::AlreadyUpstream => f.write_str("already upstream"),
-        }
-    }
-}
-
-/// A patch that does not apply strictly.
-#[derive(Debug, Clone)]
-pub struct PatchFailure {
-    /// The patch name.
-    pub patch: String,
-    /// The patch file.
-    pub file: String,
-    /// The file it targets.
-    pub target: String,
-    /// What the engine said (hunk number, header, first line that no longer matches).
-    pub message: String,
-}
-
-impl std::fmt::Display for PatchFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "patch `{}` ({}) does not apply to `{}`: {}",
-            self.patch, self.file, self.target, self.message
-        )
-    }
-}
-
-/// A pristine copy with every patch targeting it applied.
-#[derive(Debug, Clone)]
-pub struct PatchedFile {
-    /// The patched bytes.
-    pub content: Vec<u8>,
-    /// `(patch name, what applying it did)` in order.
-    pub steps: Vec<(String, PatchStep)>,
-}
-
-/// All vendor patches of a package.
+/// All patches of one kind of a package.
 #[derive(Debug, Clone)]
 pub struct Patches {
     /// In vendor.toml order.
-    pub loaded: Vec<LoadedPatch>,
+    loaded: Vec<LoadedPatch>,
 }
 
 impl Patches {
@@ -130,20 +84,15 @@ impl Patches {
         Ok(Patches { loaded })
     }
 
-    /// The (patch index, file section index) pairs that target `vendor`,
-    /// named by its upstream path or its rendered path.
-    pub fn sections_for(&self, vendor: &Vendor) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for (pi, p) in self.loaded.iter().enumerate() {
-            for (fi, fp) in p.set.files.iter().enumerate() {
-                if let Some(target) = fp.target_path(p.strip)
-                    && (target == vendor.from || target == vendor.to)
-                {
-                    out.push((pi, fi));
-                }
-            }
-        }
-        out
+    /// Every patch, in vendor.toml order.
+    pub fn loaded(&self) -> &[LoadedPatch] {
+        &self.loaded
+    }
+
+    /// Every patch, in vendor.toml order, for a caller that edits them as
+    /// whole source trees rather than as per-file stacks.
+    pub fn into_loaded(self) -> Vec<LoadedPatch> {
+        self.loaded
     }
 
     /// Sections that target no vendored file: a patch naming a file that is
@@ -173,45 +122,106 @@ impl Patches {
         Ok(())
     }
 
-    /// One section.
-    pub fn section(&self, (pi, fi): (usize, usize)) -> (&LoadedPatch, &FilePatch) {
-        let p = &self.loaded[pi];
-        (p, &p.set.files[fi])
-    }
-
-    /// Applies every patch targeting `vendor` to `pristine`, strictly.
-    pub fn apply_strict(
-        &self,
-        vendor: &Vendor,
-        pristine: &[u8],
-    ) -> std::result::Result<PatchedFile, PatchFailure> {
-        let mut text = pristine.to_vec();
-        let mut steps = Vec::new();
-        for id in self.sections_for(vendor) {
-            let (p, fp) = self.section(id);
-            match patch::apply(fp, &text) {
-                Ok(applied) => {
-                    let step = if applied.offsets.iter().all(|o| *o == 0) {
-                        PatchStep::Exact
-                    } else {
-                        PatchStep::Offset(applied.offsets.clone())
-                    };
-                    text = applied.content;
-                    steps.push((p.name.clone(), step));
-                }
-                Err(e) => {
-                    return Err(PatchFailure {
-                        patch: p.name.clone(),
-                        file: p.file.clone(),
-                        target: vendor.to.clone(),
-                        message: e.to_string(),
+    /// The patch stack of `vendor`: every section that targets it (by its
+    /// upstream path or its rendered path), in vendor.toml order, over its
+    /// pristine copy at the locked `version`.
+    pub fn stack<'a>(&'a self, vendor: &'a Vendor, version: &'a str) -> Stack<'a> {
+        let mut ids = Vec::new();
+        for (pi, p) in self.loaded.iter().enumerate() {
+            for (si, fp) in p.set.files.iter().enumerate() {
+                if let Some(target) = fp.target_path(p.strip)
+                    && (target == vendor.from || target == vendor.to)
+                {
+                    ids.push(SectionId {
+                        patch: pi,
+                        section: si,
                     });
                 }
             }
         }
-        Ok(PatchedFile {
-            content: text,
-            steps,
-        })
+        Stack::new(self, vendor, version, ids)
+    }
+
+    /// One section and the patch holding it.
+    pub fn section(&self, id: SectionId) -> (&LoadedPatch, &FilePatch) {
+        let p = &self.loaded[id.patch];
+        (p, &p.set.files[id.section])
+    }
+
+    /// Replaces a section by one that turns `before` into `after` with exact
+    /// hunks, in the section's header style: how `patch refresh`, `update`'s
+    /// carry and `--adopt-edits` rewrite a patch.
+    pub fn refresh_section(&mut self, id: SectionId, before: &[u8], after: &[u8]) {
+        let fp = &mut self.loaded[id.patch].set.files[id.section];
+        *fp = patch::refresh(fp, before, after);
+    }
+
+    /// The 1-based line of hunk `hunk` (0-based) of a section in its patch
+    /// file: its `@@` line, or 1 when it cannot be found. Findings about a
+    /// section point there.
+    pub fn hunk_line(&self, id: SectionId, hunk: usize) -> usize {
+        let p = &self.loaded[id.patch];
+        let before: usize = p.set.files[..id.section]
+            .iter()
+            .map(|f| f.hunks.len())
+            .sum();
+        p.bytes
+            .split(|&b| b == b'\n')
+            .enumerate()
+            .filter(|(_, l)| l.starts_with(b"@@ -"))
+            .nth(before + hunk)
+            .map_or(1, |(i, _)| i + 1)
+    }
+
+    /// Patches parsed from `(name, text)` pairs, `-p1`, for the tests of the
+    /// stack.
+    #[cfg(test)]
+    pub(super) fn parsed(patches: &[(&str, &str)]) -> Patches {
+        let loaded = patches
+            .iter()
+            .map(|(name, text)| LoadedPatch {
+                name: (*name).to_owned(),
+                file: format!("{name}.patch"),
+                strip: 1,
+                bytes: text.as_bytes().to_vec(),
+                sha256: sha256_hex(text.as_bytes()),
+                set: patch::parse(text.as_bytes()).unwrap(),
+            })
+            .collect();
+        Patches { loaded }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_FILES: &str = "--- a/a.yml\n+++ b/a.yml\n@@ -1 +1 @@\n-a\n+A\n\
+                             --- a/b.yml\n+++ b/b.yml\n@@ -1 +1 @@\n-b\n+B\n@@ -3 +3 @@\n-d\n+D\n";
+
+    #[test]
+    fn hunk_lines_count_in_the_patch_file() {
+        let p = Patches::parsed(&[("p", TWO_FILES)]);
+        let b = SectionId {
+            patch: 0,
+            section: 1,
+        };
+        assert_eq!(p.hunk_line(b, 0), 8);
+        assert_eq!(p.hunk_line(b, 1), 11);
+        assert_eq!(p.hunk_line(b, 2), 1);
+    }
+
+    #[test]
+    fn a_refreshed_section_turns_before_into_after_exactly() {
+        let mut p = Patches::parsed(&[("p", TWO_FILES)]);
+        let a = SectionId {
+            patch: 0,
+            section: 0,
+        };
+        p.refresh_section(a, b"x\na\n", b"x\nA\n");
+        let (_, fp) = p.section(a);
+        let applied = patch::apply(fp, b"x\na\n").unwrap();
+        assert_eq!(applied.content, b"x\nA\n");
+        assert_eq!(applied.offsets, [0]);
     }
 }

@@ -1,14 +1,13 @@
 //! Carrying the vendor patches of one file from the locked upstream to the
-//! target: strict first, then a 3-way merge, then an exact refresh.
-//!
-//! Patches targeting the same file are applied in vendor.toml order, each on
-//! the output of the ones before it, on both sides (base and theirs).
+//! target ([`Stack::carry`](crate::render::Stack::carry): strict on the
+//! locked side, then rebased, 3-way when the strict apply fails), reporting
+//! each section and refreshing it to exact hunks at the target.
 
 use super::summary::{ConflictReport, PatchReport};
 use crate::config::Vendor;
-use crate::error::{Error, Result};
-use crate::patch::{self, FilePatch, Labels, Outcome};
-use crate::render::{PatchStep, Patches};
+use crate::error::Result;
+use crate::patch::{self, FilePatch, Outcome};
+use crate::render::Patches;
 
 /// The result for one vendored file.
 pub(super) struct Carried {
@@ -18,8 +17,6 @@ pub(super) struct Carried {
     pub reports: Vec<PatchReport>,
     /// Conflicting hunks.
     pub conflicts: Vec<ConflictReport>,
-    /// Refreshed sections: (patch, file section) → exact hunks at the target.
-    pub refreshed: Vec<((usize, usize), FilePatch)>,
 }
 
 /// Where each hunk of `fp` lands on `content` when applied alone:
@@ -40,48 +37,33 @@ fn placement(fp: &FilePatch, content: &[u8]) -> String {
     parts.join(", ")
 }
 
+/// Carries the sections targeting `vendor` from `base` (at `base_version`)
+/// to `theirs` (at `target`), and refreshes each carried section in
+/// `patches` to exact hunks at the target.
 pub(super) fn carry(
-    patches: &Patches,
+    patches: &mut Patches,
     vendor: &Vendor,
     base: &[u8],
     theirs: &[u8],
     base_version: &str,
     target: &str,
 ) -> Result<Carried> {
-    let mut b = base.to_vec();
-    let mut t = theirs.to_vec();
+    let walk = patches
+        .stack(vendor, base_version)
+        .carry(base, theirs, target);
     let mut out = Carried {
-        output: Vec::new(),
+        output: walk.output?,
         reports: Vec::new(),
         conflicts: Vec::new(),
-        refreshed: Vec::new(),
     };
-    let ours_label = format!("patched {base_version}");
-    let labels = Labels {
-        ours: &ours_label,
-        base: base_version,
-        theirs: target,
-    };
-    for id in patches.sections_for(vendor) {
-        let (p, fp) = patches.section(id);
-        let ours = patch::apply(fp, &b).map_err(|e| {
-            Error::Conflict(format!(
-                "patch `{}` ({}) does not apply to `{}` at the locked version {base_version}: {e}",
-                p.name, p.file, vendor.from
-            ))
-        })?;
-        let rebased = patch::rebase(&b, fp, &t, &labels)
-            .map_err(|e| Error::Conflict(format!("patch `{}` ({}): {e}", p.name, p.file)))?;
-        let (step, next) = match rebased {
-            Outcome::Exact { content } => (PatchStep::Exact, content),
-            Outcome::Offset { content, offsets } => (PatchStep::Offset(offsets), content),
-            Outcome::Merged { content } => (PatchStep::Merged, content),
-            Outcome::AlreadyUpstream { .. } => (PatchStep::AlreadyUpstream, t.clone()),
-            Outcome::Conflict { hunks, marked } => {
+    for step in walk.steps {
+        let (p, fp) = patches.section(step.id);
+        let result = match &step.outcome {
+            Outcome::Conflict { hunks, .. } => {
                 // The strict failure names the hunk (number, header, first
                 // line that no longer matches); the merge names the lines.
-                let strict = patch::apply(fp, &t).err().map(|e| e.to_string());
-                for h in &hunks {
+                let strict = patch::apply(fp, &step.input).err().map(|e| e.to_string());
+                for h in hunks {
                     out.conflicts.push(ConflictReport {
                         patch: p.name.clone(),
                         file: vendor.to.clone(),
@@ -92,27 +74,21 @@ pub(super) fn carry(
                         strict: strict.clone(),
                     });
                 }
-                out.reports.push(PatchReport {
-                    patch: p.name.clone(),
-                    target: vendor.to.clone(),
-                    result: format!("conflict ({})", placement(fp, &t)),
-                });
-                b = ours.content;
-                t = marked;
-                continue;
+                format!("conflict ({})", placement(fp, &step.input))
             }
+            outcome => outcome.to_string(),
         };
-        if step != PatchStep::AlreadyUpstream {
-            out.refreshed.push((id, patch::refresh(fp, &t, &next)));
-        }
         out.reports.push(PatchReport {
             patch: p.name.clone(),
             target: vendor.to.clone(),
-            result: step.to_string(),
+            result,
         });
-        b = ours.content;
-        t = next;
+        if !matches!(
+            step.outcome,
+            Outcome::Conflict { .. } | Outcome::AlreadyUpstream { .. }
+        ) {
+            patches.refresh_section(step.id, &step.input, step.outcome.content());
+        }
     }
-    out.output = t;
     Ok(out)
 }

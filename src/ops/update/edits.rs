@@ -11,7 +11,6 @@
 use super::summary::EditReport;
 use crate::config::{Config, Vendor};
 use crate::error::{Error, Result};
-use crate::patch;
 use crate::render::{self, Patches};
 
 /// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a patch.
@@ -37,24 +36,21 @@ pub(super) fn fold(
             vendor.to
         )));
     }
-    let patched = patches
-        .apply_strict(vendor, base)
-        .map_err(|f| Error::Conflict(format!("{f} (at the locked version {base_version})")))?
-        .content;
+    let walk = patches.stack(vendor, base_version).apply(base);
+    let patched = walk.output?;
     let expected = render::finish(config, &vendor.to, &patched, base_version, pin)?;
     if expected == current {
         return Ok(Vec::new());
     }
     let edits = edited_lines(&vendor.to, &expected, current);
-    let sections = patches.sections_for(vendor);
-    let Some(&last) = sections.last() else {
+    let Some(last) = walk.steps.last() else {
         return Err(Error::Conflict(format!(
             "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it, or revert the edits",
             vendor.to,
             list(&edits)
         )));
     };
-    let patch_name = patches.section(last).0.name.clone();
+    let patch_name = patches.section(last.id).0.name.clone();
     if !adopt {
         return Err(Error::Conflict(format!(
             "`{}` has {} hand edit{} that no patch carries: {}; run `revendor update --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
@@ -72,18 +68,9 @@ pub(super) fn fold(
             list(&edits)
         ))
     })?;
-    // The input of the last section at the base: the pristine copy with every
-    // earlier section applied.
-    let mut input = base.to_vec();
-    for &id in &sections[..sections.len() - 1] {
-        let (_, fp) = patches.section(id);
-        input = patch::apply(fp, &input)
-            .map_err(|e| Error::Conflict(e.to_string()))?
-            .content;
-    }
-    let (_, fp) = patches.section(last);
-    let refreshed = patch::refresh(fp, &input, &merged);
-    patches.loaded[last.0].set.files[last.1] = refreshed;
+    // The last section, given the pristine copy with every earlier section
+    // applied, now makes the file with the edits.
+    patches.refresh_section(last.id, &last.input, &merged);
     Ok(edits
         .into_iter()
         .map(|mut e| {
@@ -100,34 +87,24 @@ fn conflict_marker_line(text: &[u8]) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// Lines of `current` that differ from `expected` (added or changed), and
-/// removals, with their line in `current`.
+/// Each line of `current` that differs from `expected` (added or changed),
+/// and each removal, with its line in `current` ([`render::hand_edits`]).
 fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
     let expected = String::from_utf8_lossy(expected);
     let current = String::from_utf8_lossy(current);
-    let diff = diffy::create_patch(&expected, &current);
+    let report = |line: usize, text: String| EditReport {
+        file: file.to_string(),
+        line,
+        text,
+        adopted_into: None,
+    };
     let mut out = Vec::new();
-    for hunk in diff.hunks() {
-        let mut line = hunk.new_range().start();
-        for l in hunk.lines() {
-            match l {
-                diffy::Line::Context(_) => line += 1,
-                diffy::Line::Insert(text) => {
-                    out.push(EditReport {
-                        file: file.to_string(),
-                        line,
-                        text: text.trim_end().to_string(),
-                        adopted_into: None,
-                    });
-                    line += 1;
-                }
-                diffy::Line::Delete(text) => out.push(EditReport {
-                    file: file.to_string(),
-                    line,
-                    text: format!("(removed) {}", text.trim_end()),
-                    adopted_into: None,
-                }),
-            }
+    for edit in render::hand_edits(&expected, &current) {
+        for text in &edit.removed {
+            out.push(report(edit.line, format!("(removed) {}", text.trim_end())));
+        }
+        for (i, text) in edit.added.iter().enumerate() {
+            out.push(report(edit.line + i, text.trim_end().to_string()));
         }
     }
     out

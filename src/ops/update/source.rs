@@ -12,7 +12,6 @@ use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::patch::{self, Labels, Outcome};
-use crate::render::PatchStep;
 use crate::upstream::{Source, SourceTree};
 
 /// What the source side of an update found.
@@ -82,9 +81,8 @@ pub(super) fn verify(
                     p.name, p.file
                 )));
             }
-            let (step, output) = match patch::apply(fp, &theirs) {
-                Ok(a) if a.offsets.iter().all(|o| *o == 0) => (PatchStep::Exact, a.content),
-                Ok(a) => (PatchStep::Offset(a.offsets), a.content),
+            let outcome = match patch::apply(fp, &theirs) {
+                Ok(applied) => Outcome::from(applied),
                 Err(strict) => {
                     if base_tree.is_none() {
                         base_tree = Some(if base_version == target {
@@ -100,14 +98,6 @@ pub(super) fn verify(
                         .and_then(|t| t.files.get(&path).cloned())
                         .unwrap_or_default();
                     match patch::rebase(&base, fp, &theirs, &labels) {
-                        Ok(Outcome::Exact { content }) => (PatchStep::Exact, content),
-                        Ok(Outcome::Offset { content, offsets }) => {
-                            (PatchStep::Offset(offsets), content)
-                        }
-                        Ok(Outcome::Merged { content }) => (PatchStep::Merged, content),
-                        Ok(Outcome::AlreadyUpstream { .. }) => {
-                            (PatchStep::AlreadyUpstream, theirs.clone())
-                        }
                         Ok(Outcome::Conflict { hunks, .. }) => {
                             for h in hunks {
                                 report.conflicts.push(ConflictReport {
@@ -127,6 +117,7 @@ pub(super) fn verify(
                             });
                             continue;
                         }
+                        Ok(outcome) => outcome,
                         Err(e) => {
                             return Err(Error::Conflict(format!(
                                 "source patch `{}` ({}) on `{path}`: {strict}; and against {base_version}: {e}",
@@ -136,13 +127,13 @@ pub(super) fn verify(
                     }
                 }
             };
-            if step != PatchStep::AlreadyUpstream {
-                *fp = patch::refresh(fp, &theirs, &output);
+            if !matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+                *fp = patch::refresh(fp, &theirs, outcome.content());
             }
             report.patches.push(PatchReport {
                 patch: p.name.clone(),
                 target: path,
-                result: step.to_string(),
+                result: outcome.to_string(),
             });
         }
         facts.patch_files.push((p.file.clone(), patch::write(&set)));

@@ -1,0 +1,177 @@
+//! [`Pristine`]: the pristine copy of a vendored file, read and verified
+//! against the lock, the one place that does so.
+//!
+//! 1. The lock names the copy's sha256; without it there is nothing to
+//!    verify against.
+//! 2. The copy under `upstream/` must have that sha256.
+//! 3. A copy missing from disk is taken from the download cache by that
+//!    sha256, or, when the caller allows the network, downloaded at the
+//!    locked version and verified.
+//!
+//! The answer is a state rather than an error because callers differ:
+//! `check` reports each state as a finding, `update` re-fetches, `render` and
+//! `patch refresh` stop ([`Pristine::verified`]).
+
+use std::path::Path;
+
+use crate::config::Vendor;
+use crate::config::lock::Lock;
+use crate::error::{Error, Result};
+use crate::paths;
+use crate::upstream::{self, Source, cache::Cache, cache::sha256_hex};
+
+/// The state of a vendored file's pristine copy under `upstream/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pristine {
+    /// Its bytes match the lock (read from disk, the download cache, or
+    /// downloaded and verified).
+    Verified(Vec<u8>),
+    /// The lock records no sha256 for it.
+    NotLocked,
+    /// The copy on disk has another sha256 than the lock's.
+    Edited {
+        /// The lock's sha256.
+        expected: String,
+        /// The sha256 on disk.
+        actual: String,
+    },
+    /// Not on disk, not in the download cache, and not to be downloaded.
+    Missing,
+    /// Downloaded, but upstream served other bytes than the lock's.
+    Unverifiable(String),
+}
+
+impl Pristine {
+    /// Reads the pristine copy of `vendor` in the package at `root`. With
+    /// `download`, a copy that is neither on disk nor in `cache` is fetched
+    /// from it at the locked version.
+    pub fn read(
+        root: &Path,
+        lock: &Lock,
+        vendor: &Vendor,
+        cache: &Cache,
+        download: Option<&dyn Source>,
+    ) -> Result<Pristine> {
+        let Some(sha) = lock.file_sha256(&vendor.from) else {
+            return Ok(Pristine::NotLocked);
+        };
+        if let Some(bytes) = paths::read_opt(&root.join(vendor.pristine()))? {
+            let actual = sha256_hex(&bytes);
+            return Ok(if actual == sha {
+                Pristine::Verified(bytes)
+            } else {
+                Pristine::Edited {
+                    expected: sha.to_owned(),
+                    actual,
+                }
+            });
+        }
+        if let Some(bytes) = cache.get(sha) {
+            return Ok(Pristine::Verified(bytes));
+        }
+        let Some(source) = download else {
+            return Ok(Pristine::Missing);
+        };
+        match upstream::fetch_file(
+            source,
+            cache,
+            &lock.upstream.version,
+            &vendor.from,
+            Some(sha),
+        ) {
+            Ok(bytes) => Ok(Pristine::Verified(bytes)),
+            Err(e @ Error::Checksum { .. }) => Ok(Pristine::Unverifiable(e.to_string())),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The verified bytes, or why a command that needs them cannot go on.
+    pub fn verified(self, vendor: &Vendor) -> Result<Vec<u8>> {
+        let path = vendor.pristine();
+        match self {
+            Pristine::Verified(bytes) => Ok(bytes),
+            Pristine::NotLocked => Err(Error::usage(
+                format!("the lock records no sha256 for `{}`", vendor.from),
+                "run `revendor update` to vendor it",
+            )),
+            Pristine::Edited { expected, actual } => Err(Error::Conflict(format!(
+                "`{path}` has sha256 {actual} but the lock says {expected}: the pristine copy was edited; restore it with `git checkout` or re-fetch it with `revendor update`"
+            ))),
+            Pristine::Missing => Err(Error::usage(
+                format!("`{path}` is missing and not in the download cache"),
+                "run `revendor update` to fetch the pristine copy",
+            )),
+            Pristine::Unverifiable(message) => Err(Error::Upstream(format!(
+                "upstream no longer serves the locked `{}`: {message}",
+                vendor.from
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::config::lock::LockedFile;
+
+    fn vendor() -> Vendor {
+        let config = Config::parse(
+            Path::new("."),
+            Path::new("vendor.toml"),
+            "[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n[[vendor]]\nfrom = \"a.yml\"\nto = \"t/a.yml\"\n",
+        )
+        .unwrap();
+        config.vendor[0].clone()
+    }
+
+    fn lock(sha256: &str) -> Lock {
+        Lock {
+            files: vec![LockedFile {
+                from: "a.yml".into(),
+                sha256: sha256.into(),
+            }],
+            ..Lock::default()
+        }
+    }
+
+    #[test]
+    fn each_state_of_the_copy_on_disk() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = Cache::new(&root.path().join("cache"));
+        let v = vendor();
+        let read = |lock: &Lock| Pristine::read(root.path(), lock, &v, &cache, None).unwrap();
+        let sha = sha256_hex(b"a\n");
+
+        assert_eq!(read(&Lock::default()), Pristine::NotLocked);
+        assert_eq!(read(&lock(&sha)), Pristine::Missing);
+
+        std::fs::create_dir_all(root.path().join("upstream")).unwrap();
+        std::fs::write(root.path().join("upstream/a.yml"), b"a\n").unwrap();
+        assert_eq!(read(&lock(&sha)), Pristine::Verified(b"a\n".to_vec()));
+
+        std::fs::write(root.path().join("upstream/a.yml"), b"b\n").unwrap();
+        assert_eq!(
+            read(&lock(&sha)),
+            Pristine::Edited {
+                expected: sha.clone(),
+                actual: sha256_hex(b"b\n"),
+            }
+        );
+        let e = read(&lock(&sha)).verified(&v).unwrap_err();
+        assert!(
+            e.to_string().contains("the pristine copy was edited"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_copy_missing_from_disk_comes_from_the_cache_by_its_sha256() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = Cache::new(&root.path().join("cache"));
+        let sha = cache.put(b"cached\n");
+        let v = vendor();
+        let state = Pristine::read(root.path(), &lock(&sha), &v, &cache, None).unwrap();
+        assert_eq!(state.verified(&v).unwrap(), b"cached\n");
+    }
+}

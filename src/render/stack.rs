@@ -1,0 +1,330 @@
+//! [`Stack`]: the patch sections of one vendored file, walked in order over
+//! its pristine copy, the one place that does so.
+//!
+//! Every command walks the same way: pristine → each section, on the output
+//! of the ones before it → result. They differ only in what a section that
+//! does not apply means:
+//!
+//! 1. [`Stack::apply`] (render, `patch refresh`, hand edits): nothing; the
+//!    walk stops there with a [`SectionError`].
+//! 2. [`Stack::walk`] (check): when the reverse applies, upstream already has
+//!    the change; the step is [`Outcome::AlreadyUpstream`] and the walk goes
+//!    on. Otherwise it stops as above.
+//! 3. [`Stack::carry`] (update, the `upstream-newer` dry run): each section
+//!    is applied strictly to the locked side and rebased onto the new
+//!    release, on the output of the sections before it on both sides.
+//!
+//! Each step keeps the file it was given, so a caller can refresh the section
+//! ([`Patches::refresh_section`]) or rebase it without walking again.
+
+use crate::config::Vendor;
+use crate::error::Error;
+use crate::patch::{self, ApplyError, Labels, Outcome};
+
+use super::{Patches, SectionId};
+
+/// One vendored file's patch sections, in vendor.toml order, over its
+/// pristine copy at the locked version. Made by [`Patches::stack`].
+#[derive(Debug, Clone)]
+pub struct Stack<'a> {
+    patches: &'a Patches,
+    vendor: &'a Vendor,
+    version: &'a str,
+    ids: Vec<SectionId>,
+}
+
+/// One section of a [`Walk`].
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The section.
+    pub id: SectionId,
+    /// The file it was applied to: the output of the steps before it (for
+    /// [`Stack::carry`], on the new release's side).
+    pub input: Vec<u8>,
+    /// How it landed; its content is the next step's input.
+    pub outcome: Outcome,
+}
+
+/// A [`Stack`] walked over one file.
+#[derive(Debug, Clone)]
+pub struct Walk {
+    /// One step per section that landed, in order.
+    pub steps: Vec<Step>,
+    /// The file after the last step, or the section that stopped the walk.
+    pub output: Result<Vec<u8>, SectionError>,
+}
+
+/// A patch section that does not apply to the pristine copy at the locked
+/// version: the one error every walk stops with.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "patch `{patch}` ({file}) does not apply to `{target}` at the locked version {version}: {error}"
+)]
+pub struct SectionError {
+    /// The section.
+    pub id: SectionId,
+    /// Its patch's name.
+    pub patch: String,
+    /// Its patch's file, relative to the package.
+    pub file: String,
+    /// The vendored file's upstream path.
+    pub target: String,
+    /// The locked version.
+    pub version: String,
+    /// Which hunk failed and where.
+    pub error: ApplyError,
+}
+
+impl SectionError {
+    /// The 0-based hunk that failed, or 0 when the error names none (a file
+    /// that should be new or deleted): where a finding points in the patch.
+    pub fn hunk(&self) -> usize {
+        match &self.error {
+            ApplyError::Mismatch { hunk, .. }
+            | ApplyError::Overlap { hunk, .. }
+            | ApplyError::OutOfRange { hunk, .. } => hunk.saturating_sub(1),
+            _ => 0,
+        }
+    }
+}
+
+/// A command that needs every section to apply stops with a conflict (exit 1).
+impl From<SectionError> for Error {
+    fn from(e: SectionError) -> Error {
+        Error::Conflict(e.to_string())
+    }
+}
+
+impl<'a> Stack<'a> {
+    pub(super) fn new(
+        patches: &'a Patches,
+        vendor: &'a Vendor,
+        version: &'a str,
+        ids: Vec<SectionId>,
+    ) -> Stack<'a> {
+        Stack {
+            patches,
+            vendor,
+            version,
+            ids,
+        }
+    }
+
+    /// Applies every section strictly to `pristine`; the first that does not
+    /// apply stops the walk, even when upstream already has its change.
+    pub fn apply(&self, pristine: &[u8]) -> Walk {
+        self.run(pristine, false)
+    }
+
+    /// Like [`Stack::apply`], but a section that only reverse-applies is an
+    /// [`Outcome::AlreadyUpstream`] step and the walk goes on past it.
+    pub fn walk(&self, pristine: &[u8]) -> Walk {
+        self.run(pristine, true)
+    }
+
+    /// Carries every section from `base`, the pristine copy at the locked
+    /// version, to `theirs`, the file at release `target`
+    /// ([`patch::rebase`]). Steps are on the `theirs` side; a conflict's
+    /// marked file is the next step's input, so every section is reported.
+    /// `output` is the carried file, or the section that does not apply to
+    /// `base`.
+    pub fn carry(&self, base: &[u8], theirs: &[u8], target: &str) -> Walk {
+        let ours_label = format!("patched {}", self.version);
+        let labels = Labels {
+            ours: &ours_label,
+            base: self.version,
+            theirs: target,
+        };
+        let mut b = base.to_vec();
+        let mut t = theirs.to_vec();
+        let mut steps = Vec::new();
+        for &id in &self.ids {
+            let (_, fp) = self.patches.section(id);
+            let ours = match patch::apply(fp, &b) {
+                Ok(applied) => applied.content,
+                Err(error) => {
+                    return Walk {
+                        steps,
+                        output: Err(self.error(id, error)),
+                    };
+                }
+            };
+            let outcome = patch::rebase_applied(&b, &ours, fp, &t, &labels);
+            let next = outcome.content().to_vec();
+            steps.push(Step {
+                id,
+                input: std::mem::replace(&mut t, next),
+                outcome,
+            });
+            b = ours;
+        }
+        Walk {
+            steps,
+            output: Ok(t),
+        }
+    }
+
+    fn run(&self, pristine: &[u8], upstreamed_goes_on: bool) -> Walk {
+        let mut text = pristine.to_vec();
+        let mut steps = Vec::new();
+        for &id in &self.ids {
+            let (_, fp) = self.patches.section(id);
+            let outcome = match patch::apply(fp, &text) {
+                Ok(applied) => Outcome::from(applied),
+                Err(_) if upstreamed_goes_on && patch::apply_reverse(fp, &text).is_ok() => {
+                    Outcome::AlreadyUpstream {
+                        content: text.clone(),
+                    }
+                }
+                Err(error) => {
+                    return Walk {
+                        steps,
+                        output: Err(self.error(id, error)),
+                    };
+                }
+            };
+            let next = outcome.content().to_vec();
+            steps.push(Step {
+                id,
+                input: std::mem::replace(&mut text, next),
+                outcome,
+            });
+        }
+        Walk {
+            steps,
+            output: Ok(text),
+        }
+    }
+
+    fn error(&self, id: SectionId, error: ApplyError) -> SectionError {
+        let (p, _) = self.patches.section(id);
+        SectionError {
+            id,
+            patch: p.name.clone(),
+            file: p.file.clone(),
+            target: self.vendor.from.clone(),
+            version: self.version.to_owned(),
+            error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::config::Config;
+
+    /// Changes `c` to `C` (hunk 1) and adds `g` after `f` (hunk 2).
+    const FIRST: &str =
+        "--- a/a.yml\n+++ b/a.yml\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n@@ -6,2 +6,3 @@\n f\n+g\n h\n";
+    /// Changes `C` (the first patch's line) to `CC`.
+    const SECOND: &str = "--- a/t/a.yml\n+++ b/t/a.yml\n@@ -2,3 +2,3 @@\n b\n-C\n+CC\n d\n";
+    /// Targets another file: never part of `a.yml`'s stack.
+    const OTHER: &str = "--- a/b.yml\n+++ b/b.yml\n@@ -1 +1 @@\n-x\n+y\n";
+
+    const PRISTINE: &[u8] = b"a\nb\nc\nd\ne\nf\nh\n";
+
+    fn vendor() -> Vendor {
+        let config = Config::parse(
+            Path::new("."),
+            Path::new("vendor.toml"),
+            "[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n[[vendor]]\nfrom = \"a.yml\"\nto = \"t/a.yml\"\n",
+        )
+        .unwrap();
+        config.vendor[0].clone()
+    }
+
+    fn names(patches: &Patches, walk: &Walk) -> Vec<String> {
+        walk.steps
+            .iter()
+            .map(|s| format!("{} {}", patches.section(s.id).0.name, s.outcome))
+            .collect()
+    }
+
+    #[test]
+    fn sections_are_walked_in_order_each_on_the_output_before_it() {
+        let p = Patches::parsed(&[("first", FIRST), ("other", OTHER), ("second", SECOND)]);
+        let v = vendor();
+        let walk = p.stack(&v, "v1").apply(PRISTINE);
+        assert_eq!(names(&p, &walk), ["first exact", "second exact"]);
+        assert_eq!(walk.steps[0].input, PRISTINE);
+        assert_eq!(walk.steps[1].input, b"a\nb\nC\nd\ne\nf\ng\nh\n");
+        assert_eq!(walk.output.unwrap(), b"a\nb\nCC\nd\ne\nf\ng\nh\n");
+    }
+
+    #[test]
+    fn outcomes_name_how_each_section_landed() {
+        let p = Patches::parsed(&[("first", FIRST)]);
+        let v = vendor();
+        let stack = p.stack(&v, "v1");
+
+        let moved = stack.walk(b"x\na\nb\nc\nd\ne\nf\nh\n");
+        assert_eq!(names(&p, &moved), ["first offset (hunk 1 +1, hunk 2 +1)"]);
+
+        let upstream = b"a\nb\nC\nd\ne\nf\ng\nh\n";
+        let walk = stack.walk(upstream);
+        assert_eq!(names(&p, &walk), ["first already upstream"]);
+        assert_eq!(walk.output.unwrap(), upstream);
+        // A strict apply does not step over it.
+        let strict = stack.apply(upstream);
+        assert!(strict.steps.is_empty());
+        assert!(strict.output.is_err());
+    }
+
+    #[test]
+    fn a_failing_section_stops_the_walk_with_one_error() {
+        let p = Patches::parsed(&[("first", FIRST), ("second", SECOND)]);
+        let v = vendor();
+        let walk = p.stack(&v, "v1").walk(PRISTINE);
+        assert_eq!(walk.steps.len(), 2);
+
+        let walk = p.stack(&v, "v1").walk(b"a\nb\nX\nd\ne\nf\nh\n");
+        assert!(walk.steps.is_empty());
+        let e = walk.output.unwrap_err();
+        assert_eq!(e.id, p.stack(&v, "v1").ids[0]);
+        assert_eq!(e.hunk(), 0);
+        assert_eq!(
+            e.to_string(),
+            "patch `first` (first.patch) does not apply to `a.yml` at the locked version v1: \
+             hunk #1 `@@ -2,3 +2,3 @@` does not apply: line 3 is \"X\", expected \"c\""
+        );
+    }
+
+    #[test]
+    fn carry_rebases_each_section_onto_the_new_release() {
+        let p = Patches::parsed(&[("first", FIRST), ("second", SECOND)]);
+        let v = vendor();
+        let stack = p.stack(&v, "v1");
+
+        let moved = b"0\na\nb\nc\nd\ne\nf\nh\n";
+        let walk = stack.carry(PRISTINE, moved, "v2");
+        assert_eq!(
+            names(&p, &walk),
+            [
+                "first offset (hunk 1 +1, hunk 2 +1)",
+                "second offset (hunk 1 +1)"
+            ]
+        );
+        assert_eq!(walk.steps[0].input, moved);
+        assert_eq!(walk.output.unwrap(), b"0\na\nb\nCC\nd\ne\nf\ng\nh\n");
+
+        let changed = b"a\nb\ncc\nd\ne\nf\nh\n";
+        let walk = stack.carry(PRISTINE, changed, "v2");
+        let Outcome::Conflict { marked, .. } = &walk.steps[0].outcome else {
+            panic!("{:?}", names(&p, &walk));
+        };
+        assert!(
+            String::from_utf8_lossy(marked).contains(">>>>>>> theirs (v2)"),
+            "the labels name both versions"
+        );
+        assert_eq!(walk.steps.len(), 2, "a conflict does not stop the carry");
+
+        let walk = stack.carry(b"a\nb\nX\n", moved, "v2");
+        assert!(
+            walk.output.is_err(),
+            "a section must apply to the locked side"
+        );
+    }
+}
