@@ -18,11 +18,13 @@
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
+//! | [`console`] | status on stderr, data on stdout | – |
+//! | [`workspace`] | the run's `Context`: package, environment, network, console | – |
 //! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |
 //! | [`ops`] | one pipeline per command | – |
-//! | [`report`] | status on stderr, data on stdout | – |
+//! | [`report`] | findings as human lines, JSON, GitHub annotations | `$GITHUB_STEP_SUMMARY` |
 //! | [`cli`] | flags, error rendering, exit codes | – |
 //!
 //! `main.rs` only calls [`cli::main`].
@@ -33,6 +35,7 @@ pub mod builder;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod dockerfile;
 pub mod env;
 pub mod error;
@@ -48,3 +51,4 @@ pub mod registry;
 pub mod render;
 pub mod report;
 pub mod upstream;
+pub mod workspace;

@@ -59,7 +59,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         .iter()
         .filter_map(|p| Platform::parse(p).ok())
         .collect();
-    let client = crate::ops::image_pin::registry_client(input.ctx)?;
+    let client = input.ctx.registry()?;
     let (file, line) =
         site(input, &locked.reference)?.unwrap_or(("vendor.toml".to_owned(), image.line));
     match client.resolve_index(&reference, &platforms, Some(&digest)) {

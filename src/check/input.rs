@@ -17,10 +17,10 @@ use crate::config::{Config, ConfigError, Vendor};
 use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
-use crate::ops::Context;
 use crate::paths;
 use crate::render::Patches;
 use crate::upstream::{self, cache::sha256_hex};
+use crate::workspace::Context;
 
 /// The state of a vendored file's pristine copy under `upstream/`.
 #[derive(Debug, Clone, PartialEq, Eq)]

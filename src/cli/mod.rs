@@ -18,10 +18,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::console::{Format, Shell};
 use crate::env::Env;
 use crate::error::{Error, ExitCode};
-use crate::ops::Context;
-use crate::report::{Format, Shell};
+use crate::workspace::Context;
 
 /// revendor keeps a vendored upstream honest.
 #[derive(Debug, Parser)]

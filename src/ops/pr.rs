@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use git2::{DiffOptions, Repository};
 use serde::Deserialize;
 
-use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, UpstreamSource};
 use crate::error::{Error, Result};
 use crate::pr::{self, Summary};
+use crate::workspace::Context;
 
 /// Flags of `revendor pr`.
 #[derive(Debug, Clone, Default)]

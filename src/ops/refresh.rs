@@ -5,7 +5,6 @@
 //! and context; an exact patch comes back byte-identical, so refresh is
 //! idempotent. The lock records the new sha256 of each refreshed file.
 
-use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
@@ -13,6 +12,7 @@ use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::Patches;
 use crate::upstream::{self, cache::sha256_hex};
+use crate::workspace::Context;
 
 /// Flags of `patch refresh`.
 #[derive(Debug, Clone, Default)]

@@ -7,13 +7,13 @@
 //! 3. Rewrite with the locked version, pin the locked image.
 //! 4. Commit every output at once.
 
-use super::Context;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::paths::{self, Transaction};
 use crate::render::{self, PatchStep, Patches};
 use crate::upstream::cache::sha256_hex;
+use crate::workspace::Context;
 
 /// What `render` did.
 #[derive(Debug, Clone, serde::Serialize)]

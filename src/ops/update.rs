@@ -22,13 +22,13 @@ pub use summary::{ConflictReport, PatchReport, UpdateReport};
 
 use std::collections::BTreeMap;
 
-use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
 use crate::paths::{self, Transaction};
 use crate::render::{self, Patches};
 use crate::upstream::{self, Source};
+use crate::workspace::Context;
 
 /// Flags of `revendor update`.
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,6 @@
 //! the tree at the locked version is fetched only when a patch needs the
 //! 3-way merge.
 
-use super::Context;
 use super::summary::{ConflictReport, PatchReport, UpdateReport};
 use crate::config::Config;
 use crate::config::lock::Lock;
@@ -14,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::patch::{self, Labels, Outcome};
 use crate::render::PatchStep;
 use crate::upstream::{Source, SourceTree};
+use crate::workspace::Context;
 
 /// What the source side of an update found.
 #[derive(Debug, Default)]
