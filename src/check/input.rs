@@ -16,10 +16,11 @@ use crate::config::lock::Lock;
 use crate::config::{Config, ConfigError, Vendor};
 use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
+use crate::image::sha256_hex;
 use crate::manifest::{self, Manifest};
 use crate::paths;
 use crate::render::Patches;
-use crate::upstream::{self, cache::sha256_hex};
+use crate::upstream;
 use crate::workspace::Context;
 
 /// The state of a vendored file's pristine copy under `upstream/`.

@@ -9,7 +9,7 @@
 use super::{Check, Finding, Id, Input, Pristine, Sink};
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
-use crate::upstream::cache::sha256_hex;
+use crate::image::sha256_hex;
 
 /// `lock-integrity`.
 pub const LOCK_INTEGRITY: Id = Id {

@@ -8,10 +8,11 @@
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
+use crate::image::sha256_hex;
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::Patches;
-use crate::upstream::{self, cache::sha256_hex};
+use crate::upstream;
 use crate::workspace::Context;
 
 /// Flags of `patch refresh`.

@@ -10,9 +10,9 @@
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
+use crate::image::sha256_hex;
 use crate::paths::{self, Transaction};
 use crate::render::{self, PatchStep, Patches};
-use crate::upstream::cache::sha256_hex;
 use crate::workspace::Context;
 
 /// What `render` did.

@@ -22,7 +22,7 @@ pub struct Git {
 impl Git {
     /// The repository at `url`, mirrored under `cache_dir`.
     pub fn new(url: &str, cache_dir: &Path, offline: bool) -> Git {
-        let key = super::cache::sha256_hex(url.as_bytes());
+        let key = crate::image::sha256_hex(url.as_bytes());
         Git {
             url: url.to_string(),
             mirror: cache_dir.join("git").join(key),

@@ -122,7 +122,7 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        let sha = super::cache::sha256_hex(&resp.body);
+        let sha = crate::image::sha256_hex(&resp.body);
         let files = archive::unpack_tar_gz(&resp.body, true)
             .map_err(|e| Error::Upstream(format!("the archive `{url}` is unusable: {e}")))?;
         Ok(SourceTree {
