@@ -27,7 +27,8 @@
 //! | [`report`] | findings as human lines, JSON, GitHub annotations | `$GITHUB_STEP_SUMMARY` |
 //! | [`cli`] | flags, error rendering, exit codes | – |
 //!
-//! `main.rs` only calls [`cli::main`].
+//! `main.rs` only calls [`cli::main`]. Which module may name which is
+//! decided in one place, `tests/layers.rs`.
 
 #![warn(missing_docs)]
 
