@@ -92,10 +92,11 @@ pub fn locked_pristine(
     let path = vendor.pristine();
     match paths::read_opt(&ctx.root.join(&path))? {
         Some(bytes) if sha256_hex(&bytes) == sha => Ok(bytes),
-        Some(bytes) => Err(Error::Conflict(format!(
-            "`{path}` has sha256 {} but the lock says {sha}: the pristine copy was edited; restore it with `git checkout` or re-fetch it with `revendor update`",
-            sha256_hex(&bytes)
-        ))),
+        Some(bytes) => Err(Error::PristineEdited {
+            file: path,
+            expected: sha.to_owned(),
+            actual: sha256_hex(&bytes),
+        }),
         None => ctx.cache.get(sha).ok_or_else(|| {
             Error::usage(
                 format!("`{path}` is missing and not in the download cache"),

@@ -87,14 +87,15 @@ impl<'a> GitHub<'a> {
         }
     }
 
+    /// A 404 as [`Error::NotFound`], naming `what` of this repository;
+    /// any other failure as it came.
     fn not_found(&self, e: HttpError, what: &str) -> Error {
-        if e.is_not_found() {
-            Error::Upstream(format!(
-                "{what} of GitHub repository `{}` not found at {} (is the repository name right, and public or reachable with GITHUB_TOKEN?)",
-                self.repo, self.env.api_url
-            ))
-        } else {
-            Error::Http(e)
+        match e {
+            HttpError::NotFound { url } => Error::NotFound {
+                what: format!("{what} of GitHub repository `{}`", self.repo),
+                url,
+            },
+            e => Error::Http(e),
         }
     }
 }
@@ -111,9 +112,12 @@ impl Source for GitHub<'_> {
                 .client
                 .get_with(&url, &[("Accept", "application/vnd.github+json")])
                 .map_err(|e| self.not_found(e, "the releases"))?;
-            let page: Vec<ApiRelease> = serde_json::from_slice(&resp.body).map_err(|e| {
-                Error::Upstream(format!("`{url}` did not answer a list of releases: {e}"))
-            })?;
+            let page: Vec<ApiRelease> =
+                serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+                    what: "a list of releases".into(),
+                    url: url.clone(),
+                    detail: e.to_string(),
+                })?;
             out.extend(page.into_iter().filter(|r| !r.draft).map(|r| Release {
                 tag: r.tag_name,
                 prerelease: r.prerelease,
@@ -123,20 +127,21 @@ impl Source for GitHub<'_> {
                 None => return Ok(out),
             }
         }
-        Err(Error::Upstream(format!(
-            "the releases of `{}` span more than {MAX_PAGES} pages",
-            self.repo
-        )))
+        Err(Error::Malformed {
+            what: "a list of releases".into(),
+            url,
+            detail: format!("it still links a next page after {MAX_PAGES} pages"),
+        })
     }
 
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
         let url = raw_file_url(self.env, &self.repo, Rev::Tag(tag), path);
         match self.client.get(&url) {
             Ok(r) => Ok(r.body),
-            Err(e) if e.is_not_found() => Err(Error::Upstream(format!(
-                "`{path}` does not exist in {} at {tag} ({url})",
-                self.repo
-            ))),
+            Err(HttpError::NotFound { url }) => Err(Error::NotFound {
+                what: format!("`{path}` of {} at {tag}", self.repo),
+                url,
+            }),
             Err(e) => Err(e.into()),
         }
     }
@@ -147,8 +152,12 @@ impl Source for GitHub<'_> {
             .client
             .get_with(&url, &[("Accept", "application/vnd.github+json")])
             .map_err(|e| self.not_found(e, &format!("tag {tag}")))?;
-        let commit: ApiCommit = serde_json::from_slice(&resp.body)
-            .map_err(|e| Error::Upstream(format!("`{url}` did not answer a commit: {e}")))?;
+        let commit: ApiCommit =
+            serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+                what: "a commit".into(),
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
         Ok(Some(commit.sha))
     }
 
@@ -162,8 +171,11 @@ impl Source for GitHub<'_> {
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
         let sha = crate::image::sha256_hex(&resp.body);
-        let files = archive::unpack_tar_gz(&resp.body, true)
-            .map_err(|e| Error::Upstream(format!("the archive `{url}` is unusable: {e}")))?;
+        let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
+            what: "a usable tar.gz archive".into(),
+            url: url.clone(),
+            detail: e.to_string(),
+        })?;
         Ok(SourceTree {
             files,
             archive_sha256: Some(sha),

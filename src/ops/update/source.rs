@@ -41,7 +41,7 @@ pub(super) fn verify(
         if config.image.is_some() {
             facts.go_directive = match source.file(target, "go.mod") {
                 Ok(bytes) => go_directive(&bytes),
-                Err(Error::Upstream(_)) => None,
+                Err(Error::NotFound { .. }) => None,
                 Err(e) => return Err(e),
             };
         }
