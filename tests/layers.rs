@@ -88,6 +88,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "dockerfile",
             "error",
             "image",
+            "net",
             "patch",
             "paths",
             "pr",
@@ -99,7 +100,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "cli",
-        &["console", "env", "error", "ops", "report", "workspace"],
+        &[
+            "console",
+            "env",
+            "error",
+            "ops",
+            "registry",
+            "report",
+            "workspace",
+        ],
     ),
 ];
 
