@@ -19,10 +19,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use revendor::console::{Format, Shell};
 use revendor::env::Env;
-use revendor::ops::Context;
 use revendor::ops::check::{CheckOptions, check};
-use revendor::report::{Format, Shell};
+use revendor::workspace::Context;
 use support::{GitHub, Realworld, TempPackage};
 
 const RUNS: usize = 31;

@@ -25,6 +25,13 @@ pub enum ExitCode {
 }
 
 /// Everything that can stop a revendor command.
+///
+/// Variants are typed where callers branch on them ([`Error::NotFound`]
+/// means "upstream has no such file", [`Error::Registry`] keeps the spec
+/// code and its hint). A variant's message names the attempt and its
+/// object; the reason, when another error holds it, is its
+/// [`source`](std::error::Error::source), which `cli` prints as
+/// `Caused by:` lines.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// vendor.toml, the lock or another input file is malformed.
@@ -50,7 +57,7 @@ pub enum Error {
         message: String,
     },
     /// A file could not be read or written.
-    #[error("failed to {action} `{}`: {source}", path.display())]
+    #[error("failed to {action} `{}`", path.display())]
     Io {
         /// What was attempted: "read", "write", "rename", ...
         action: &'static str,
@@ -69,32 +76,98 @@ pub enum Error {
         /// The sha256 of what arrived.
         actual: String,
     },
+    /// The upstream has no such repository, tag, file or archive. `update`
+    /// reads a missing go.mod as "no go directive" by matching on this.
+    #[error("{what} not found at `{url}`")]
+    NotFound {
+        /// What was looked for: "`go.mod` of o/r at v1.0.0".
+        what: String,
+        /// Where it was looked for, credentials removed.
+        url: String,
+    },
+    /// No release of the upstream is inside the configured `track`.
+    #[error("no release of {upstream} is inside track `{track}`")]
+    NoRelease {
+        /// The upstream, as `github:owner/name` or `git:url`.
+        upstream: String,
+        /// The range, `*` when there is none.
+        track: String,
+    },
+    /// A remote answered, but not with what was asked for.
+    #[error("`{url}` did not answer {what}: {detail}")]
+    Malformed {
+        /// What was expected: "a list of releases", "a usable tar.gz archive".
+        what: String,
+        /// The URL that answered.
+        url: String,
+        /// Why the answer cannot be used.
+        detail: String,
+    },
+    /// A rendered output of the package cannot be made from its pristine
+    /// copy, patches, rewrites and pins: the package's own files are at
+    /// fault, not the network.
+    #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Render {
+        /// The output file, relative to the package, as vendor.toml names it.
+        file: String,
+        /// 1-based line, when the fault has one.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A pristine copy under `upstream/` is not what the lock recorded: it
+    /// was edited, and rendering from it would hide the edit.
+    #[error(
+        "`{file}` has sha256 {actual} but the lock says {expected}: the pristine copy was edited"
+    )]
+    PristineEdited {
+        /// The pristine copy, relative to the package.
+        file: String,
+        /// The lock's sha256.
+        expected: String,
+        /// The sha256 on disk.
+        actual: String,
+    },
     /// A patch could not be carried to the new upstream; nothing was written.
     #[error("{0}")]
     Conflict(String),
-    /// An upstream or registry answer could not be understood.
-    #[error("{0}")]
-    Upstream(String),
     /// A registry could not be read, or what it served failed verification.
     #[error(transparent)]
     Registry(#[from] crate::registry::Error),
+    /// The registry conversation about the locked image failed (`check
+    /// --online`), as opposed to the image being wrong, which is a finding.
+    #[error("failed to verify the pinned image `{reference}`")]
+    PinnedImage {
+        /// The locked `repository:tag@digest`.
+        reference: String,
+        /// What the registry conversation ended with.
+        source: crate::registry::Error,
+    },
     /// An image builder could not run or failed.
     #[error(transparent)]
     Builder(#[from] crate::builder::Error),
 }
 
 impl Error {
-    /// The exit code this error ends the process with.
+    /// The exit code this error ends the process with: the one mapping from
+    /// errors to DESIGN.md's codes. A fault in the package's own files is
+    /// 1 (an edit or a conflict to resolve) or 2 (a file to fix), never 3,
+    /// which is for the network, registries, builders and the disk.
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Config(_) | Error::Usage { .. } => ExitCode::Usage,
-            Error::Conflict(_) => ExitCode::Findings,
+            Error::Config(_)
+            | Error::Usage { .. }
+            | Error::NoRelease { .. }
+            | Error::Render { .. } => ExitCode::Usage,
+            Error::Conflict(_) | Error::PristineEdited { .. } => ExitCode::Findings,
             Error::Http(_)
             | Error::Git { .. }
             | Error::Io { .. }
             | Error::Checksum { .. }
-            | Error::Upstream(_)
+            | Error::NotFound { .. }
+            | Error::Malformed { .. }
             | Error::Registry(_)
+            | Error::PinnedImage { .. }
             | Error::Builder(_) => ExitCode::Failure,
         }
     }
@@ -105,12 +178,22 @@ impl Error {
             Error::Config(e) => e.hint.clone(),
             Error::Usage { hint, .. } => hint.clone(),
             Error::Http(e) => e.hint(),
+            Error::NotFound { .. } => Some(
+                "check `[upstream]` and the paths in vendor.toml; a private GitHub repository also needs GITHUB_TOKEN".into(),
+            ),
+            Error::NoRelease { .. } => Some(
+                "widen `track` in vendor.toml, or name the release with `--to`".into(),
+            ),
+            Error::Render { .. } => Some(
+                "fix the patch, [[rewrite]] or [[pin]] of that file, or the file itself".into(),
+            ),
+            Error::PristineEdited { .. } => Some(
+                "restore it with `git checkout`, or re-fetch it with `revendor update`".into(),
+            ),
             Error::Builder(crate::builder::Error::Spawn { .. }) => Some(
                 "install the builder, or pick the other one with --builder (buildx, buildah)".into(),
             ),
-            Error::Registry(crate::registry::Error::Unauthorized { .. }) => Some(
-                "log in to the registry (docker login) or set DOCKER_CONFIG to a config holding its credentials".into(),
-            ),
+            Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             _ => None,
         }
     }
@@ -124,5 +207,60 @@ impl Error {
     }
 }
 
+/// What to do about a registry failure, wherever it is wrapped.
+fn registry_hint(e: &crate::registry::Error) -> Option<String> {
+    match e {
+        crate::registry::Error::Unauthorized { .. } => Some(
+            "log in to the registry (docker login) or set DOCKER_CONFIG to a config holding its credentials".into(),
+        ),
+        _ => None,
+    }
+}
+
 /// Result with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fault in the package's own files is never exit 3.
+    #[test]
+    fn the_packages_own_files_are_never_a_network_failure() {
+        let render = Error::Render {
+            file: "templates/app.yml".into(),
+            line: Some(3),
+            message: "cannot pin images: not YAML".into(),
+        };
+        assert_eq!(render.exit_code(), ExitCode::Usage);
+        assert_eq!(
+            render.to_string(),
+            "templates/app.yml:3: cannot pin images: not YAML"
+        );
+        let edited = Error::PristineEdited {
+            file: "upstream/a.yml".into(),
+            expected: "aa".into(),
+            actual: "bb".into(),
+        };
+        assert_eq!(edited.exit_code(), ExitCode::Findings);
+        assert!(edited.hint().is_some_and(|h| h.contains("git checkout")));
+        let track = Error::NoRelease {
+            upstream: "github:o/r".into(),
+            track: ">=9".into(),
+        };
+        assert_eq!(track.exit_code(), ExitCode::Usage);
+    }
+
+    #[test]
+    fn an_upstream_that_lacks_a_file_is_a_remote_failure() {
+        let e = Error::NotFound {
+            what: "`go.mod` of o/r at v1".into(),
+            url: "https://raw.example/o/r/refs/tags/v1/go.mod".into(),
+        };
+        assert_eq!(e.exit_code(), ExitCode::Failure);
+        assert_eq!(
+            e.to_string(),
+            "`go.mod` of o/r at v1 not found at `https://raw.example/o/r/refs/tags/v1/go.mod`"
+        );
+    }
+}

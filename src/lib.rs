@@ -18,14 +18,17 @@
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))): pristine copies, the patch stack, hand edits | upstream/ (read), the download cache |
+//! | [`console`] | status on stderr, data on stdout | – |
+//! | [`workspace`] | the run's `Context`: package, environment, network, console | – |
 //! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |
 //! | [`ops`] | one pipeline per command | – |
-//! | [`report`] | status on stderr, data on stdout | – |
+//! | [`report`] | findings as human lines, JSON, GitHub annotations | `$GITHUB_STEP_SUMMARY` |
 //! | [`cli`] | flags, error rendering, exit codes | – |
 //!
-//! `main.rs` only calls [`cli::main`].
+//! `main.rs` only calls [`cli::main`]. Which module may name which is
+//! decided in one place, `tests/layers.rs`.
 
 #![warn(missing_docs)]
 
@@ -33,6 +36,7 @@ pub mod builder;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod dockerfile;
 pub mod env;
 pub mod error;
@@ -48,3 +52,4 @@ pub mod registry;
 pub mod render;
 pub mod report;
 pub mod upstream;
+pub mod workspace;

@@ -427,10 +427,18 @@ fn a_container_without_a_memory_limit_breaks_the_contract() {
 fn with_registry(
     pin: impl Fn(&Registry) -> String,
 ) -> Option<(Registry, GitHub, TempPackage, Revendor)> {
+    with_registry_auth(Auth::Anonymous, pin)
+}
+
+/// [`with_registry`] behind `auth`, with no credentials in DOCKER_CONFIG.
+fn with_registry_auth(
+    auth: Auth,
+    pin: impl Fn(&Registry) -> String,
+) -> Option<(Registry, GitHub, TempPackage, Revendor)> {
     if !have_registry("image-exists") {
         return None;
     }
-    let registry = Registry::start(Auth::Anonymous);
+    let registry = Registry::start(auth);
     let gh = upstream(&["v1.0.0"]);
     let reference = pin(&registry);
     let mirrors = format!("ghcr.io={}", registry.host);
@@ -466,6 +474,34 @@ fn image_exists_reports_a_digest_that_does_not_resolve() {
         human.stdout.contains("does not resolve"),
         "{}",
         human.stdout
+    );
+}
+
+/// Issue "One owner for each concept": image-exists flattened the
+/// registry's typed error into a string, so the "log in" hint was lost.
+#[test]
+fn image_exists_keeps_the_registrys_error_its_cause_and_its_hint() {
+    let Some((_registry, _gh, _pkg, rv)) = with_registry_auth(Auth::Htpasswd, push_index) else {
+        return;
+    };
+    let run = rv.run(&["check", "--online"]).expect(3);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("error: failed to verify the pinned image `"))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert_eq!(lines.get(at + 1), Some(&"Caused by:"), "{}", run.stderr);
+    assert!(
+        lines[at + 2].starts_with("  not authorized for `"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  help: log in to the registry (docker login)")),
+        "{}",
+        run.stderr
     );
 }
 

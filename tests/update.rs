@@ -482,3 +482,47 @@ fn sigkill_at_any_moment_never_leaves_a_mixed_tree() {
         "kills landed on both sides: old {saw_old}, new {saw_new}"
     );
 }
+
+/// Issue "One owner for each concept": a render failure in the package's
+/// own files was `Error::Upstream` and exited 3, which is for the network.
+/// It is the package's to fix: exit 2, naming the file.
+#[test]
+fn a_render_failure_in_the_packages_own_files_exits_2_naming_it() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    let cases = [
+        (
+            "a dockerfile-arg rewrite of a rendered YAML file",
+            "\n[[rewrite]]\nfile = \"templates/app.yml\"\ndockerfile-arg = \"VERSION\"\nwith = \"{version}\"\n",
+            None,
+            "cannot apply the [[rewrite]] at vendor.toml:26",
+        ),
+        (
+            "a pin into a rendered file that is not YAML",
+            "\n[[pin]]\nfile = \"templates/app.yml\"\nrepository = \"example.org/app\"\n",
+            Some("kind: [Deployment\n"),
+            "cannot pin images",
+        ),
+    ];
+    for (case, extra, rendered, message) in cases {
+        let pkg = package("v1.0.0");
+        pkg.write(
+            "vendor.toml",
+            vendor_toml(&format!("github = \"{REPO}\""), "v1.0.0") + extra,
+        );
+        if let Some(text) = rendered {
+            pkg.write("templates/app.yml", text);
+        }
+        let before = pkg.snapshot();
+        let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(2);
+        let error = out.stderr.lines().find(|l| l.starts_with("error: "));
+        assert!(
+            error.is_some_and(|l| l.starts_with("error: templates/app.yml:")),
+            "{case}: {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains(message), "{case}: {}", out.stderr);
+        assert!(out.stderr.contains("help: "), "{case}: {}", out.stderr);
+        assert_eq!(pkg.snapshot(), before, "{case}: nothing is written");
+    }
+}

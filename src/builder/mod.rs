@@ -40,7 +40,7 @@ use crate::image::Reference;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The builder program could not be started (not installed, not executable).
-    #[error("failed to run `{program}`: {source}")]
+    #[error("failed to run `{program}`")]
     Spawn {
         /// The program, as named on the command line.
         program: String,
@@ -58,7 +58,7 @@ pub enum Error {
         stderr_tail: String,
     },
     /// A file of the build context could not be read while hashing it.
-    #[error("failed to read `{}` of the build context: {source}", path.display())]
+    #[error("failed to read `{}` of the build context", path.display())]
     Context {
         /// The file or directory.
         path: PathBuf,

@@ -8,8 +8,9 @@
 //! to recipes that pin `CNI_PLUGINS_VERSION` (or that markers vouch for).
 //!
 //! Online, each platform's digest is compared with the release's `.sha256`
-//! sidecar (`<hex>  <file name>`, the file name must be the asset's), from
-//! `GITHUB_SERVER_URL/containernetworking/plugins/releases/download/…`.
+//! sidecar (`<hex>  <file name>`, the file name must be the asset's), a
+//! release asset of containernetworking/plugins read through
+//! `upstream::github`.
 //!
 //! With `--fix`, a digest that differs from its sidecar is rewritten only as
 //! part of a deliberate version change: `CNI_PLUGINS_VERSION` in the working
@@ -24,6 +25,7 @@ use crate::dockerfile::{self, ArchPin, CniProblem, Dockerfile, rewrite_arg};
 use crate::error::Result;
 use crate::image::Platform;
 use crate::marker::{cni_asset, sidecar_sha256};
+use crate::upstream::github;
 
 /// `cni-checksums`.
 pub const CNI_CHECKSUMS: Id = Id {
@@ -118,11 +120,13 @@ fn check_pin(
         .map(|p| p.architecture)
         .unwrap_or_else(|_| pin.platform.clone());
     let asset = cni_asset(&arch, version);
-    let url = format!(
-        "{}/{REPOSITORY}/releases/download/{version}/{asset}.sha256",
-        input.ctx.env.server_url
+    let url = github::release_asset_url(
+        &input.ctx.env,
+        REPOSITORY,
+        version,
+        &format!("{asset}.sha256"),
     );
-    let Some(sidecar) = super::marker::fetch(input, &url)? else {
+    let Some(sidecar) = github::fetch_text(&input.ctx.client, &url)? else {
         sink.push(
             Finding::error(
                 id,

@@ -6,7 +6,9 @@
 //! platform, every child distinct from the others and from the index, every
 //! child a single-platform image manifest that exists. Credentials come from
 //! `DOCKER_CONFIG`, mirrors from `REVENDOR_REGISTRY_MIRRORS`. A registry that
-//! cannot be reached is a failure (exit 3), not a finding.
+//! cannot be reached, or refuses us, is a failure (exit 3), not a finding: an
+//! [`Error::PinnedImage`] that keeps the registry's typed error (and so its
+//! hint, such as logging in) as its source.
 
 use super::{Check, Finding, Id, Input, Sink};
 use crate::error::{Error, Result};
@@ -59,7 +61,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         .iter()
         .filter_map(|p| Platform::parse(p).ok())
         .collect();
-    let client = crate::ops::image_pin::registry_client(input.ctx)?;
+    let client = input.ctx.registry()?;
     let (file, line) =
         site(input, &locked.reference)?.unwrap_or(("vendor.toml".to_owned(), image.line));
     match client.resolve_index(&reference, &platforms, Some(&digest)) {
@@ -93,11 +95,10 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
             Ok(())
         }
-        Err(e) => Err(Error::Upstream(format!(
-            "failed to verify the pinned image `{}`: {}",
-            locked.reference,
-            chain(&e)
-        ))),
+        Err(source) => Err(Error::PinnedImage {
+            reference: locked.reference.clone(),
+            source,
+        }),
     }
 }
 
@@ -118,17 +119,6 @@ fn is_finding(e: &registry::Error) -> bool {
             | E::ChildNotImage { .. }
             | E::UnexpectedDigest { .. }
     )
-}
-
-/// An error with its causes, `: `-joined.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    out
 }
 
 /// The first pin site naming the locked reference, to point a finding at.

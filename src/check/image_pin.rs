@@ -19,8 +19,8 @@ use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
 use crate::image::Reference;
 use crate::manifest::Manifest;
-use crate::render::Pristine;
 use crate::render::pin::repository_of;
+use crate::upstream::Pristine;
 
 /// `image-pin`.
 pub const IMAGE_PIN: Id = Id {

@@ -16,10 +16,11 @@ use crate::config::{Config, ConfigError, Vendor};
 use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
-use crate::ops::Context;
 use crate::paths;
-use crate::render::{Patches, Pristine, Walk};
+use crate::render::{Patches, Walk};
 use crate::upstream;
+use crate::upstream::Pristine;
+use crate::workspace::Context;
 
 /// The package as the checks see it.
 pub struct Input<'a> {

@@ -9,8 +9,8 @@
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
-use crate::render::Pristine;
-use crate::upstream::cache::sha256_hex;
+use crate::image::sha256_hex;
+use crate::upstream::Pristine;
 
 /// `lock-integrity`.
 pub const LOCK_INTEGRITY: Id = Id {

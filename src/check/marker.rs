@@ -14,7 +14,7 @@
 //! in the marker ships (Talos: its Makefile's `PKGS` names a siderolabs/pkgs
 //! revision whose Pkgfile has `vars.cni_version`; kube-ovn: `ARG
 //! CNI_PLUGINS_VERSION=` of its `dist/images/Dockerfile.base`), fetched from
-//! `REVENDOR_RAW_URL` with conditional requests; it must equal the ARG the
+//! `REVENDOR_RAW_URL` through `upstream::github` with conditional requests; it must equal the ARG the
 //! marker's `pin` names. A file whose layout changed is reported as such,
 //! never guessed around.
 //!
@@ -26,8 +26,10 @@
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::{Expect, Marker};
 use crate::dockerfile::{Dockerfile, rewrite_marker};
-use crate::error::{Error, Result};
-use crate::{marker, paths};
+use crate::error::Result;
+use crate::marker::{self, PkgsRef};
+use crate::paths;
+use crate::upstream::github::{self, Rev};
 
 /// `marker:<name>`.
 pub const MARKER: Id = Id {
@@ -419,9 +421,9 @@ pub(super) fn resolve(input: &Input<'_>, resolver: &str, release: &str) -> Resul
 }
 
 fn talos(input: &Input<'_>, release: &str) -> Result<Resolution> {
-    let raw = &input.ctx.env.raw_url;
-    let url = format!("{raw}/siderolabs/talos/refs/tags/{release}/Makefile");
-    let Some(makefile) = fetch(input, &url)? else {
+    let env = &input.ctx.env;
+    let url = github::raw_file_url(env, "siderolabs/talos", Rev::Tag(release), "Makefile");
+    let Some(makefile) = github::fetch_text(&input.ctx.client, &url)? else {
         return Ok(Resolution::Unknown(format!(
             "`{url}` does not exist (is {release} a Talos release?)"
         )));
@@ -430,8 +432,12 @@ fn talos(input: &Input<'_>, release: &str) -> Result<Resolution> {
         Ok(p) => p,
         Err(e) => return Ok(Resolution::Unknown(format!("{e} (in `{url}`)"))),
     };
-    let url = format!("{raw}/siderolabs/pkgs/{}/Pkgfile", pkgs.reference.as_str());
-    let Some(pkgfile) = fetch(input, &url)? else {
+    let rev = match &pkgs.reference {
+        PkgsRef::Tag(tag) => Rev::Tag(tag),
+        PkgsRef::Commit(commit) => Rev::Commit(commit),
+    };
+    let url = github::raw_file_url(env, "siderolabs/pkgs", rev, "Pkgfile");
+    let Some(pkgfile) = github::fetch_text(&input.ctx.client, &url)? else {
         return Ok(Resolution::Unknown(format!(
             "`{url}` does not exist (Talos {release} names pkgs {})",
             pkgs.pkgs.value
@@ -450,11 +456,13 @@ fn talos(input: &Input<'_>, release: &str) -> Result<Resolution> {
 }
 
 fn kube_ovn(input: &Input<'_>, release: &str) -> Result<Resolution> {
-    let url = format!(
-        "{}/kubeovn/kube-ovn/refs/tags/{release}/dist/images/Dockerfile.base",
-        input.ctx.env.raw_url
+    let url = github::raw_file_url(
+        &input.ctx.env,
+        "kubeovn/kube-ovn",
+        Rev::Tag(release),
+        "dist/images/Dockerfile.base",
     );
-    let Some(base) = fetch(input, &url)? else {
+    let Some(base) = github::fetch_text(&input.ctx.client, &url)? else {
         return Ok(Resolution::Unknown(format!(
             "`{url}` does not exist (is {release} a kube-ovn release?)"
         )));
@@ -465,14 +473,5 @@ fn kube_ovn(input: &Input<'_>, release: &str) -> Result<Resolution> {
             cni: cni.value,
         }),
         Err(e) => Ok(Resolution::Unknown(format!("{e} (in `{url}`)"))),
-    }
-}
-
-/// A text file by URL; `None` on 404. Conditional when fetched before.
-pub(super) fn fetch(input: &Input<'_>, url: &str) -> Result<Option<String>> {
-    match input.ctx.client.get(url) {
-        Ok(r) => Ok(Some(String::from_utf8_lossy(&r.body).into_owned())),
-        Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(Error::Http(e)),
     }
 }

@@ -18,7 +18,8 @@ use super::{Check, Finding, Id, Input, Sink};
 use crate::config::AppliesTo;
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
-use crate::render::{Patches, Pristine};
+use crate::render::Patches;
+use crate::upstream::Pristine;
 use crate::upstream::{self, Release, Source, SourceTree, version};
 
 /// `upstream-newer`.

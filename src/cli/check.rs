@@ -1,10 +1,10 @@
 //! `revendor check [--online] [--fix]`.
 
+use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::Context;
 use crate::ops::check::{CheckOptions, check};
-use crate::report::Format;
-use crate::report::findings;
+use crate::report;
+use crate::workspace::Context;
 
 /// Flags of `revendor check`.
 #[derive(Debug, clap::Args)]
@@ -28,14 +28,14 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     let report = check(ctx, &opts)?;
     let found = &report.findings;
     match ctx.shell.format() {
-        Format::Human => ctx.shell.out(&findings::human(&report.package, found)),
-        Format::Json => ctx.shell.out(&findings::json(&report.package, found)),
+        Format::Human => ctx.shell.out(&report::human(&report.package, found)),
+        Format::Json => ctx.shell.out(&report::json(&report.package, found)),
         Format::Github => {
-            ctx.shell.out(&findings::github(&ctx.root, found));
+            ctx.shell.out(&report::github(&ctx.root, found));
             if let Some(summary) = &ctx.env.step_summary {
-                findings::append_summary(
+                report::append_summary(
                     summary,
-                    &findings::markdown(&report.package, &ctx.root, found),
+                    &report::markdown(&report.package, &ctx.root, found),
                 )?;
             }
         }
@@ -43,7 +43,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     for file in &report.changed {
         ctx.shell.status("Fixed", file);
     }
-    if findings::Counts::of(found).error > 0 {
+    if report::Counts::of(found).error > 0 {
         Ok(ExitCode::Findings)
     } else {
         Ok(ExitCode::Clean)

@@ -1,11 +1,11 @@
 //! `revendor image …`: build, pin, pin-base.
 
+use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::Context;
 use crate::ops::image_build::{BuildOptions, build};
 use crate::ops::image_pin::{PinOptions, pin};
 use crate::ops::pin_base::{PinBaseOptions, pin_base};
-use crate::report::Format;
+use crate::workspace::Context;
 
 /// Subcommands of `revendor image`.
 #[derive(Debug, clap::Subcommand)]

@@ -4,7 +4,8 @@
 //! Each subcommand has a file here holding its clap arguments and an `exec`
 //! that turns them into the op's options (`ops::<command>`). Errors from the
 //! library are printed here and nowhere else: `error: <message>` on one line,
-//! then `  help: <what to do>` when there is a hint.
+//! the chain of causes under `Caused by:`, then `  help: <what to do>` when
+//! there is a hint; the exit code is [`Error::exit_code`].
 
 mod check;
 mod image;
@@ -18,10 +19,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::console::{Format, Shell};
 use crate::env::Env;
 use crate::error::{Error, ExitCode};
-use crate::ops::Context;
-use crate::report::{Format, Shell};
+use crate::workspace::Context;
 
 /// revendor keeps a vendored upstream honest.
 #[derive(Debug, Parser)]
@@ -109,9 +110,138 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
 }
 
 fn report_error(e: &Error) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: {e}");
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(render_error(e).as_bytes());
+}
+
+/// What a failed run prints, cargo-style: `error: <message>`, then each
+/// cause of its [`source`](std::error::Error::source) chain on its own line
+/// under `Caused by:`, then `  help: <hint>`. A cause whose text the line
+/// above already holds (an error that prints its source in its message) is
+/// not printed again.
+fn render_error(e: &Error) -> String {
+    let mut out = format!("error: {e}\n");
+    let mut above = e.to_string();
+    let mut causes = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !above.contains(&text) {
+            causes.push(text.clone());
+        }
+        above = text;
+        source = cause.source();
+    }
+    if !causes.is_empty() {
+        out.push_str("Caused by:\n");
+        for cause in causes {
+            for line in cause.lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
     if let Some(hint) = e.hint() {
-        let _ = writeln!(err, "  help: {hint}");
+        out.push_str(&format!("  help: {hint}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error as IoError, ErrorKind};
+
+    #[test]
+    fn an_error_without_causes_is_one_line_and_its_help() {
+        let e = Error::usage("no lock", "run `revendor update`");
+        assert_eq!(
+            render_error(&e),
+            "error: no lock\n  help: run `revendor update`\n"
+        );
+    }
+
+    #[test]
+    fn causes_follow_the_message_once() {
+        let e = Error::Io {
+            action: "read",
+            path: "vendor.toml".into(),
+            source: IoError::new(ErrorKind::PermissionDenied, "permission denied"),
+        };
+        assert_eq!(
+            render_error(&e),
+            "error: failed to read `vendor.toml`\nCaused by:\n  permission denied\n"
+        );
+    }
+
+    #[test]
+    fn a_wrapped_registry_error_keeps_its_cause_and_its_hint() {
+        let e = Error::PinnedImage {
+            reference: "r/x:v1@sha256:00".into(),
+            source: crate::registry::Error::Unauthorized {
+                url: "https://r/v2/x/manifests/v1".into(),
+                reason: "the registry refused the credentials".into(),
+                errors: Vec::new(),
+            },
+        };
+        let text = render_error(&e);
+        assert_eq!(
+            text.lines().take(3).collect::<Vec<_>>(),
+            [
+                "error: failed to verify the pinned image `r/x:v1@sha256:00`",
+                "Caused by:",
+                "  not authorized for `https://r/v2/x/manifests/v1`: the registry refused the credentials",
+            ]
+        );
+        assert!(
+            text.ends_with(
+                "(docker login) or set DOCKER_CONFIG to a config holding its credentials\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(e.exit_code(), ExitCode::Failure);
+    }
+
+    #[test]
+    fn a_transparent_error_shows_the_inner_cause() {
+        let e = Error::Registry(crate::registry::Error::Read {
+            url: "https://r/v2/".into(),
+            source: IoError::new(ErrorKind::ConnectionReset, "connection reset"),
+        });
+        assert_eq!(
+            render_error(&e),
+            "error: failed to read the answer from `https://r/v2/`\nCaused by:\n  connection reset\n"
+        );
+    }
+
+    /// A library error that prints its own cause in its message, as
+    /// hyper's connect errors do.
+    #[derive(Debug)]
+    struct Embeds(IoError);
+
+    impl std::fmt::Display for Embeds {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "tcp connect error: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Embeds {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_already_in_the_line_above_is_not_repeated() {
+        let refused = IoError::new(ErrorKind::ConnectionRefused, "connection refused");
+        let e = Error::Io {
+            action: "read",
+            path: "x".into(),
+            source: IoError::other(Embeds(refused)),
+        };
+        assert_eq!(
+            render_error(&e),
+            "error: failed to read `x`\nCaused by:\n  tcp connect error: connection refused\n"
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! `revendor patch …`.
 
 use crate::error::{ExitCode, Result};
-use crate::ops::Context;
 use crate::ops::refresh::{RefreshOptions, refresh};
+use crate::workspace::Context;
 
 /// Subcommands of `revendor patch`.
 #[derive(Debug, clap::Subcommand)]

@@ -1,9 +1,9 @@
 //! `revendor pr`.
 
+use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::Context;
 use crate::ops::pr::{PrOptions, pr};
-use crate::report::Format;
+use crate::workspace::Context;
 
 /// Flags of `revendor pr`.
 #[derive(Debug, clap::Args)]

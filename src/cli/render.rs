@@ -1,9 +1,9 @@
 //! `revendor render`.
 
+use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::Context;
 use crate::ops::render::render;
-use crate::report::Format;
+use crate::workspace::Context;
 
 /// Flags of `revendor render` (none beyond the global ones).
 #[derive(Debug, clap::Args)]

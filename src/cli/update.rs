@@ -1,9 +1,9 @@
 //! `revendor update`.
 
+use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::Context;
 use crate::ops::update::{UpdateOptions, update};
-use crate::report::Format;
+use crate::workspace::Context;
 
 /// Flags of `revendor update`.
 #[derive(Debug, clap::Args)]

@@ -56,6 +56,12 @@ impl Digest {
     }
 }
 
+/// The 64 lowercase hex digits of the sha256 of `bytes`, without the
+/// `sha256:` prefix: how the lock and the download cache name file contents.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Digest::of(bytes).hex
+}
+
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{PREFIX}{}", self.hex)
@@ -92,6 +98,11 @@ mod tests {
     #[test]
     fn of_empty_input_is_the_well_known_digest() {
         assert_eq!(Digest::of(b"").to_string(), EMPTY);
+    }
+
+    #[test]
+    fn sha256_hex_is_the_digest_without_its_prefix() {
+        assert_eq!(sha256_hex(b""), EMPTY.strip_prefix(PREFIX).unwrap());
     }
 
     #[test]

@@ -25,15 +25,6 @@ pub enum PkgsRef {
     Commit(String),
 }
 
-impl PkgsRef {
-    /// The ref to put in a raw-file URL.
-    pub fn as_str(&self) -> &str {
-        match self {
-            PkgsRef::Tag(s) | PkgsRef::Commit(s) => s,
-        }
-    }
-}
-
 /// What a Talos Makefile says about its pkgs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TalosPkgs {
@@ -166,7 +157,6 @@ all:
             ("v1.13.0-43-gd8c80cc", 5)
         );
         assert_eq!(got.reference, PkgsRef::Commit("d8c80cc".to_owned()));
-        assert_eq!(got.reference.as_str(), "d8c80cc");
     }
 
     #[test]

@@ -9,12 +9,12 @@
 //! The findings come back to `cli`, which prints them in the chosen format
 //! and turns an `error` finding into exit code 1.
 
-use super::Context;
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::Lock;
 use crate::config::{Config, Level};
 use crate::error::{Error, Result};
 use crate::paths::Transaction;
+use crate::workspace::Context;
 
 /// Flags of `revendor check`.
 #[derive(Debug, Clone, Copy, Default)]

@@ -21,9 +21,8 @@
 
 use std::path::Path;
 
-use super::Context;
 use super::image_pin::{
-    PinReport, image_config, image_reference, platforms, registry_client, require_lock, write_pin,
+    PinReport, image_config, image_reference, platforms, require_lock, write_pin,
 };
 use super::pin_base::{parse_dockerfile, pinned_bases};
 use crate::builder::{self, Build, Kind, LABEL, Step};
@@ -34,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::image::{Digest, Reference};
 use crate::paths;
 use crate::registry;
+use crate::workspace::Context;
 
 /// How many times the pushed tag is read back before the build is failed.
 const READ_BACK_ATTEMPTS: u32 = 6;
@@ -182,7 +182,7 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
     // The registry is needed after the build; fail before building when it
     // cannot be used (--offline, a broken docker config).
     let client = if opts.push {
-        Some(registry_client(ctx)?)
+        Some(ctx.registry()?)
     } else {
         None
     };
@@ -355,7 +355,7 @@ fn up_to_date(
     if ctx.client.offline() {
         return Ok(Some(locked.reference.clone()));
     }
-    match registry_client(ctx)?.head_manifest(&pinned) {
+    match ctx.registry()?.head_manifest(&pinned) {
         Ok(_) => Ok(Some(locked.reference.clone())),
         Err(registry::Error::ManifestUnknown { .. }) => {
             ctx.shell.warn(format!(

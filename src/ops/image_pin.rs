@@ -15,16 +15,15 @@
 //! vouches for the new image's inputs.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock, LockedImage};
 use crate::config::{Config, ConfigError, Image};
 use crate::error::{Error, Result};
 use crate::image::{Digest, Platform, Reference};
 use crate::paths::{self, Transaction};
-use crate::registry::{self, Credentials, Mirrors, VerifiedIndex};
+use crate::registry::VerifiedIndex;
 use crate::render::pin;
+use crate::workspace::Context;
 
 /// Flags of `revendor image pin`.
 #[derive(Debug, Clone, Default)]
@@ -73,7 +72,7 @@ pub fn pin(ctx: &Context, opts: &PinOptions) -> Result<PinReport> {
     let config = Config::load(&ctx.root)?;
     let image = image_config(&config)?;
     let lock = require_lock(ctx)?;
-    let client = registry_client(ctx)?;
+    let client = ctx.registry()?;
     let mut reference = image_reference(&config, image, opts.tag.as_deref())?;
     if let Some(digest) = &opts.digest {
         let digest = Digest::parse(digest).map_err(|e| {
@@ -226,22 +225,4 @@ pub(crate) fn platforms(config: &Config, image: &Image) -> Result<Vec<Platform>>
             })
         })
         .collect()
-}
-
-/// A registry client with the package's credentials (`DOCKER_CONFIG`) and
-/// mirrors (`REVENDOR_REGISTRY_MIRRORS`); an error under `--offline`.
-pub(crate) fn registry_client(ctx: &Context) -> Result<registry::Client> {
-    if ctx.client.offline() {
-        return Err(Error::usage(
-            "this command reads the image registry, and --offline forbids the network",
-            "drop --offline",
-        ));
-    }
-    let credentials = Credentials::load(&ctx.env.docker_config)?;
-    let mirrors = Mirrors::parse(ctx.env.registry_mirrors.as_deref().unwrap_or_default())?;
-    Ok(registry::Client::builder()
-        .backoff(Duration::from_millis(250), Duration::from_secs(4))
-        .credentials(credentials)
-        .mirrors(mirrors)
-        .build()?)
 }

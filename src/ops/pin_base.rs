@@ -19,8 +19,7 @@ use std::ops::Range;
 
 use toml_edit::DocumentMut;
 
-use super::Context;
-use super::image_pin::{image_config, platforms, registry_client};
+use super::image_pin::{image_config, platforms};
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Image};
 use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile, Stage, check_builder};
@@ -28,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::image::{Digest, Manifest, Platform, Reference};
 use crate::paths::{self, Transaction};
 use crate::registry;
+use crate::workspace::Context;
 
 /// Flags of `revendor image pin-base`.
 #[derive(Debug, Clone, Default)]
@@ -114,7 +114,7 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     }
     let wrong_go = builder_on_other_go(&df, image, opts.go.as_deref());
     let platforms = platforms(&config, image)?;
-    let client = registry_client(ctx)?;
+    let client = ctx.registry()?;
 
     let mut resolved: HashMap<String, Digest> = HashMap::new();
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();

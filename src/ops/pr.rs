@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use git2::{DiffOptions, Repository};
 use serde::Deserialize;
 
-use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, UpstreamSource};
 use crate::error::{Error, Result};
 use crate::pr::{self, Summary};
+use crate::workspace::Context;
 
 /// Flags of `revendor pr`.
 #[derive(Debug, Clone, Default)]
@@ -314,44 +314,41 @@ fn create(
     let base = match &opts.base {
         Some(b) => b.clone(),
         None => {
-            let r = ctx.client.get(&format!("{api}/repos/{slug}"))?;
-            serde_json::from_slice::<ApiRepo>(&r.body)
-                .map_err(|e| {
-                    Error::Upstream(format!(
-                        "`{api}/repos/{slug}` did not answer a repository: {e}"
-                    ))
-                })?
-                .default_branch
+            let url = format!("{api}/repos/{slug}");
+            let r = ctx.client.get(&url)?;
+            json::<ApiRepo>(&r.body, "a repository", &url)?.default_branch
         }
     };
-    let existing = ctx.client.get(&format!(
-        "{api}/repos/{slug}/pulls?head={owner}:{branch}&state=open"
-    ))?;
-    let open: Vec<ApiPull> = serde_json::from_slice(&existing.body).map_err(|e| {
-        Error::Upstream(format!(
-            "the pull request list of {slug} is unreadable: {e}"
-        ))
-    })?;
-    let answer = match open.first() {
-        Some(p) => ctx.client.send_json(
+    let url = format!("{api}/repos/{slug}/pulls?head={owner}:{branch}&state=open");
+    let existing = ctx.client.get(&url)?;
+    let open: Vec<ApiPull> = json(&existing.body, "a list of pull requests", &url)?;
+    let (method, url, body) = match open.first() {
+        Some(p) => (
             "PATCH",
-            &format!("{api}/repos/{slug}/pulls/{}", p.number),
-            &serde_json::json!({"title": report.title, "body": report.body}),
-        )?,
-        None => ctx.client.send_json(
+            format!("{api}/repos/{slug}/pulls/{}", p.number),
+            serde_json::json!({"title": report.title, "body": report.body}),
+        ),
+        None => (
             "POST",
-            &format!("{api}/repos/{slug}/pulls"),
-            &serde_json::json!({"title": report.title, "body": report.body, "head": branch, "base": base}),
-        )?,
+            format!("{api}/repos/{slug}/pulls"),
+            serde_json::json!({"title": report.title, "body": report.body, "head": branch, "base": base}),
+        ),
     };
-    let pull: ApiPull = serde_json::from_slice(&answer.body).map_err(|e| {
-        Error::Upstream(format!(
-            "GitHub's answer for the pull request is unreadable: {e}"
-        ))
-    })?;
+    let answer = ctx.client.send_json(method, &url, &body)?;
+    let pull: ApiPull = json(&answer.body, "a pull request", &url)?;
     report.branch = Some(branch);
     report.url = Some(pull.html_url);
     Ok(())
+}
+
+/// GitHub's JSON answer from `url`, or [`Error::Malformed`] naming `what`
+/// it should have been.
+fn json<T: serde::de::DeserializeOwned>(body: &[u8], what: &str, url: &str) -> Result<T> {
+    serde_json::from_slice(body).map_err(|e| Error::Malformed {
+        what: what.into(),
+        url: crate::net::redact(url),
+        detail: e.to_string(),
+    })
 }
 
 /// `owner/name` of `origin` when it is a GitHub URL (https, ssh, or under

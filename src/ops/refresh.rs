@@ -5,14 +5,16 @@
 //! and context; an exact patch comes back byte-identical, so refresh is
 //! idempotent. The lock records the new sha256 of each refreshed file.
 
-use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
+use crate::image::sha256_hex;
 use crate::patch;
 use crate::paths::{self, Transaction};
-use crate::render::{Patches, Pristine};
-use crate::upstream::{self, cache::sha256_hex};
+use crate::render::Patches;
+use crate::upstream;
+use crate::upstream::Pristine;
+use crate::workspace::Context;
 
 /// Flags of `patch refresh`.
 #[derive(Debug, Clone, Default)]

@@ -7,13 +7,14 @@
 //! 3. Rewrite with the locked version, pin the locked image.
 //! 4. Commit every output at once.
 
-use super::Context;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::patch::Outcome;
 use crate::paths::{self, Transaction};
-use crate::render::{self, Patches, Pristine};
+use crate::render::{self, Patches};
+use crate::upstream::Pristine;
+use crate::workspace::Context;
 
 /// What `render` did.
 #[derive(Debug, Clone, serde::Serialize)]

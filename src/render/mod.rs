@@ -1,8 +1,9 @@
 //! The vendored outputs: pin(rewrite(patches(upstream))), composed here and
 //! nowhere else.
 //!
-//! 1. [`Pristine::read`] reads a vendored file's pristine copy, verified
-//!    against the lock.
+//! 1. The caller reads a vendored file's pristine copy, verified against
+//!    the lock (`upstream::Pristine`: reading upstream/ and the download
+//!    cache is `upstream`'s job, and render never reaches the network).
 //! 2. [`Patches::load`] parses every `applies-to = "vendor"` patch;
 //!    [`Patches::stack`] gives a vendored file's [`Stack`], the sections that
 //!    target it (by upstream path or rendered path, after `strip`).
@@ -18,13 +19,11 @@
 mod hand_edit;
 mod patches;
 pub mod pin;
-mod pristine;
 pub mod rewrite;
 mod stack;
 
 pub use hand_edit::{HandEdit, hand_edits};
 pub use patches::{LoadedPatch, Patches, SectionId};
-pub use pristine::Pristine;
 pub use stack::{SectionError, Stack, Step, Walk};
 
 use crate::config::{Config, RewriteKind};
@@ -38,14 +37,21 @@ pub fn finish(
     version: &str,
     pin: Option<&str>,
 ) -> Result<Vec<u8>> {
-    let mut text = String::from_utf8(patched.to_vec()).map_err(|_| {
-        Error::Upstream(format!(
-            "`{to}` is not UTF-8 text; rewrites and pins need text"
-        ))
+    let mut text = String::from_utf8(patched.to_vec()).map_err(|_| Error::Render {
+        file: to.to_owned(),
+        line: None,
+        message: "not UTF-8 text; rewrites and pins need text".into(),
     })?;
     for r in config.rewrites.iter().filter(|r| r.file == to) {
         text = rewrite::apply(r, &text, version)
-            .map_err(|e| Error::Upstream(format!("cannot rewrite `{to}`: {e}")))?
+            .map_err(|e| Error::Render {
+                file: to.to_owned(),
+                line: e.line(),
+                message: format!(
+                    "cannot apply the [[rewrite]] at vendor.toml:{}: {e}",
+                    r.line
+                ),
+            })?
             .text;
     }
     if let Some(reference) = pin {
@@ -73,8 +79,11 @@ pub fn rewrite_in_place(
             Some((_, bytes)) => bytes.clone(),
             None => read(&r.file)?,
         };
-        let text = String::from_utf8(current)
-            .map_err(|_| Error::Upstream(format!("`{}` is not UTF-8 text", r.file)))?;
+        let text = String::from_utf8(current).map_err(|_| Error::Render {
+            file: r.file.clone(),
+            line: None,
+            message: "not UTF-8 text; rewrites need text".into(),
+        })?;
         let result = rewrite::apply(r, &text, version).map_err(|e| {
             crate::config::ConfigError::at(config.root.join(&r.file), e.line(), e.to_string())
                 .hint("fix the file so the rewrite can read it")
@@ -132,5 +141,9 @@ pub fn read_pin(config: &Config, read: impl Fn(&str) -> Option<Vec<u8>>) -> Resu
 
 /// A pin that cannot be applied to a rendered file, naming the file and line.
 fn pin_error(file: &str, e: &pin::Error) -> Error {
-    Error::Upstream(format!("cannot pin images in `{file}`: {e}"))
+    Error::Render {
+        file: file.to_owned(),
+        line: Some(e.line()),
+        message: format!("cannot pin images: {e}"),
+    }
 }

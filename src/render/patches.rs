@@ -7,8 +7,8 @@
 
 use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
+use crate::image::sha256_hex;
 use crate::patch::{self, FilePatch, PatchSet};
-use crate::upstream::cache::sha256_hex;
 
 use super::Stack;
 

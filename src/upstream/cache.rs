@@ -6,12 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-/// The hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
+use crate::image::sha256_hex;
 
 /// A content-addressed store under a directory.
 #[derive(Debug, Clone)]

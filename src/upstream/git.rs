@@ -22,7 +22,7 @@ pub struct Git {
 impl Git {
     /// The repository at `url`, mirrored under `cache_dir`.
     pub fn new(url: &str, cache_dir: &Path, offline: bool) -> Git {
-        let key = super::cache::sha256_hex(url.as_bytes());
+        let key = crate::image::sha256_hex(url.as_bytes());
         Git {
             url: url.to_string(),
             mirror: cache_dir.join("git").join(key),
@@ -108,12 +108,12 @@ impl Source for Git {
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
         let repo = self.with_tag(tag)?;
         let tree = self.tree_at(&repo, tag)?;
-        let entry = tree.get_path(Path::new(path)).map_err(|_| {
-            Error::Upstream(format!(
-                "`{path}` does not exist in {} at {tag}",
-                crate::net::redact(&self.url)
-            ))
-        })?;
+        let entry = tree
+            .get_path(Path::new(path))
+            .map_err(|_| Error::NotFound {
+                what: format!("`{path}` at {tag}"),
+                url: crate::net::redact(&self.url),
+            })?;
         let blob = entry
             .to_object(&repo)
             .and_then(|o| o.peel_to_blob())

@@ -1,9 +1,12 @@
 //! A GitHub upstream: the releases API, raw files and tag archives.
 //!
 //! URLs come from [`Env`]: `GITHUB_API_URL` for the API, `REVENDOR_RAW_URL`
-//! for raw files, `GITHUB_SERVER_URL` for archives. The release's `tag_name`
-//! is the version; `name` is free text that may be null or renamed and is
-//! never used.
+//! for raw files, `GITHUB_SERVER_URL` for archives and release assets, and
+//! they are built here only ([`raw_file_url`], [`release_asset_url`]), so a
+//! check that reads another repository's file (a marker resolver, a release
+//! sidecar) asks the same way the upstream does. The release's `tag_name` is
+//! the version; `name` is free text that may be null or renamed and is never
+//! used.
 
 use serde::Deserialize;
 
@@ -38,6 +41,42 @@ struct ApiCommit {
     sha: String,
 }
 
+/// The revision a raw file is read at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rev<'a> {
+    /// A tag, addressed as `refs/tags/<tag>` so that no branch of the same
+    /// name can shadow it.
+    Tag(&'a str),
+    /// A commit, full or abbreviated.
+    Commit(&'a str),
+}
+
+/// The URL of `path` in `repo` (`owner/name`) at `rev`, on `REVENDOR_RAW_URL`.
+pub fn raw_file_url(env: &Env, repo: &str, rev: Rev<'_>, path: &str) -> String {
+    match rev {
+        Rev::Tag(tag) => format!("{}/{repo}/refs/tags/{tag}/{path}", env.raw_url),
+        Rev::Commit(commit) => format!("{}/{repo}/{commit}/{path}", env.raw_url),
+    }
+}
+
+/// The URL of the asset `name` of release `tag` of `repo`, on
+/// `GITHUB_SERVER_URL`.
+pub fn release_asset_url(env: &Env, repo: &str, tag: &str, name: &str) -> String {
+    format!("{}/{repo}/releases/download/{tag}/{name}", env.server_url)
+}
+
+/// The text at a raw-file or release-asset URL; `None` when it does not
+/// exist (404), so a caller can say what that means. Conditional when
+/// fetched before; bytes that are not UTF-8 are replaced, since the callers
+/// read small text files and report what they cannot parse.
+pub fn fetch_text(client: &Client, url: &str) -> Result<Option<String>> {
+    match client.get(url) {
+        Ok(r) => Ok(Some(String::from_utf8_lossy(&r.body).into_owned())),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(Error::Http(e)),
+    }
+}
+
 impl<'a> GitHub<'a> {
     /// The repository `owner/name` read through `env`'s URLs.
     pub fn new(repo: &str, env: &'a Env, client: &'a Client) -> GitHub<'a> {
@@ -48,14 +87,15 @@ impl<'a> GitHub<'a> {
         }
     }
 
+    /// A 404 as [`Error::NotFound`], naming `what` of this repository;
+    /// any other failure as it came.
     fn not_found(&self, e: HttpError, what: &str) -> Error {
-        if e.is_not_found() {
-            Error::Upstream(format!(
-                "{what} of GitHub repository `{}` not found at {} (is the repository name right, and public or reachable with GITHUB_TOKEN?)",
-                self.repo, self.env.api_url
-            ))
-        } else {
-            Error::Http(e)
+        match e {
+            HttpError::NotFound { url } => Error::NotFound {
+                what: format!("{what} of GitHub repository `{}`", self.repo),
+                url,
+            },
+            e => Error::Http(e),
         }
     }
 }
@@ -72,9 +112,12 @@ impl Source for GitHub<'_> {
                 .client
                 .get_with(&url, &[("Accept", "application/vnd.github+json")])
                 .map_err(|e| self.not_found(e, "the releases"))?;
-            let page: Vec<ApiRelease> = serde_json::from_slice(&resp.body).map_err(|e| {
-                Error::Upstream(format!("`{url}` did not answer a list of releases: {e}"))
-            })?;
+            let page: Vec<ApiRelease> =
+                serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+                    what: "a list of releases".into(),
+                    url: url.clone(),
+                    detail: e.to_string(),
+                })?;
             out.extend(page.into_iter().filter(|r| !r.draft).map(|r| Release {
                 tag: r.tag_name,
                 prerelease: r.prerelease,
@@ -84,20 +127,21 @@ impl Source for GitHub<'_> {
                 None => return Ok(out),
             }
         }
-        Err(Error::Upstream(format!(
-            "the releases of `{}` span more than {MAX_PAGES} pages",
-            self.repo
-        )))
+        Err(Error::Malformed {
+            what: "a list of releases".into(),
+            url,
+            detail: format!("it still links a next page after {MAX_PAGES} pages"),
+        })
     }
 
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
-        let url = format!("{}/{}/refs/tags/{tag}/{path}", self.env.raw_url, self.repo);
+        let url = raw_file_url(self.env, &self.repo, Rev::Tag(tag), path);
         match self.client.get(&url) {
             Ok(r) => Ok(r.body),
-            Err(e) if e.is_not_found() => Err(Error::Upstream(format!(
-                "`{path}` does not exist in {} at {tag} ({url})",
-                self.repo
-            ))),
+            Err(HttpError::NotFound { url }) => Err(Error::NotFound {
+                what: format!("`{path}` of {} at {tag}", self.repo),
+                url,
+            }),
             Err(e) => Err(e.into()),
         }
     }
@@ -108,8 +152,12 @@ impl Source for GitHub<'_> {
             .client
             .get_with(&url, &[("Accept", "application/vnd.github+json")])
             .map_err(|e| self.not_found(e, &format!("tag {tag}")))?;
-        let commit: ApiCommit = serde_json::from_slice(&resp.body)
-            .map_err(|e| Error::Upstream(format!("`{url}` did not answer a commit: {e}")))?;
+        let commit: ApiCommit =
+            serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+                what: "a commit".into(),
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
         Ok(Some(commit.sha))
     }
 
@@ -122,12 +170,48 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        let sha = super::cache::sha256_hex(&resp.body);
-        let files = archive::unpack_tar_gz(&resp.body, true)
-            .map_err(|e| Error::Upstream(format!("the archive `{url}` is unusable: {e}")))?;
+        let sha = crate::image::sha256_hex(&resp.body);
+        let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
+            what: "a usable tar.gz archive".into(),
+            url: url.clone(),
+            detail: e.to_string(),
+        })?;
         Ok(SourceTree {
             files,
             archive_sha256: Some(sha),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> Env {
+        let mut env = Env::from_process();
+        env.raw_url = "https://raw.example".into();
+        env.server_url = "https://server.example".into();
+        env
+    }
+
+    #[test]
+    fn raw_files_are_read_at_a_tag_or_a_commit() {
+        let env = env();
+        assert_eq!(
+            raw_file_url(&env, "o/r", Rev::Tag("v1.2"), "dist/Makefile"),
+            "https://raw.example/o/r/refs/tags/v1.2/dist/Makefile"
+        );
+        assert_eq!(
+            raw_file_url(&env, "o/r", Rev::Commit("d8c80cc"), "Pkgfile"),
+            "https://raw.example/o/r/d8c80cc/Pkgfile"
+        );
+    }
+
+    #[test]
+    fn release_assets_are_on_the_server() {
+        assert_eq!(
+            release_asset_url(&env(), "o/r", "v1.9.1", "a.tgz.sha256"),
+            "https://server.example/o/r/releases/download/v1.9.1/a.tgz.sha256"
+        );
     }
 }

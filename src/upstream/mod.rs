@@ -13,7 +13,10 @@ pub mod archive;
 pub mod cache;
 pub mod git;
 pub mod github;
+mod pristine;
 pub mod version;
+
+pub use pristine::Pristine;
 
 use std::collections::BTreeMap;
 
@@ -106,14 +109,14 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
             tag: r.tag.clone(),
             warning: None,
         }),
-        None => Err(Error::Upstream(format!(
-            "no release of {} is inside track `{}`",
-            up.source.describe(),
-            up.track
+        None => Err(Error::NoRelease {
+            upstream: up.source.describe(),
+            track: up
+                .track
                 .as_ref()
                 .map(|t| t.to_string())
-                .unwrap_or_else(|| "*".into())
-        ))),
+                .unwrap_or_else(|| "*".into()),
+        }),
     }
 }
 

@@ -6,13 +6,13 @@
 //! the tree at the locked version is fetched only when a patch needs the
 //! 3-way merge.
 
-use super::Context;
 use super::summary::{ConflictReport, PatchReport, UpdateReport};
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::patch::{self, Labels, Outcome};
 use crate::upstream::{Source, SourceTree};
+use crate::workspace::Context;
 
 /// What the source side of an update found.
 #[derive(Debug, Default)]
@@ -40,7 +40,7 @@ pub(super) fn verify(
         if config.image.is_some() {
             facts.go_directive = match source.file(target, "go.mod") {
                 Ok(bytes) => go_directive(&bytes),
-                Err(Error::Upstream(_)) => None,
+                Err(Error::NotFound { .. }) => None,
                 Err(e) => return Err(e),
             };
         }

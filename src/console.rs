@@ -3,8 +3,9 @@
 //! [`Shell`] is the one handle commands print through, so `--format`,
 //! `--no-progress`, `-v` and `NO_COLOR` are honoured in one place. Progress
 //! bars appear only when stderr is a terminal.
-
-pub mod findings;
+//!
+//! The console sits below everything that prints (`check`, `ops`, `cli`) and
+//! knows nothing of what they print; how findings look is `report`'s job.
 
 use std::io::{IsTerminal, Write};
 

@@ -1,4 +1,5 @@
-//! Findings of `revendor check`, in the three formats of `--format`.
+//! Findings of `revendor check`, in the three formats of `--format`
+//! ([`crate::console::Format`]); [`crate::console::Shell::out`] prints them.
 //!
 //! - human: findings grouped by id, one line each with `file:line`, the
 //!   severity, the message and the fix, then the counts;

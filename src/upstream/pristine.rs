@@ -14,11 +14,12 @@
 
 use std::path::Path;
 
+use super::{Source, cache::Cache, fetch_file};
 use crate::config::Vendor;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
+use crate::image::sha256_hex;
 use crate::paths;
-use crate::upstream::{self, Source, cache::Cache, cache::sha256_hex};
 
 /// The state of a vendored file's pristine copy under `upstream/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +73,7 @@ impl Pristine {
         let Some(source) = download else {
             return Ok(Pristine::Missing);
         };
-        match upstream::fetch_file(
+        match fetch_file(
             source,
             cache,
             &lock.upstream.version,
@@ -94,17 +95,20 @@ impl Pristine {
                 format!("the lock records no sha256 for `{}`", vendor.from),
                 "run `revendor update` to vendor it",
             )),
-            Pristine::Edited { expected, actual } => Err(Error::Conflict(format!(
-                "`{path}` has sha256 {actual} but the lock says {expected}: the pristine copy was edited; restore it with `git checkout` or re-fetch it with `revendor update`"
-            ))),
+            Pristine::Edited { expected, actual } => Err(Error::PristineEdited {
+                file: path,
+                expected,
+                actual,
+            }),
             Pristine::Missing => Err(Error::usage(
                 format!("`{path}` is missing and not in the download cache"),
                 "run `revendor update` to fetch the pristine copy",
             )),
-            Pristine::Unverifiable(message) => Err(Error::Upstream(format!(
-                "upstream no longer serves the locked `{}`: {message}",
-                vendor.from
-            ))),
+            Pristine::Unverifiable(message) => Err(Error::Malformed {
+                what: "the bytes the lock records".into(),
+                url: vendor.from.clone(),
+                detail: message,
+            }),
         }
     }
 }

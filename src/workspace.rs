@@ -1,0 +1,120 @@
+//! [`Context`]: what every command and every check works with — the package
+//! directory, the environment, the HTTP client, the console and the download
+//! cache — and the registry client built from them.
+//!
+//! It sits below `check` and `ops` (both take a `&Context`) and above the
+//! transports it bundles (`net`, `registry`, `upstream::cache`), so neither
+//! `check` nor `ops` needs the other to reach the network.
+//!
+//! 1. `cli` builds one [`Context`] per run with [`Context::new`], which first
+//!    finishes any transaction a killed run left behind.
+//! 2. Ops and checks read files under [`Context::root`], fetch through
+//!    [`Context::client`] (via `upstream`) and reach registries through
+//!    [`Context::registry`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::console::Shell;
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::net::{Client, ClientOptions};
+use crate::paths::{self, Recovery};
+use crate::registry::{self, Credentials, Mirrors};
+use crate::upstream::cache::Cache;
+
+/// What every op needs: the package, the environment, the network, the console.
+#[derive(Debug)]
+pub struct Context {
+    /// The package directory.
+    pub root: PathBuf,
+    /// The environment variables.
+    pub env: Env,
+    /// The HTTP client (counts requests for `-v`).
+    pub client: Client,
+    /// The console.
+    pub shell: Shell,
+    /// The content-addressed download cache.
+    pub cache: Cache,
+}
+
+impl Context {
+    /// A context for the package at `root`, finishing any transaction a
+    /// killed run left behind before anything reads the tree.
+    pub fn new(root: PathBuf, env: Env, offline: bool, shell: Shell) -> Result<Context> {
+        let token_origins = vec![
+            env.api_url.clone(),
+            env.raw_url.clone(),
+            env.server_url.clone(),
+        ];
+        let client = Client::new(ClientOptions {
+            token: env.token.clone(),
+            token_origins,
+            cache_dir: env.cache_dir.clone(),
+            offline,
+            retries: 3,
+            timeout: env.http_timeout,
+        })?;
+        match paths::recover(&root)? {
+            Recovery::Clean => {}
+            Recovery::RolledBack => {
+                shell.warn("an interrupted run had not committed; its staged files were discarded")
+            }
+            Recovery::Completed => {
+                shell.warn("an interrupted run had committed; its writes were completed")
+            }
+        }
+        if let Some(bar) = shell.download_bar() {
+            client.set_progress(Box::new(move |url, done, total| {
+                let name = url.rsplit('/').next().unwrap_or(url).to_string();
+                bar.set_message(name);
+                bar.set_length(total.unwrap_or(done));
+                bar.set_position(done);
+                if total == Some(done) {
+                    bar.finish_and_clear();
+                    bar.reset();
+                }
+            }));
+        }
+        let cache = Cache::new(&env.cache_dir);
+        Ok(Context {
+            root,
+            env,
+            client,
+            shell,
+            cache,
+        })
+    }
+
+    /// A registry client with the package's credentials (`DOCKER_CONFIG`)
+    /// and mirrors (`REVENDOR_REGISTRY_MIRRORS`); a usage error under
+    /// `--offline`, since every registry call needs the network.
+    pub fn registry(&self) -> Result<registry::Client> {
+        if self.client.offline() {
+            return Err(Error::usage(
+                "this command reads the image registry, and --offline forbids the network",
+                "drop --offline",
+            ));
+        }
+        let credentials = Credentials::load(&self.env.docker_config)?;
+        let mirrors = Mirrors::parse(self.env.registry_mirrors.as_deref().unwrap_or_default())?;
+        Ok(registry::Client::builder()
+            .backoff(Duration::from_millis(250), Duration::from_secs(4))
+            .credentials(credentials)
+            .mirrors(mirrors)
+            .build()?)
+    }
+
+    /// With `-v`, how many requests the run made and how many a 304 answered.
+    pub fn report_network(&self) {
+        let s = self.client.stats();
+        if s.requests() > 0 {
+            self.shell.verbose(format!(
+                "{} HTTP requests, {} conditional, {} answered 304 Not Modified",
+                s.requests(),
+                s.conditional(),
+                s.not_modified()
+            ));
+        }
+    }
+}
