@@ -189,11 +189,8 @@ fn fake_persistent_500_gives_up_after_the_retries() {
     let err = anonymous()
         .get_manifest(&reference(&server.host(), REPO, "v1"))
         .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("answered HTTP 500: <html>upstream exploded</html>"),
-        "{err}"
-    );
+    // An error body is shown only as a message of a known format; this HTML is not one.
+    assert!(err.to_string().ends_with("answered HTTP 500"), "{err}");
     assert_eq!(server.requests().len(), 3, "one try and two retries");
 }
 

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::net::write_atomic;
+
 /// The hex sha256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
@@ -44,11 +46,8 @@ impl Cache {
     pub fn put(&self, bytes: &[u8]) -> String {
         let sha = sha256_hex(bytes);
         let path = self.dir.join(&sha);
-        if !path.exists() && std::fs::create_dir_all(&self.dir).is_ok() {
-            let tmp = self.dir.join(format!(".{sha}.{}", std::process::id()));
-            if std::fs::write(&tmp, bytes).is_ok() {
-                let _ = std::fs::rename(&tmp, &path);
-            }
+        if !path.exists() {
+            let _ = write_atomic(&path, bytes);
         }
         sha
     }
