@@ -6,6 +6,7 @@
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
 mod registry_support;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,8 +21,8 @@ use serde_json::json;
 
 use registry_support::content::{self, multi_arch};
 use registry_support::fake::{self, REPO, Routes};
-use registry_support::http::{Response, Server};
 use registry_support::{Auth, Registry, client, docker_config, have_registry, token};
+use support::server::{Response, Server};
 
 const BOTH: [&str; 2] = ["linux/amd64", "linux/arm64"];
 

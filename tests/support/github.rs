@@ -362,7 +362,7 @@ impl GitHub {
             .zip(origins)
             .map(|(listener, origin)| {
                 let shared = Arc::clone(&shared);
-                Server::start(listener, move |request| handle(&shared, origin, request))
+                Server::serve(listener, move |request| handle(&shared, origin, request))
             })
             .collect();
         GitHub {
