@@ -55,7 +55,7 @@ fn a_body_that_trickles_past_the_deadline_is_retried_then_named() {
     assert!(took < Duration::from_secs(15), "took {took:?}");
     assert!(
         out.stderr.contains(&format!(
-            "failed to fetch `{}{RELEASES}?per_page=100`: timed out after 0.5s on each of 4 attempts",
+            "failed to fetch `{}{RELEASES}?per_page=100`: timed out after 0.5s, body included (4 attempts)",
             gh.api_url()
         )),
         "{}",

@@ -49,9 +49,9 @@ pub enum HttpError {
         /// What went wrong.
         message: String,
     },
-    /// Every attempt ran into the deadline (which covers the body too).
+    /// The last attempt ran into the deadline (which covers the body too).
     #[error(
-        "failed to fetch `{url}`: timed out after {} on each of {attempts} attempt{}",
+        "failed to fetch `{url}`: timed out after {}, body included ({attempts} attempt{})",
         seconds(*timeout),
         if *attempts == 1 { "" } else { "s" }
     )]
@@ -256,7 +256,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "failed to fetch `http://127.0.0.1:1/x`: timed out after 0.5s on each of 4 attempts"
+            "failed to fetch `http://127.0.0.1:1/x`: timed out after 0.5s, body included (4 attempts)"
         );
         assert!(e.is_transient());
     }

@@ -61,13 +61,10 @@ pub struct Origin {
 }
 
 impl Origin {
-    /// The origin of `url`, or `None` when it does not parse or has no host.
+    /// The origin of `url`, or `None` when it does not parse or has no host (the parser
+    /// lowercases hosts, so `API.github.com` and `api.github.com` are one origin).
     pub fn of(url: &str) -> Option<Origin> {
-        Url::parse(url).ok().and_then(|u| Origin::of_url(&u))
-    }
-
-    /// The origin of a parsed URL (hosts are already lowercased by the parser).
-    pub fn of_url(url: &Url) -> Option<Origin> {
+        let url = Url::parse(url).ok()?;
         Some(Origin {
             scheme: url.scheme().to_owned(),
             host: url.host_str()?.to_owned(),

@@ -242,11 +242,6 @@ impl<'a> Request<'a> {
         self.progress = hook;
         self
     }
-
-    /// The URL, credentials removed, as errors name it.
-    pub fn url(&self) -> &str {
-        &self.shown
-    }
 }
 
 /// A whole answer: status, headers and body.

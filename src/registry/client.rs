@@ -41,8 +41,8 @@ pub struct FetchedManifest {
     pub body: Vec<u8>,
 }
 
-/// Settings for a [`Client`]. Start from [`ClientBuilder::new`] (no credentials, no mirrors) or
-/// [`ClientBuilder::from_env`] (`DOCKER_CONFIG` and `REVENDOR_REGISTRY_MIRRORS`).
+/// Settings for a [`Client`]: the transport's retries, backoff and deadline, plus credentials
+/// and mirrors. Start from [`ClientBuilder::new`] (anonymous, no mirrors).
 #[derive(Debug)]
 pub struct ClientBuilder {
     transport: net::TransportBuilder,
