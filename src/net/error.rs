@@ -71,8 +71,9 @@ pub enum HttpError {
         /// The limit, in bytes.
         limit: u64,
     },
-    /// Plain http to a host that is not this machine, or a URL that does not parse.
-    #[error("refusing plain http to `{url}`")]
+    /// Plain http to a host that is not this machine, another scheme, or a URL that does not
+    /// parse.
+    #[error("refusing `{url}`: only https, or plain http to a loopback address, is allowed")]
     Insecure {
         /// The URL.
         url: String,
