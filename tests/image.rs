@@ -32,8 +32,8 @@ use serde_json::json;
 
 use registry_support::content::{self, MultiArch, multi_arch};
 use registry_support::fake::{self, REPO, Routes};
-use registry_support::http::{Response, Server};
 use registry_support::{Auth, HT_PASSWORD, HT_USER, Registry, have_registry, token};
+use support::server::{Response, Server};
 use support::{GitHub, Revendor, TempPackage};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/image");

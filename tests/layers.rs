@@ -104,6 +104,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "console",
             "env",
             "error",
+            "image",
             "ops",
             "registry",
             "report",

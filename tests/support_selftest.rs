@@ -12,12 +12,13 @@ mod support;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, Response};
 use serde_json::Value;
 use support::github::{sha256_hex, sha256_sidecar};
 use support::realworld::{self, MULTUS_MANIFEST, MULTUS_REPO, MULTUS_VERSIONS};
+use support::server::{self, Response as Reply, Server};
 use support::{GitHub, GitRepo, Realworld, TempPackage};
 
 fn client() -> Client {
@@ -631,6 +632,43 @@ fn malformed_requests_get_400() {
     let gh = GitHub::start();
     let response = raw_http(&gh.raw_url(), "garbage\r\n\r\n");
     assert!(response.starts_with("HTTP/1.1 400 "), "{response}");
+}
+
+#[test]
+fn a_trickled_body_arrives_whole_and_slowly_and_every_request_is_kept() {
+    let server = Server::start(|request| {
+        Reply::bytes(200, "text/plain", request.path().as_bytes().to_vec())
+            .trickle(Duration::from_millis(30))
+    });
+    let started = Instant::now();
+    let response = get(&format!("{}/abcdef?x=a+b&y=%2F", server.url()));
+    assert_eq!(response.text().unwrap(), "/abcdef");
+    assert!(started.elapsed() >= Duration::from_millis(7 * 30));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].query_pairs(),
+        [("x".into(), "a b".into()), ("y".into(), "/".into())]
+    );
+    assert_eq!(server.host(), server.url().trim_start_matches("http://"));
+}
+
+#[test]
+fn lookalike_listeners_are_other_ports_behind_a_common_prefix() {
+    let (short, long) = server::listen_lookalike();
+    let (short, long) = (
+        Server::serve(short, |_| Reply::new(204)),
+        Server::serve(long, |_| Reply::new(204)),
+    );
+    assert!(
+        long.url().starts_with(&short.url()),
+        "{} {}",
+        short.url(),
+        long.url()
+    );
+    assert_ne!(long.url(), short.url());
+    assert_eq!(get(&long.url()).status(), 204);
+    assert_eq!((short.requests().len(), long.requests().len()), (0, 1));
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! those removals may fail when there is nothing to remove.
 
 use super::{Build, Step, pair};
-use crate::net::is_loopback_host;
+use crate::net::is_loopback;
 
 /// The steps of a buildah build.
 pub(super) fn plan(build: &Build) -> Vec<Step> {
@@ -32,7 +32,7 @@ pub(super) fn plan(build: &Build) -> Vec<Step> {
     if build.push {
         let mut argv: Vec<String> = vec!["buildah".into(), "manifest".into(), "push".into()];
         argv.push("--all".into());
-        if is_loopback_host(build.reference.registry()) {
+        if is_loopback(build.reference.registry()) {
             argv.push("--tls-verify=false".into());
         }
         argv.extend([
@@ -109,8 +109,18 @@ mod tests {
 
     #[test]
     fn loopback_registries_are_pushed_over_plain_http_and_no_push_keeps_the_list() {
-        let steps = plan(&build("127.0.0.1:5000/org/hello:v1"));
-        assert!(steps[2].argv.contains(&"--tls-verify=false".to_owned()));
+        for registry in [
+            "127.0.0.1:5000",
+            "LOCALHOST:5000",
+            "[::1]:5000",
+            "127.1.2.3",
+        ] {
+            let steps = plan(&build(&format!("{registry}/org/hello:v1")));
+            assert!(
+                steps[2].argv.contains(&"--tls-verify=false".to_owned()),
+                "{registry}"
+            );
+        }
         let mut b = build("ghcr.io/org/hello:v1");
         b.push = false;
         let steps = plan(&b);

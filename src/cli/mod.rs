@@ -204,13 +204,15 @@ mod tests {
 
     #[test]
     fn a_transparent_error_shows_the_inner_cause() {
-        let e = Error::Registry(crate::registry::Error::Read {
-            url: "https://r/v2/".into(),
-            source: IoError::new(ErrorKind::ConnectionReset, "connection reset"),
+        let e = Error::Registry(crate::registry::Error::Manifest {
+            reference: "r/app:v1".into(),
+            source: crate::image::Error::Platform {
+                input: "linux".into(),
+            },
         });
         assert_eq!(
             render_error(&e),
-            "error: failed to read the answer from `https://r/v2/`\nCaused by:\n  connection reset\n"
+            "error: invalid manifest `r/app:v1`\nCaused by:\n  invalid platform `linux`: expected `os/arch` or `os/arch/variant`\n"
         );
     }
 

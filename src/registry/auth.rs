@@ -50,6 +50,14 @@ impl Authorization {
     pub(crate) fn header_value(&self) -> &str {
         self.0.expose()
     }
+
+    /// The value without its scheme word: what a server echoing it back must not show.
+    pub(crate) fn credential(&self) -> &str {
+        let value = self.0.expose();
+        value
+            .split_once(' ')
+            .map_or(value, |(_, credential)| credential)
+    }
 }
 
 /// Parses a `WWW-Authenticate` value; `Err` carries the scheme we do not support (or a reason).
@@ -287,6 +295,10 @@ mod tests {
         assert_eq!(basic.header_value(), "Basic dTpwdw==");
         let bearer = Authorization::bearer(&Secret::new("tok"));
         assert_eq!(bearer.header_value(), "Bearer tok");
+        assert_eq!(
+            (basic.credential(), bearer.credential()),
+            ("dTpwdw==", "tok")
+        );
         assert!(!format!("{basic:?}{bearer:?}").contains("dTpwdw"));
         assert!(!format!("{bearer:?}").contains("tok"));
     }

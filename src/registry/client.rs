@@ -1,36 +1,32 @@
-//! `Client`: a blocking reader of OCI registries (manifests and digests), with auth, retries and
-//! mirrors.
+//! `Client`: a blocking reader of OCI registries (manifests and digests), with auth and
+//! mirrors, on the one [`net::Transport`] (connections, redirects, deadline, retries).
 //!
 //! Every request goes through [`Client::send`]:
 //! 1. pick the host (the mirror, if one is configured) and the scheme: plain http only for
-//!    loopback hosts (127.0.0.0/8, ::1, localhost), https for everything else;
-//! 2. send with the cached `Authorization` for (host, repository), retrying transient failures
-//!    (5xx, timeouts, resets) with bounded exponential backoff;
+//!    loopback hosts (`net::is_loopback`), https for everything else;
+//! 2. send with the cached `Authorization` for (host, repository); the transport retries
+//!    transient failures (5xx, timeouts, resets) with its bounded backoff;
 //! 3. on 401, authenticate from the challenge (see `auth`) and send once more.
 //!
-//! Bodies are read whole, capped at [`MANIFEST_LIMIT`], inside the retry loop, so a connection
-//! reset mid-body is retried like one before the status line.
+//! Bodies are capped at [`MANIFEST_LIMIT`]. An error shows a body only as its spec error codes
+//! and messages, scrubbed of credentials.
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::net::IpAddr;
 use std::sync::{Mutex, PoisonError};
-use std::thread;
 use std::time::Duration;
 
-use reqwest::blocking::RequestBuilder;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
-use reqwest::{Method, StatusCode, Url, redirect};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::{Method, StatusCode};
 
 use super::auth::{self, Authorization, Challenge};
-use super::error::{parse_api_errors, trim_body};
+use super::error::parse_api_errors;
 use super::{Credential, Credentials, Error, Mirrors};
 use crate::image::{Digest, Manifest, MediaType, Reference};
+use crate::net::{self, Answer, Backoff, Request, Transport, error_message};
 
 /// The most bytes read from any answer; the distribution registry caps manifests at 4 MiB.
 pub const MANIFEST_LIMIT: u64 = 4 * 1024 * 1024;
 
-const MAX_REDIRECTS: usize = 10;
 const DOCKER_CONTENT_DIGEST: &str = "Docker-Content-Digest";
 
 /// A manifest whose body hashed to `digest`, which matched what the registry announced and, when
@@ -45,15 +41,11 @@ pub struct FetchedManifest {
     pub body: Vec<u8>,
 }
 
-/// Settings for a [`Client`]. Start from [`ClientBuilder::new`] (no credentials, no mirrors) or
-/// [`ClientBuilder::from_env`] (`DOCKER_CONFIG` and `REVENDOR_REGISTRY_MIRRORS`).
+/// Settings for a [`Client`]: the transport's retries, backoff and deadline, plus credentials
+/// and mirrors. Start from [`ClientBuilder::new`] (anonymous, no mirrors).
 #[derive(Debug)]
 pub struct ClientBuilder {
-    retries: u32,
-    backoff: Duration,
-    max_backoff: Duration,
-    timeout: Duration,
-    connect_timeout: Duration,
+    transport: net::TransportBuilder,
     credentials: Credentials,
     mirrors: Mirrors,
 }
@@ -69,11 +61,7 @@ impl ClientBuilder {
     /// connect, anonymous, no mirrors.
     pub fn new() -> ClientBuilder {
         ClientBuilder {
-            retries: 3,
-            backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(8),
-            timeout: Duration::from_secs(30),
-            connect_timeout: Duration::from_secs(10),
+            transport: Transport::builder(),
             credentials: Credentials::none(),
             mirrors: Mirrors::none(),
         }
@@ -81,21 +69,19 @@ impl ClientBuilder {
 
     /// How many times a transient failure is retried (0: try once).
     pub fn retries(mut self, retries: u32) -> ClientBuilder {
-        self.retries = retries;
+        self.transport = self.transport.retries(retries);
         self
     }
 
     /// The first wait between attempts; each later wait doubles, capped at `max`.
     pub fn backoff(mut self, first: Duration, max: Duration) -> ClientBuilder {
-        self.backoff = first;
-        self.max_backoff = max.max(first);
+        self.transport = self.transport.backoff(Backoff::new(first, max));
         self
     }
 
     /// The limit for one whole request, connect to last body byte.
     pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
-        self.timeout = timeout;
-        self.connect_timeout = self.connect_timeout.min(timeout);
+        self.transport = self.transport.timeout(timeout);
         self
     }
 
@@ -113,27 +99,8 @@ impl ClientBuilder {
 
     /// Builds the client (and its TLS setup, which can fail on a broken system trust store).
     pub fn build(self) -> Result<Client, Error> {
-        let policy = redirect::Policy::custom(|attempt| {
-            if attempt.previous().len() >= MAX_REDIRECTS {
-                attempt.error("too many redirects")
-            } else if !url_allowed(attempt.url()) {
-                attempt.error("redirect to plain http outside loopback refused")
-            } else {
-                attempt.follow()
-            }
-        });
-        let http = reqwest::blocking::Client::builder()
-            .user_agent(concat!("revendor/", env!("CARGO_PKG_VERSION")))
-            .timeout(self.timeout)
-            .connect_timeout(self.connect_timeout)
-            .redirect(policy)
-            .build()
-            .map_err(|source| Error::Setup { source })?;
         Ok(Client {
-            http,
-            retries: self.retries,
-            backoff: self.backoff,
-            max_backoff: self.max_backoff,
+            transport: self.transport.build()?,
             credentials: self.credentials,
             mirrors: self.mirrors,
             authorizations: Mutex::default(),
@@ -146,37 +113,11 @@ impl ClientBuilder {
 /// (host, repository) and credential lookups per host. Debug output redacts every secret.
 #[derive(Debug)]
 pub struct Client {
-    http: reqwest::blocking::Client,
-    retries: u32,
-    backoff: Duration,
-    max_backoff: Duration,
+    transport: Transport,
     credentials: Credentials,
     mirrors: Mirrors,
     authorizations: Mutex<HashMap<(String, String), Authorization>>,
     found_credentials: Mutex<HashMap<String, Option<Credential>>>,
-}
-
-/// A whole answer: status, headers and the capped body.
-struct Answer {
-    url: String,
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: impl reqwest::header::AsHeaderName) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    fn status_error(self) -> Error {
-        Error::Status {
-            status: self.status.as_u16(),
-            errors: parse_api_errors(&self.body),
-            body: trim_body(&self.body),
-            url: self.url,
-        }
-    }
 }
 
 impl Client {
@@ -192,7 +133,7 @@ impl Client {
         if answer.status.is_success() {
             Ok(())
         } else {
-            Err(answer.status_error())
+            Err(self.status_error(answer))
         }
     }
 
@@ -260,11 +201,9 @@ impl Client {
         })
     }
 
-    /// The wait before retry number `attempt` (0-based): the first backoff doubled per attempt,
-    /// capped.
+    /// The wait before retry number `attempt` (0-based): the transport's backoff.
     pub(crate) fn delay(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt);
-        self.backoff.saturating_mul(factor).min(self.max_backoff)
+        self.transport.backoff().delay(attempt)
     }
 
     fn manifest_request(&self, method: Method, reference: &Reference) -> Result<Answer, Error> {
@@ -287,7 +226,7 @@ impl Client {
                 reference: reference.to_string(),
                 url: answer.url,
             }),
-            _ => Err(answer.status_error()),
+            _ => Err(self.status_error(answer)),
         }
     }
 
@@ -305,23 +244,23 @@ impl Client {
         let key = (host.to_owned(), repository.unwrap_or_default().to_owned());
         let cached = self.lock_authorizations().get(&key).cloned();
         let request = |authorization: Option<&Authorization>| {
-            let mut builder = self.http.request(method.clone(), &url);
+            let mut request = Request::new(method.clone(), &url)?.limit(MANIFEST_LIMIT);
             if let Some(accept) = accept {
-                builder = builder.header(ACCEPT, accept);
+                request = request.header(ACCEPT, accept)?;
             }
             if let Some(authorization) = authorization {
-                builder = builder.header(AUTHORIZATION, authorization.header_value());
+                request = request.header(AUTHORIZATION, authorization.header_value())?;
             }
-            builder
+            Ok::<_, Error>(request)
         };
-        let answer = self.execute(&url, || request(cached.as_ref()))?;
+        let answer = self.execute(&request(cached.as_ref())?)?;
         if answer.status != StatusCode::UNAUTHORIZED {
             return Ok(answer);
         }
         let authorization = self.authenticate(&answer, host, repository)?;
         self.lock_authorizations()
             .insert(key, authorization.clone());
-        let answer = self.execute(&url, || request(Some(&authorization)))?;
+        let answer = self.execute(&request(Some(&authorization))?)?;
         match answer.status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(Error::Unauthorized {
                 reason: if self.credential_for(host)?.is_some() {
@@ -331,7 +270,7 @@ impl Client {
                         "the registry refused anonymous access and the docker config has no credentials for `{host}`"
                     )
                 },
-                errors: parse_api_errors(&answer.body),
+                errors: self.api_errors(&answer),
                 url: answer.url,
             }),
             _ => Ok(answer),
@@ -348,7 +287,7 @@ impl Client {
         let unauthorized = |reason: String| Error::Unauthorized {
             url: answer.url.clone(),
             reason,
-            errors: parse_api_errors(&answer.body),
+            errors: self.api_errors(answer),
         };
         let header = answer
             .header(WWW_AUTHENTICATE)
@@ -378,34 +317,30 @@ impl Client {
         credential: Option<&Credential>,
     ) -> Result<super::Secret, Error> {
         let url = auth::token_url(realm, service, scope)?;
-        if !url_allowed(&url) {
+        if !net::allowed(&url) {
             return Err(Error::Url {
                 url: realm.to_owned(),
                 reason: "a token realm must be https unless it is a loopback address",
             });
         }
-        let answer = match credential {
+        // The token endpoint's answer is the token itself: it is only ever parsed, never shown.
+        let request = match credential {
             Some(Credential::IdentityToken(token)) => {
                 let form = auth::refresh_form(token, service, scope);
                 let mut endpoint = url.clone();
                 endpoint.set_query(None);
-                self.execute(realm, || {
-                    self.http
-                        .post(endpoint.clone())
-                        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-                        .body(form.expose().to_owned())
-                })?
+                Request::new(Method::POST, endpoint.as_str())?
+                    .header(CONTENT_TYPE, "application/x-www-form-urlencoded")?
+                    .body(form.expose().as_bytes().to_vec())
             }
             Some(Credential::Basic { username, password }) => {
                 let basic = Authorization::basic(username, password);
-                self.execute(realm, || {
-                    self.http
-                        .get(url.clone())
-                        .header(AUTHORIZATION, basic.header_value())
-                })?
+                Request::new(Method::GET, url.as_str())?
+                    .header(AUTHORIZATION, basic.header_value())?
             }
-            None => self.execute(realm, || self.http.get(url.clone()))?,
+            None => Request::new(Method::GET, url.as_str())?,
         };
+        let answer = self.transport.send(&request.limit(MANIFEST_LIMIT))?;
         if !answer.status.is_success() {
             let status = answer.status.as_u16();
             let reason = match answer.status {
@@ -445,81 +380,51 @@ impl Client {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Sends the request `build` makes and reads the whole answer, retrying transient failures.
-    /// `url` names the attempt in errors; it never holds credentials.
-    fn execute(&self, url: &str, build: impl Fn() -> RequestBuilder) -> Result<Answer, Error> {
-        let mut attempt = 0;
-        loop {
-            match self.execute_once(url, build()) {
-                Err(e) if e.is_transient() && attempt < self.retries => {
-                    thread::sleep(self.delay(attempt));
-                    attempt += 1;
-                }
-                result => return result,
-            }
+    /// Sends `request` and reads the whole answer; a server error after the transport's last
+    /// retry is an error.
+    fn execute(&self, request: &Request<'_>) -> Result<Answer, Error> {
+        let answer = self.transport.send(request)?;
+        if answer.status.is_server_error() {
+            return Err(self.status_error(answer));
+        }
+        Ok(answer)
+    }
+
+    /// The error for an unexpected answer: its status, spec codes and recognized message.
+    fn status_error(&self, answer: Answer) -> Error {
+        let secrets = self.known_credentials();
+        let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        Error::Status {
+            status: answer.status.as_u16(),
+            errors: parse_api_errors(&answer.body, &secrets),
+            body: error_message(&answer.body, &secrets),
+            url: answer.url,
         }
     }
 
-    fn execute_once(&self, url: &str, request: RequestBuilder) -> Result<Answer, Error> {
-        let transport = |source| Error::Transport {
-            url: url.to_owned(),
-            source,
-        };
-        let response = request.send().map_err(transport)?;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let mut body = Vec::new();
-        response
-            .take(MANIFEST_LIMIT + 1)
-            .read_to_end(&mut body)
-            .map_err(|source| Error::Read {
-                url: url.to_owned(),
-                source,
-            })?;
-        if body.len() as u64 > MANIFEST_LIMIT {
-            return Err(Error::TooLarge {
-                url: url.to_owned(),
-                limit: MANIFEST_LIMIT,
-            });
-        }
-        let answer = Answer {
-            url: url.to_owned(),
-            status,
-            headers,
-            body,
-        };
-        if status.is_server_error() {
-            return Err(answer.status_error());
-        }
-        Ok(answer)
+    /// The spec codes of an answer's body, messages scrubbed.
+    fn api_errors(&self, answer: &Answer) -> Vec<super::ApiError> {
+        let secrets = self.known_credentials();
+        let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        parse_api_errors(&answer.body, &secrets)
+    }
+
+    /// Every credential this client has sent, for scrubbing what a registry echoes back (any
+    /// `Bearer …`/`Basic …` is scrubbed as well).
+    fn known_credentials(&self) -> Vec<String> {
+        self.lock_authorizations()
+            .values()
+            .map(|a| a.credential().to_owned())
+            .collect()
     }
 }
 
 /// `http` for loopback hosts, `https` for everything else.
 fn scheme(host: &str) -> &'static str {
-    if is_loopback(host) { "http" } else { "https" }
-}
-
-/// Whether `host` (optionally with `:port`, IPv6 in brackets) is `localhost` or a loopback IP.
-pub(crate) fn is_loopback(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
+    if net::is_loopback(host) {
+        "http"
     } else {
-        match host.rsplit_once(':') {
-            Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
-            _ => host,
-        }
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Whether a request may go to `url`: https anywhere, http only to loopback.
-fn url_allowed(url: &Url) -> bool {
-    match url.scheme() {
-        "https" => true,
-        "http" => url.host_str().is_some_and(is_loopback),
-        _ => false,
+        "https"
     }
 }
 
@@ -529,40 +434,17 @@ mod tests {
 
     #[test]
     fn loopback_hosts_get_http_and_others_https() {
-        for host in [
-            "127.0.0.1:5000",
-            "127.8.9.10",
-            "localhost",
-            "LOCALHOST:80",
-            "[::1]:5000",
-            "[::1]",
-        ] {
-            assert!(is_loopback(host), "{host}");
-            assert_eq!(scheme(host), "http");
+        for host in ["127.0.0.1:5000", "LOCALHOST:80", "[::1]:5000"] {
+            assert_eq!(scheme(host), "http", "{host}");
         }
         for host in [
             "ghcr.io",
             "10.0.0.1:5000",
             "localhost.evil.io",
             "[::2]:5000",
-            "128.0.0.1",
-            "registry-1.docker.io",
         ] {
-            assert!(!is_loopback(host), "{host}");
-            assert_eq!(scheme(host), "https");
+            assert_eq!(scheme(host), "https", "{host}");
         }
-    }
-
-    #[test]
-    fn urls_allowed_by_scheme_and_host() {
-        let allowed = |u: &str| url_allowed(&Url::parse(u).unwrap());
-        assert!(allowed("https://auth.docker.io/token"));
-        assert!(allowed("http://127.0.0.1:9999/token"));
-        assert!(allowed("http://[::1]:9999/token"));
-        assert!(allowed("http://localhost/token"));
-        assert!(!allowed("http://auth.docker.io/token"));
-        assert!(!allowed("http://10.1.1.1/token"));
-        assert!(!allowed("ftp://127.0.0.1/token"));
     }
 
     #[test]

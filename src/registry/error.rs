@@ -5,7 +5,8 @@
 //! check (digest, platforms). The spec's error codes are kept as [`ApiError`]s.
 //!
 //! No variant carries a credential or token: auth failures name the URL and the registry's own
-//! reason, and response bodies are only kept from non-token endpoints, trimmed.
+//! reason, and of a response body (never from the token endpoint) only its spec error codes and
+//! recognized messages are kept, trimmed and scrubbed of credentials (see `net::error_message`).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -13,20 +14,11 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::image::{self, Digest, MediaType, Platform};
-
-/// How much of a non-JSON error body to keep in a message.
-const BODY_LIMIT: usize = 200;
+use crate::net;
 
 /// A failure talking to a registry or a failed check of what it served.
 #[derive(Debug, Error)]
 pub enum Error {
-    /// The TLS backend or HTTP client could not be set up.
-    #[error("failed to set up the registry http client")]
-    Setup {
-        /// The client builder's error.
-        #[source]
-        source: reqwest::Error,
-    },
     /// A URL (a token realm, a redirect) that is not https and not loopback, or does not parse.
     #[error("refusing `{url}`: {reason}")]
     Url {
@@ -35,26 +27,12 @@ pub enum Error {
         /// Why it is refused.
         reason: &'static str,
     },
-    /// Connecting, sending or reading failed before an HTTP status arrived (or mid-body).
-    #[error("failed to reach `{url}`")]
-    Transport {
-        /// The URL requested (for a token request, the realm); never holds credentials.
-        url: String,
-        /// The HTTP client's error.
-        #[source]
-        source: reqwest::Error,
-    },
-    /// The connection broke while the body was read; retried like a reset before the status.
-    #[error("failed to read the answer from `{url}`")]
-    Read {
-        /// The URL requested (for a token request, the realm); never holds credentials.
-        url: String,
-        /// The error that cut the body short.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The transport failed: no answer in time, a broken connection, a refused URL or
+    /// redirect, an answer over [`MANIFEST_LIMIT`](super::MANIFEST_LIMIT), or the client setup.
+    #[error(transparent)]
+    Transport(#[from] net::HttpError),
     /// The registry answered with an unexpected status; `errors` holds the spec codes if the body
-    /// had them, else `body` holds its trimmed start.
+    /// had them, else `body` holds its recognized message, if any.
     #[error("`{url}` answered HTTP {status}{}", describe(errors, body))]
     Status {
         /// The URL requested, on the mirror if one is configured.
@@ -63,7 +41,7 @@ pub enum Error {
         status: u16,
         /// The spec error codes in the body; empty if it held none.
         errors: Vec<ApiError>,
-        /// The first non-blank line of the body, trimmed and capped; empty if there was none.
+        /// A recognized message of a non-spec JSON body, trimmed and scrubbed; else empty.
         body: String,
     },
     /// The tag or digest does not exist in the repository (404, `MANIFEST_UNKNOWN`,
@@ -122,14 +100,6 @@ pub enum Error {
         spec: String,
         /// What is wrong with it.
         reason: String,
-    },
-    /// A manifest body exceeded the size limit; a registry sending more is broken or hostile.
-    #[error("manifest at `{url}` is larger than {limit} bytes")]
-    TooLarge {
-        /// The URL whose answer exceeded the limit.
-        url: String,
-        /// The size limit, in bytes.
-        limit: u64,
     },
     /// A `HEAD` answered without the `Docker-Content-Digest` header, so the digest is unknown.
     #[error("`{url}` sent no Docker-Content-Digest header")]
@@ -240,13 +210,7 @@ impl Error {
     /// are not transient.
     pub fn is_transient(&self) -> bool {
         match self {
-            Error::Transport { source, .. } => {
-                source.is_timeout()
-                    || source.is_connect()
-                    || source.is_request()
-                    || source.is_body()
-            }
-            Error::Read { .. } => true,
+            Error::Transport(e) => e.is_transient(),
             Error::Status { status, .. } => *status >= 500,
             Error::Token { status, .. } => status.is_some_and(|s| s >= 500),
             _ => false,
@@ -353,8 +317,9 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// Parses the spec's error body; anything else (HTML from a proxy, empty) yields no errors.
-pub(crate) fn parse_api_errors(body: &[u8]) -> Vec<ApiError> {
+/// Parses the spec's error body, each message cut to one line and scrubbed of `secrets` and any
+/// `Bearer`/`Basic` credential; anything else (HTML from a proxy, empty) yields no errors.
+pub(crate) fn parse_api_errors(body: &[u8], secrets: &[&str]) -> Vec<ApiError> {
     #[derive(serde::Deserialize)]
     struct Body {
         errors: Vec<Entry>,
@@ -370,19 +335,12 @@ pub(crate) fn parse_api_errors(body: &[u8]) -> Vec<ApiError> {
             b.errors
                 .into_iter()
                 .map(|e| ApiError {
-                    code: ErrorCode::parse(&e.code),
-                    message: e.message,
+                    code: ErrorCode::parse(&net::one_line(&e.code, secrets)),
+                    message: net::one_line(&e.message, secrets),
                 })
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The first line of a body, at most [`BODY_LIMIT`] characters, for messages.
-pub(crate) fn trim_body(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    line.trim().chars().take(BODY_LIMIT).collect()
 }
 
 fn describe(errors: &[ApiError], body: &str) -> String {
@@ -408,12 +366,12 @@ mod tests {
     #[test]
     fn parses_spec_error_bodies() {
         let body = br#"{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{"Tag":"v9"}},{"code":"X_CUSTOM"}]}"#;
-        let errors = parse_api_errors(body);
+        let errors = parse_api_errors(body, &[]);
         assert_eq!(errors.len(), 2);
         assert_eq!(errors[0].code, ErrorCode::ManifestUnknown);
         assert_eq!(errors[0].to_string(), "MANIFEST_UNKNOWN (manifest unknown)");
         assert_eq!(errors[1].code, ErrorCode::Other("X_CUSTOM".into()));
-        assert!(parse_api_errors(b"<html>bad gateway</html>").is_empty());
+        assert!(parse_api_errors(b"<html>bad gateway</html>", &[]).is_empty());
     }
 
     #[test]
@@ -430,17 +388,17 @@ mod tests {
             url: "https://r.example/v2/".into(),
             status: 500,
             errors: vec![],
-            body: trim_body(b"\n  <html>upstream exploded</html>\nmore"),
+            body: net::error_message(b"\n  <html>upstream exploded</html>\nmore", &[]),
         };
-        assert_eq!(
-            err.to_string(),
-            "`https://r.example/v2/` answered HTTP 500: <html>upstream exploded</html>"
-        );
+        assert_eq!(err.to_string(), "`https://r.example/v2/` answered HTTP 500");
         assert!(err.is_transient());
         let err = Error::Status {
             url: "u".into(),
             status: 400,
-            errors: parse_api_errors(br#"{"errors":[{"code":"NAME_INVALID","message":"bad"}]}"#),
+            errors: parse_api_errors(
+                br#"{"errors":[{"code":"NAME_INVALID","message":"bad"}]}"#,
+                &[],
+            ),
             body: String::new(),
         };
         assert_eq!(err.to_string(), "`u` answered HTTP 400: NAME_INVALID (bad)");
@@ -448,7 +406,12 @@ mod tests {
     }
 
     #[test]
-    fn trim_body_caps_length() {
-        assert_eq!(trim_body(&[b'x'; 1000]).len(), BODY_LIMIT);
+    fn spec_messages_are_scrubbed_and_kept_to_one_line() {
+        let body = br#"{"errors":[{"code":"DENIED","message":"you sent\nAuthorization: Basic YWxpY2U6cHc= and pw-1"}]}"#;
+        let errors = parse_api_errors(body, &["pw-1"]);
+        assert_eq!(
+            errors[0].to_string(),
+            "DENIED (you sent Authorization: Basic <redacted> and <redacted>)"
+        );
     }
 }

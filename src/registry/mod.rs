@@ -1,7 +1,8 @@
 //! Read access to OCI registries: resolve tags to digests, fetch and verify manifests, and
 //! check a pushed multi-platform image (`Client::resolve_index`).
 //!
-//! Modules: `client` (HTTP, retries, the http/https rule), `auth` (challenges and tokens),
+//! Modules: `client` (requests on `net::Transport`, which owns connections, retries, the
+//! deadline and the http/https rule), `auth` (challenges and tokens),
 //! `credentials` (Docker config and credential helpers), `mirror` (`REVENDOR_REGISTRY_MIRRORS`),
 //! `verify` (index checks), `error` (`Error`, spec codes), `secret` (redaction).
 //!

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::image::sha256_hex;
+use crate::net::write_atomic;
 
 /// A content-addressed store under a directory.
 #[derive(Debug, Clone)]
@@ -39,11 +40,8 @@ impl Cache {
     pub fn put(&self, bytes: &[u8]) -> String {
         let sha = sha256_hex(bytes);
         let path = self.dir.join(&sha);
-        if !path.exists() && std::fs::create_dir_all(&self.dir).is_ok() {
-            let tmp = self.dir.join(format!(".{sha}.{}", std::process::id()));
-            if std::fs::write(&tmp, bytes).is_ok() {
-                let _ = std::fs::rename(&tmp, &path);
-            }
+        if !path.exists() {
+            let _ = write_atomic(&path, bytes);
         }
         sha
     }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::content::{Item, MultiArch};
-use super::http::{Request, Response};
+use crate::support::server::{Request, Response};
 
 pub const REPO: &str = "team/app";
 

@@ -1,11 +1,11 @@
 //! Test harness for the registry client: the real CNCF registry (`/usr/bin/docker-registry`)
 //! on a free loopback port, without auth, with htpasswd Basic auth, or with token auth backed by
 //! [`token::TokenServer`]; content to push into it; and a fake registry for faults the real one
-//! will not produce on demand.
+//! will not produce on demand. Both servers run on the one test server, `support::server`, so
+//! a test crate that uses this module declares `mod support;` too.
 
 pub mod content;
 pub mod fake;
-pub mod http;
 pub mod token;
 
 use std::net::{TcpListener, TcpStream};

@@ -15,7 +15,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde_json::json;
 
-use super::http::{Request, Response, Server};
+use crate::support::server::{Request, Response, Server, form_pairs};
 
 pub const SERVICE: &str = "revendor-test-registry";
 pub const ISSUER: &str = "revendor-test-issuer";
@@ -89,9 +89,9 @@ fn handle(signer: &Signer, request: &Request) -> Response {
         return Response::new(404);
     }
     let form = if request.method == "POST" {
-        Request::pairs(std::str::from_utf8(&request.body).unwrap_or_default())
+        form_pairs(std::str::from_utf8(&request.body).unwrap_or_default())
     } else {
-        request.query()
+        request.query_pairs()
     };
     let account = match (request.header("authorization"), request.method.as_str()) {
         (Some(header), _) => {

@@ -16,11 +16,17 @@
 //! entry and strip the `v` of a tag in their top directory; drafts are listed only to requests
 //! that carry a token; the API refuses requests without a `User-Agent`.
 //!
+//! [`GitHub::start_with_lookalike`] adds a fourth server whose URL merely starts with the API's
+//! (`…:4123` and `…:41234`) and serves the same API: pagination links ([`GitHub::link_base`])
+//! and redirects ([`GitHub::redirect_next`]) can point there, to show that a credential does not
+//! follow a string prefix.
+//!
 //! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
 //! runs `git http-backend` on a local [`GitRepo`], as github.com answers `git clone`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,6 +51,8 @@ pub enum Origin {
     Server,
     /// `REVENDOR_RAW_URL`: single files at a ref.
     Raw,
+    /// Another host whose URL starts with the API's, serving the same API.
+    Lookalike,
 }
 
 /// One request as the log keeps it; the `Authorization` value is never kept.
@@ -132,6 +140,7 @@ struct Urls {
     api: String,
     server: String,
     raw: String,
+    lookalike: Option<String>,
 }
 
 impl Urls {
@@ -140,6 +149,7 @@ impl Urls {
             Origin::Api => &self.api,
             Origin::Server => &self.server,
             Origin::Raw => &self.raw,
+            Origin::Lookalike => self.lookalike.as_deref().unwrap_or_default(),
         }
     }
 }
@@ -153,6 +163,8 @@ struct State {
     api_requests: u64,
     tokens: Vec<String>,
     faults: Vec<Fault>,
+    /// Where pagination links point instead of the API, if set.
+    link_base: Option<String>,
 }
 
 struct Fault {
@@ -161,10 +173,19 @@ struct Fault {
     remaining: usize,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum FaultKind {
     Status(u16),
     Hang(Duration),
+    /// The normal answer, its body written one byte per pause.
+    Trickle(Duration),
+    /// A 302 to this base URL followed by the request's target.
+    Redirect(String),
+    /// This status with the request headers echoed in the body, as JSON `message` or as text.
+    Echo {
+        status: u16,
+        json: bool,
+    },
 }
 
 struct RepoState {
@@ -338,16 +359,38 @@ pub fn derived_sha(seed: &str) -> String {
 impl GitHub {
     /// Starts the three servers on free loopback ports.
     pub fn start() -> GitHub {
-        let listeners = [server::listen(), server::listen(), server::listen()];
-        let url = |i: usize| {
-            let addr = listeners[i].local_addr().expect("listener address");
+        GitHub::start_on(server::listen(), None)
+    }
+
+    /// Starts the three servers and a [`Origin::Lookalike`] whose URL starts with the API's.
+    pub fn start_with_lookalike() -> GitHub {
+        let (api, lookalike) = server::listen_lookalike();
+        GitHub::start_on(api, Some(lookalike))
+    }
+
+    fn start_on(api: TcpListener, lookalike: Option<TcpListener>) -> GitHub {
+        let url = |listener: &TcpListener| {
+            let addr = listener.local_addr().expect("listener address");
             format!("http://{addr}")
+        };
+        let mut listeners = vec![
+            (Origin::Api, api),
+            (Origin::Server, server::listen()),
+            (Origin::Raw, server::listen()),
+        ];
+        listeners.extend(lookalike.map(|l| (Origin::Lookalike, l)));
+        let url_of = |origin: Origin| {
+            listeners
+                .iter()
+                .find(|(o, _)| *o == origin)
+                .map(|(_, listener)| url(listener))
         };
         let shared = Arc::new(Shared {
             urls: Urls {
-                api: url(0),
-                server: url(1),
-                raw: url(2),
+                api: url_of(Origin::Api).expect("an API listener"),
+                server: url_of(Origin::Server).expect("a server listener"),
+                raw: url_of(Origin::Raw).expect("a raw listener"),
+                lookalike: url_of(Origin::Lookalike),
             },
             state: Mutex::new(State {
                 next_repo_id: 100_000_001,
@@ -356,13 +399,11 @@ impl GitHub {
             }),
             log: Mutex::new(Vec::new()),
         });
-        let origins = [Origin::Api, Origin::Server, Origin::Raw];
         let servers = listeners
             .into_iter()
-            .zip(origins)
-            .map(|(listener, origin)| {
+            .map(|(origin, listener)| {
                 let shared = Arc::clone(&shared);
-                Server::start(listener, move |request| handle(&shared, origin, request))
+                Server::serve(listener, move |request| handle(&shared, origin, request))
             })
             .collect();
         GitHub {
@@ -384,6 +425,20 @@ impl GitHub {
     /// The value for `REVENDOR_RAW_URL`.
     pub fn raw_url(&self) -> String {
         self.shared.urls.raw.clone()
+    }
+
+    /// The URL of the [`Origin::Lookalike`] server; only after [`GitHub::start_with_lookalike`].
+    pub fn lookalike_url(&self) -> String {
+        self.shared
+            .urls
+            .lookalike
+            .clone()
+            .expect("the stand-in was started with start_with_lookalike")
+    }
+
+    /// Pagination links point at `base` (an origin URL) instead of the API from now on.
+    pub fn link_base(&self, base: &str) {
+        self.state().link_base = Some(base.to_string());
     }
 
     /// The three variables that point the tool here, for `Command::envs`.
@@ -454,6 +509,26 @@ impl GitHub {
     /// are answered with once the delay is over, whether or not the client still listens.
     pub fn hang_next(&self, prefix: &str, delay: Duration, n: usize) {
         self.add_fault(prefix, FaultKind::Hang(delay), n);
+    }
+
+    /// The next `n` requests starting with `prefix` are answered normally, but the body is
+    /// written one byte per `pause`: a server that trickles, to drive a client past a deadline
+    /// that must cover the body too.
+    pub fn trickle_next(&self, prefix: &str, pause: Duration, n: usize) {
+        self.add_fault(prefix, FaultKind::Trickle(pause), n);
+    }
+
+    /// The next `n` requests starting with `prefix` answer `302` to `base` followed by the
+    /// request's own target.
+    pub fn redirect_next(&self, prefix: &str, base: &str, n: usize) {
+        self.add_fault(prefix, FaultKind::Redirect(base.to_string()), n);
+    }
+
+    /// The next `n` requests starting with `prefix` answer `status` with every request header
+    /// (sorted by name, `Authorization` included) echoed in the body: in a JSON `message` when
+    /// `json`, else as plain text, as a misbehaving proxy or debug endpoint would.
+    pub fn echo_next(&self, prefix: &str, status: u16, json: bool, n: usize) {
+        self.add_fault(prefix, FaultKind::Echo { status, json }, n);
     }
 
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
@@ -771,14 +846,18 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
     let fault = take_fault(shared, origin, &request.target);
     let mut response = match fault {
         Some(FaultKind::Status(status)) => fault_response(origin, status),
+        Some(FaultKind::Redirect(base)) => redirect(format!("{base}{}", request.target)),
+        Some(FaultKind::Echo { status, json }) => echo(request, status, json),
         _ => {
             let mut response = match origin {
-                Origin::Api => api(shared, request),
+                Origin::Api | Origin::Lookalike => api(shared, request),
                 Origin::Server => web(shared, request),
                 Origin::Raw => raw(shared, request),
             };
-            if let Some(FaultKind::Hang(delay)) = fault {
-                response.delay = delay;
+            match fault {
+                Some(FaultKind::Hang(delay)) => response.delay = delay,
+                Some(FaultKind::Trickle(pause)) => response.pace = Some(pause),
+                _ => {}
             }
             response
         }
@@ -810,13 +889,27 @@ fn take_fault(shared: &Shared, origin: Origin, target: &str) -> Option<FaultKind
         f.remaining > 0 && (target.starts_with(&f.prefix) || url.starts_with(&f.prefix))
     })?;
     fault.remaining -= 1;
-    Some(fault.kind)
+    Some(fault.kind.clone())
 }
 
 fn fault_response(origin: Origin, status: u16) -> Response {
     match origin {
-        Origin::Api => Response::json(status, &json!({"message": "Server Error"})),
+        Origin::Api | Origin::Lookalike => {
+            Response::json(status, &json!({"message": "Server Error"}))
+        }
         _ => Response::bytes(status, "text/plain; charset=utf-8", "Server Error\n"),
+    }
+}
+
+/// `status` with the request's headers, sorted by name, as the body (see [`GitHub::echo_next`]).
+fn echo(request: &Request, status: u16, json: bool) -> Response {
+    let mut headers = request.headers.clone();
+    headers.sort();
+    let lines: Vec<String> = headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    if json {
+        Response::json(status, &json!({"message": lines.join("; ")}))
+    } else {
+        Response::bytes(status, "text/plain; charset=utf-8", lines.join("\r\n"))
     }
 }
 
@@ -1035,12 +1128,13 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
         value.map_or_else(not_found_json, |value| Response::json(200, &value))
     };
     let releases = || repo.visible_releases(authorized).into_iter();
+    let link_base = state.link_base.as_deref().unwrap_or(&urls.api);
     match rest {
         [] => Response::json(200, &repo_json(urls, repo)),
         ["releases"] => {
             let releases = releases().map(|r| release_json(urls, repo, r)).collect();
             let link_path = format!("/repositories/{}/releases", repo.id);
-            paginate(urls, request, &link_path, releases)
+            paginate(link_base, request, &link_path, releases)
         }
         ["pulls"] => {
             let head = request.query("head");
@@ -1054,7 +1148,7 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
                 .map(|p| pull_json(urls, repo, p))
                 .collect();
             paginate(
-                urls,
+                link_base,
                 request,
                 &format!("/repositories/{}/pulls", repo.id),
                 pulls,
@@ -1082,7 +1176,7 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
         ),
         ["tags"] => {
             let link_path = format!("/repositories/{}/tags", repo.id);
-            paginate(urls, request, &link_path, tags_json(urls, repo))
+            paginate(link_base, request, &link_path, tags_json(urls, repo))
         }
         ["git", "ref", kind @ ("tags" | "heads"), name @ ..] => {
             found(git_ref_json(urls, repo, kind, &name.join("/")))
@@ -1287,8 +1381,8 @@ fn release_json(urls: &Urls, repo: &RepoState, release: &Release) -> Value {
     })
 }
 
-/// One page of `items` with GitHub's `Link` header; links point at `link_path` on the API.
-fn paginate(urls: &Urls, request: &Request, link_path: &str, items: Vec<Value>) -> Response {
+/// One page of `items` with GitHub's `Link` header; links point at `link_path` on `base`.
+fn paginate(base: &str, request: &Request, link_path: &str, items: Vec<Value>) -> Response {
     let explicit_per_page = request
         .query("per_page")
         .and_then(|v| v.parse::<usize>().ok());
@@ -1306,10 +1400,7 @@ fn paginate(urls: &Urls, request: &Request, link_path: &str, items: Vec<Value>) 
         .collect();
     let link = |page: usize, rel: &str| {
         let per_page = explicit_per_page.map_or(String::new(), |_| format!("per_page={per_page}&"));
-        format!(
-            "<{}{link_path}?{per_page}page={page}>; rel=\"{rel}\"",
-            urls.api
-        )
+        format!("<{base}{link_path}?{per_page}page={page}>; rel=\"{rel}\"")
     };
     let mut links = Vec::new();
     if page > 1 {

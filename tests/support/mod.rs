@@ -3,7 +3,7 @@
 //!
 //! | module | gives |
 //! | --- | --- |
-//! | `server` | the HTTP/1.1 plumbing on `std::net` |
+//! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |

@@ -1,16 +1,18 @@
-//! A small HTTP/1.1 server on `std::net` for the GitHub stand-in.
+//! The one HTTP/1.1 test server, on `std::net`: the GitHub stand-in (`github.rs`), the fake
+//! registry and its token server (`registry_support`) and one-off servers in tests all run on it.
 //!
-//! 1. [`listen`] binds `127.0.0.1:0`; the caller learns its URL before any handler exists, so
-//!    handlers can build absolute URLs that point back at the server (pagination links,
-//!    redirects).
-//! 2. [`Server::start`] accepts connections on a thread and serves each one on its own thread:
+//! 1. [`Server::start`] binds `127.0.0.1:0` and serves a handler. When a handler must know the
+//!    server's own URL (pagination links, redirects), bind first with [`listen`] (or
+//!    [`listen_lookalike`]) and hand the listener to [`Server::serve`].
+//! 2. Connections are accepted on a thread and each one is served on its own thread:
 //!    keep-alive, `Content-Length` or chunked request bodies, `Content-Length` responses.
-//! 3. The handler is a plain function from [`Request`] to [`Response`]; everything GitHub-like
-//!    (routing, ETags, faults) lives in `github.rs`.
+//! 3. The handler is a plain function from [`Request`] to [`Response`]; every request is also
+//!    kept in order for [`Server::requests`]. Everything GitHub-like or registry-like (routing,
+//!    ETags, faults, auth) lives with the stand-in that needs it.
 //!
 //! Why not a crate: the harness needs a few things test servers rarely offer together (holding a
-//! response past a client's timeout, answering `HEAD` and `304` without a body, seeing every
-//! header), and it is only a few hundred lines on `std`.
+//! response past a client's timeout, trickling a body, answering `HEAD` and `304` without a
+//! body, seeing every header), and it is only a few hundred lines on `std`.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,6 +29,21 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Binds a listener on a free loopback port.
 pub fn listen() -> TcpListener {
     TcpListener::bind("127.0.0.1:0").expect("bind a loopback port for the test server")
+}
+
+/// Two listeners where the second's URL merely starts with the first's (`…:4123` and
+/// `…:41234`): a different origin that a string prefix test would take for the same one.
+pub fn listen_lookalike() -> (TcpListener, TcpListener) {
+    for _ in 0..100 {
+        let long = listen();
+        let port = long.local_addr().expect("listener address").port();
+        if port / 10 >= 1024
+            && let Ok(short) = TcpListener::bind(("127.0.0.1", port / 10))
+        {
+            return (short, long);
+        }
+    }
+    panic!("no free pair of loopback ports where one is a prefix of the other")
 }
 
 /// One parsed HTTP request, as the handler sees it.
@@ -59,14 +76,27 @@ impl Request {
 
     /// The decoded value of a query parameter, if present.
     pub fn query(&self, key: &str) -> Option<String> {
-        let query = self.target.split_once('?')?.1;
-        query.split('&').find_map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            // In a query string `+` is a space.
-            let decode = |s: &str| percent_decode(&s.replace('+', " "));
-            (decode(k) == key).then(|| decode(v))
-        })
+        self.query_pairs()
+            .into_iter()
+            .find_map(|(k, v)| (k == key).then_some(v))
     }
+
+    /// Every decoded query parameter, in order.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        form_pairs(self.target.split_once('?').map_or("", |(_, q)| q))
+    }
+}
+
+/// Decoded `k=v&…` pairs of a query string or a form body (`+` is a space there).
+pub fn form_pairs(text: &str) -> Vec<(String, String)> {
+    let decode = |s: &str| percent_decode(&s.replace('+', " "));
+    text.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
 }
 
 /// Decodes `%XX` escapes, as in a path segment (`+` stays a plus there).
@@ -108,6 +138,10 @@ pub struct Response {
     pub body: Vec<u8>,
     /// How long to hold the answer before writing it (for timeouts in tests).
     pub delay: Duration,
+    /// When set, the body is written one byte at a time with this pause before each byte (a
+    /// server that trickles); it stops at the body's end, when the client leaves, or when the
+    /// server is dropped.
+    pub pace: Option<Duration>,
 }
 
 impl Response {
@@ -118,6 +152,7 @@ impl Response {
             headers: Vec::new(),
             body: Vec::new(),
             delay: Duration::ZERO,
+            pace: None,
         }
     }
 
@@ -149,6 +184,12 @@ impl Response {
         self
     }
 
+    /// Writes the body one byte per `pause` (see [`Response::pace`]).
+    pub fn trickle(mut self, pause: Duration) -> Response {
+        self.pace = Some(pause);
+        self
+    }
+
     /// The first value of a header this response carries.
     pub fn header_value(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
@@ -166,12 +207,18 @@ pub struct Server {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     connections: Arc<Mutex<HashMap<u64, TcpStream>>>,
+    requests: Arc<Mutex<Vec<Request>>>,
     accept: Option<JoinHandle<()>>,
 }
 
 impl Server {
+    /// Serves `handler` on a free loopback port until the server is dropped.
+    pub fn start(handler: impl Fn(&Request) -> Response + Send + Sync + 'static) -> Server {
+        Server::serve(listen(), handler)
+    }
+
     /// Serves `listener` with `handler` until the server is dropped.
-    pub fn start(
+    pub fn serve(
         listener: TcpListener,
         handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
     ) -> Server {
@@ -180,7 +227,14 @@ impl Server {
             .expect("local address of the listener");
         let stop = Arc::new(AtomicBool::new(false));
         let connections = Arc::new(Mutex::new(HashMap::new()));
-        let handler: Arc<Handler> = Arc::new(handler);
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let handler: Arc<Handler> = {
+            let requests = Arc::clone(&requests);
+            Arc::new(move |request: &Request| {
+                lock(&requests).push(request.clone());
+                handler(request)
+            })
+        };
         let accept = {
             let stop = Arc::clone(&stop);
             let connections = Arc::clone(&connections);
@@ -190,6 +244,7 @@ impl Server {
             addr,
             stop,
             connections,
+            requests,
             accept: Some(accept),
         }
     }
@@ -197,6 +252,16 @@ impl Server {
     /// `http://127.0.0.1:<port>`, without a trailing slash.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// `127.0.0.1:<port>`: the host of an image reference served here.
+    pub fn host(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// Every request so far, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        lock(&self.requests).clone()
     }
 }
 
@@ -261,7 +326,7 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
             Err(e) => {
                 // Answer garbage with 400; an idle or broken connection just closes.
                 if e.kind() == std::io::ErrorKind::InvalidData {
-                    let _ = write_response(&mut writer, &Response::new(400), false, false);
+                    let _ = write_response(&mut writer, &Response::new(400), false, false, stop);
                 }
                 return;
             }
@@ -274,7 +339,9 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
             return;
         }
         let head_only = request.method == "HEAD";
-        if write_response(&mut writer, &response, head_only, keep_alive).is_err() || !keep_alive {
+        if write_response(&mut writer, &response, head_only, keep_alive, stop).is_err()
+            || !keep_alive
+        {
             return;
         }
     }
@@ -388,6 +455,7 @@ fn write_response(
     response: &Response,
     head_only: bool,
     keep_alive: bool,
+    stop: &AtomicBool,
 ) -> std::io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {} {}\r\n",
@@ -407,10 +475,22 @@ fn write_response(
         "connection: close\r\n\r\n"
     });
     writer.write_all(head.as_bytes())?;
-    if !bodiless && !head_only {
-        writer.write_all(&response.body)?;
+    if bodiless || head_only {
+        return writer.flush();
     }
-    writer.flush()
+    let Some(pause) = response.pace else {
+        writer.write_all(&response.body)?;
+        return writer.flush();
+    };
+    writer.flush()?;
+    for byte in &response.body {
+        if !sleep_unless_stopped(pause, stop) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        writer.write_all(std::slice::from_ref(byte))?;
+        writer.flush()?;
+    }
+    Ok(())
 }
 
 fn reason(status: u16) -> &'static str {
