@@ -15,20 +15,27 @@ use std::path::Path;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("patch", &[]),
     ("manifest", &[]),
-    ("dockerfile", &[]),
+    // dockerfile → image: a pinned checksum is an image::Digest; both are
+    // bottom engines on bytes, so the rule holds.
+    ("dockerfile", &["image"]),
     ("image", &[]),
     ("net", &["error"]),
-    ("marker", &["dockerfile", "manifest"]),
+    // marker, upstream, render → image: sha256 is image::Digest's alone.
+    ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
     ("config", &["config"]),
     ("paths", &["error"]),
-    ("upstream", &["config", "env", "error", "net", "paths"]),
+    (
+        "upstream",
+        &["config", "env", "error", "image", "net", "paths"],
+    ),
     (
         "render",
         &[
             "config",
             "dockerfile",
             "error",
+            "image",
             "manifest",
             "patch",
             "paths",

@@ -16,11 +16,12 @@ use crate::config::lock::Lock;
 use crate::config::{Config, ConfigError, Vendor};
 use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
+use crate::image::Digest;
 use crate::manifest::{self, Manifest};
 use crate::ops::Context;
 use crate::paths;
 use crate::render::Patches;
-use crate::upstream::{self, cache::sha256_hex};
+use crate::upstream;
 
 /// The state of a vendored file's pristine copy under `upstream/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,7 +196,7 @@ impl<'a> Input<'a> {
             return Ok(Pristine::NotLocked);
         };
         if let Some(bytes) = self.read(&vendor.pristine())? {
-            let actual = sha256_hex(&bytes);
+            let actual = Digest::of(&bytes).hex().to_owned();
             return Ok(if actual == sha {
                 Pristine::Verified(bytes)
             } else {

@@ -9,7 +9,7 @@
 use super::{Check, Finding, Id, Input, Pristine, Sink};
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
-use crate::upstream::cache::sha256_hex;
+use crate::image::Digest;
 
 /// `lock-integrity`.
 pub const LOCK_INTEGRITY: Id = Id {
@@ -96,7 +96,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
             continue;
         };
-        let actual = sha256_hex(&bytes);
+        let actual = Digest::of(&bytes).hex().to_owned();
         match input.lock.patch_sha256(&p.name) {
             None => sink.push(
                 Finding::error(

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::image::Digest;
+
 /// A parsed image reference. Nothing is normalized: `golang` stays `golang`;
 /// [`ImageRef::is_docker_official`] answers the Docker Hub question.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,16 +57,8 @@ impl ImageRef {
     pub fn has_sha256_digest(&self) -> bool {
         self.digest
             .as_deref()
-            .and_then(|d| d.strip_prefix("sha256:"))
-            .is_some_and(is_sha256_hex)
+            .is_some_and(|d| Digest::parse(d).is_ok())
     }
-}
-
-/// Whether `s` is exactly 64 lowercase hex digits.
-pub fn is_sha256_hex(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 impl fmt::Display for ImageRef {
@@ -121,10 +115,7 @@ mod tests {
     }
 
     #[test]
-    fn sha256_hex_is_strict() {
-        assert!(is_sha256_hex(&"0f".repeat(32)));
-        assert!(!is_sha256_hex(&"0F".repeat(32)));
-        assert!(!is_sha256_hex(&"0".repeat(63)));
+    fn sha256_digests_are_strict() {
         assert!(!ImageRef::parse("x@sha256:abc").unwrap().has_sha256_digest());
         assert!(ImageRef::parse("").is_none());
     }

@@ -28,7 +28,7 @@ use std::ops::Range;
 
 pub use builder::{BuilderProblem, check_builder};
 pub use cni::{ArchPin, CniChecksums, CniProblem, cni_checksums};
-pub use image::{ImageRef, is_sha256_hex};
+pub use image::ImageRef;
 pub use lex::{Comment, Heredoc, Instruction, Text};
 pub use marker::{MarkerLine, rewrite_marker};
 pub use rewrite::rewrite_arg;

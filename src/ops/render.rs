@@ -11,9 +11,9 @@ use super::Context;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
+use crate::image::Digest;
 use crate::paths::{self, Transaction};
 use crate::render::{self, PatchStep, Patches};
-use crate::upstream::cache::sha256_hex;
 
 /// What `render` did.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -91,10 +91,10 @@ pub fn locked_pristine(
     };
     let path = vendor.pristine();
     match paths::read_opt(&ctx.root.join(&path))? {
-        Some(bytes) if sha256_hex(&bytes) == sha => Ok(bytes),
+        Some(bytes) if Digest::of(&bytes).hex() == sha => Ok(bytes),
         Some(bytes) => Err(Error::Conflict(format!(
             "`{path}` has sha256 {} but the lock says {sha}: the pristine copy was edited; restore it with `git checkout` or re-fetch it with `revendor update`",
-            sha256_hex(&bytes)
+            Digest::of(&bytes).hex()
         ))),
         None => ctx.cache.get(sha).ok_or_else(|| {
             Error::usage(

@@ -26,6 +26,7 @@ use super::Context;
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
+use crate::image::Digest;
 use crate::paths::{self, Transaction};
 use crate::render::{self, Patches};
 use crate::upstream::{self, Source};
@@ -122,7 +123,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&vendor.pristine(), theirs.clone());
         locked_files.push(LockedFile {
             from: vendor.from.clone(),
-            sha256: upstream::cache::sha256_hex(&theirs),
+            sha256: Digest::of(&theirs).hex().to_owned(),
         });
     }
 
@@ -160,7 +161,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         let bytes = crate::patch::write(&p.set);
         locked_patches.push(LockedPatch {
             name: p.name.clone(),
-            sha256: upstream::cache::sha256_hex(&bytes),
+            sha256: Digest::of(&bytes).hex().to_owned(),
         });
         txn.stage(&p.file, bytes);
     }
@@ -171,11 +172,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 .iter()
                 .any(|p| p.name == l.name && p.file == file)
         }) {
-            lp.sha256 = upstream::cache::sha256_hex(&bytes);
+            lp.sha256 = Digest::of(&bytes).hex().to_owned();
         } else if let Some(p) = config.patches.iter().find(|p| p.file == file) {
             locked_patches.push(LockedPatch {
                 name: p.name.clone(),
-                sha256: upstream::cache::sha256_hex(&bytes),
+                sha256: Digest::of(&bytes).hex().to_owned(),
             });
         }
         txn.stage(&file, bytes);
@@ -259,7 +260,7 @@ fn pristine(
 ) -> Result<Vec<u8>> {
     let on_disk = paths::read_opt(&ctx.root.join(vendor.pristine()))?;
     if let (Some(bytes), Some(sha)) = (&on_disk, expected)
-        && upstream::cache::sha256_hex(bytes) == sha
+        && Digest::of(bytes).hex() == sha
     {
         return Ok(bytes.clone());
     }

@@ -2,8 +2,8 @@
 
 use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
+use crate::image::Digest;
 use crate::patch::{self, FilePatch, PatchSet};
-use crate::upstream::cache::sha256_hex;
 
 /// One `[[patch]]` file, parsed.
 #[derive(Debug, Clone)]
@@ -122,7 +122,7 @@ impl Patches {
                 name: p.name.clone(),
                 file: p.file.clone(),
                 strip: p.strip,
-                sha256: sha256_hex(&bytes),
+                sha256: Digest::of(&bytes).hex().to_owned(),
                 bytes,
                 set,
             });

@@ -6,12 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-/// The hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
+use crate::image::Digest;
 
 /// A content-addressed store under a directory.
 #[derive(Debug, Clone)]
@@ -31,7 +26,7 @@ impl Cache {
     pub fn get(&self, sha256: &str) -> Option<Vec<u8>> {
         let path = self.dir.join(sha256);
         let bytes = std::fs::read(&path).ok()?;
-        if sha256_hex(&bytes) == sha256 {
+        if Digest::of(&bytes).hex() == sha256 {
             Some(bytes)
         } else {
             let _ = std::fs::remove_file(&path);
@@ -42,7 +37,7 @@ impl Cache {
     /// Stores `bytes`, returning their sha256. A failure to write only
     /// costs a later download, so it is not an error.
     pub fn put(&self, bytes: &[u8]) -> String {
-        let sha = sha256_hex(bytes);
+        let sha = Digest::of(bytes).hex().to_owned();
         let path = self.dir.join(&sha);
         if !path.exists() && std::fs::create_dir_all(&self.dir).is_ok() {
             let tmp = self.dir.join(format!(".{sha}.{}", std::process::id()));

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::{Release, Source, SourceTree, archive};
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::image::Digest;
 use crate::net::{Client, HttpError, next_link};
 
 /// Most pages a release listing may take; a guard against a server that
@@ -122,7 +123,7 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        let sha = super::cache::sha256_hex(&resp.body);
+        let sha = Digest::of(&resp.body).hex().to_owned();
         let files = archive::unpack_tar_gz(&resp.body, true)
             .map_err(|e| Error::Upstream(format!("the archive `{url}` is unusable: {e}")))?;
         Ok(SourceTree {
