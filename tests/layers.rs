@@ -15,8 +15,8 @@ use std::path::Path;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("patch", &[]),
     ("manifest", &[]),
-    // dockerfile → image: a pinned checksum is an image::Digest; both are
-    // bottom engines on bytes, so the rule holds.
+    // dockerfile → image: a FROM is an image::Reference, a pinned checksum an
+    // image::Digest; both are bottom engines on bytes, so the rule holds.
     ("dockerfile", &["image"]),
     ("image", &[]),
     ("net", &["error"]),

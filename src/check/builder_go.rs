@@ -97,7 +97,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if !r.is_docker_official("golang") {
             continue;
         }
-        let Some(have) = r.tag.as_deref().and_then(numbers) else {
+        let Some(have) = r.tag().and_then(numbers) else {
             continue;
         };
         if older(&have, &needed) {
@@ -108,7 +108,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     stage.line,
                     format!(
                         "the builder's Go {} is older than `go {directive}` in upstream's go.mod at {version}",
-                        r.tag.as_deref().unwrap_or_default()
+                        r.tag().unwrap_or_default()
                     ),
                 )
                 .fix(format!(

@@ -9,7 +9,8 @@
 
 use std::fmt;
 
-use super::{Base, Dockerfile, ImageRef};
+use super::{Base, Dockerfile};
+use crate::image::Reference;
 
 /// One way the Go builder stages fall short.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +94,7 @@ fn tag_matches(tag: &str, go: &str) -> bool {
 
 /// Check every golang stage of `df` against Go release `go` (e.g. `1.26`).
 pub fn check_builder(df: &Dockerfile, go: &str) -> Vec<BuilderProblem> {
-    let golang: Vec<(usize, &ImageRef)> = df
+    let golang: Vec<(usize, &Reference)> = df
         .stages
         .iter()
         .filter_map(|s| match &s.base {
@@ -106,14 +107,14 @@ pub fn check_builder(df: &Dockerfile, go: &str) -> Vec<BuilderProblem> {
     }
     let mut out = Vec::new();
     for (line, image) in golang {
-        if !image.tag.as_deref().is_some_and(|t| tag_matches(t, go)) {
+        if !image.tag().is_some_and(|t| tag_matches(t, go)) {
             out.push(BuilderProblem::GoVersion {
                 line,
-                found: image.tag.clone(),
+                found: image.tag().map(str::to_owned),
                 expected: go.to_owned(),
             });
         }
-        if !image.has_sha256_digest() {
+        if image.digest().is_none() {
             out.push(BuilderProblem::NotPinned {
                 line,
                 image: image.to_string(),

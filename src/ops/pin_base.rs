@@ -120,10 +120,12 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut bases = Vec::new();
     for stage in &df.stages {
-        let Base::Image(current) = &stage.base else {
-            continue;
-        };
         let at = |message: String| ConfigError::at(&path, Some(stage.line), message);
+        let current = match &stage.base {
+            Base::Image(current) => current,
+            Base::Invalid(message) => return Err(at(message.clone()).into()),
+            Base::Stage(_) | Base::Scratch | Base::Unknown(_) => continue,
+        };
         if stage.image.contains('$') {
             return Err(at(format!(
                 "FROM names its image through a build argument (`{}`)",
@@ -140,7 +142,7 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
                 ))
                 .into());
         }
-        let Some(tag) = current.tag.as_deref() else {
+        let Some(tag) = current.tag() else {
             return Err(at(format!("FROM `{}` has no tag to resolve", stage.image))
                 .hint("name the tag to follow, such as debian:stable-slim")
                 .into());
@@ -149,7 +151,7 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
             Some(go) if current.is_docker_official("golang") => retag(tag, go),
             _ => tag.to_owned(),
         };
-        let name_tag = format!("{}:{tag}", current.name);
+        let name_tag = format!("{}:{tag}", current.name());
         let digest = match resolved.get(&name_tag) {
             Some(d) => d.clone(),
             None => {
@@ -215,9 +217,9 @@ pub(crate) fn pinned_bases(df: &Dockerfile) -> BTreeMap<String, String> {
     df.stages
         .iter()
         .filter_map(|s| match &s.base {
-            Base::Image(r) if r.has_sha256_digest() => Some((
-                format!("{}:{}", r.name, r.tag.as_deref()?),
-                r.digest.clone()?,
+            Base::Image(r) => Some((
+                format!("{}:{}", r.name(), r.tag()?),
+                r.digest()?.to_string(),
             )),
             _ => None,
         })
@@ -254,11 +256,11 @@ fn builder_on_other_go(
 fn resolve_base(
     client: &registry::Client,
     reference: &Reference,
-    current: &dockerfile::ImageRef,
+    current: &Reference,
     platforms: &[Platform],
 ) -> Result<Digest> {
     let digest = client.head_manifest(reference)?;
-    if current.digest.as_deref() == Some(digest.to_string().as_str()) {
+    if current.digest() == Some(&digest) {
         return Ok(digest);
     }
     let fetched = client.get_manifest(&reference.with_digest(digest.clone()))?;
