@@ -16,6 +16,7 @@
 //! | [`builder`] | buildx and buildah command lines, the build's content hash | the build context |
 //! | [`manifest`] | rendered YAML parsed (Helm lines tolerated), contracts | – |
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
+//! | [`go`] | Go release versions: vendor.toml's `go`, golang tags, go.mod | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))) | – |
 //! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
@@ -36,6 +37,7 @@ pub mod config;
 pub mod dockerfile;
 pub mod env;
 pub mod error;
+pub mod go;
 pub mod image;
 pub mod manifest;
 pub mod marker;

@@ -1,5 +1,5 @@
 //! Which modules may depend on which. The engines at the bottom (patch,
-//! manifest, dockerfile, image) work on bytes in memory and must never reach
+//! manifest, dockerfile, image, go) work on bytes in memory and must never reach
 //! the network, the disk writer or the command line; `cli` is the only place
 //! that renders errors. A new dependency between modules is a design
 //! decision: change the table here, in the same commit, on purpose.
@@ -15,15 +15,18 @@ use std::path::Path;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("patch", &[]),
     ("manifest", &[]),
-    // dockerfile → image: a FROM is an image::Reference, a pinned checksum an
-    // image::Digest; both are bottom engines on bytes, so the rule holds.
-    ("dockerfile", &["image"]),
+    // dockerfile → image, go: a FROM is an image::Reference, a pinned checksum
+    // an image::Digest, a golang tag a go::Version; all three are bottom
+    // engines on bytes, so the rule holds.
+    ("dockerfile", &["go", "image"]),
+    ("go", &[]),
     ("image", &[]),
     ("net", &["error"]),
     // marker, upstream, render → image: sha256 is image::Digest's alone.
     ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
-    ("config", &["config"]),
+    // config → go: vendor.toml's `[image] go` is validated as a go::Version.
+    ("config", &["config", "go"]),
     ("paths", &["error"]),
     (
         "upstream",
@@ -51,6 +54,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config",
             "dockerfile",
             "error",
+            "go",
             "image",
             "manifest",
             "marker",
