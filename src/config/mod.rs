@@ -1,6 +1,6 @@
 //! vendor.toml: what is vendored, patched, rewritten, built, pinned and checked.
 //!
-//! 1. [`Config::load`] reads the file and deserializes it into [`raw::RawConfig`]
+//! 1. [`Config::load`] reads the file and deserializes it into `raw::RawConfig`
 //!    (unknown keys rejected with their line).
 //! 2. `validate` turns that into [`Config`]: paths are resolved against the
 //!    package directory and may not leave it (except `expect.file`, which is

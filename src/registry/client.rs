@@ -45,8 +45,9 @@ pub struct FetchedManifest {
     pub body: Vec<u8>,
 }
 
-/// Settings for a [`Client`]. Start from [`ClientBuilder::new`] (no credentials, no mirrors) or
-/// [`ClientBuilder::from_env`] (`DOCKER_CONFIG` and `REVENDOR_REGISTRY_MIRRORS`).
+/// Settings for a [`Client`]. Start from [`ClientBuilder::new`] (no credentials, no mirrors), then
+/// add [`ClientBuilder::credentials`] and [`ClientBuilder::mirrors`] (`DOCKER_CONFIG` and
+/// `REVENDOR_REGISTRY_MIRRORS`).
 #[derive(Debug)]
 pub struct ClientBuilder {
     retries: u32,
