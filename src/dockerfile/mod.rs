@@ -336,34 +336,34 @@ pub(crate) fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Str
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        if let Some(inner) = after.strip_prefix('{') {
-            if let Some(close) = inner.find('}') {
-                let body = &inner[..close];
-                let (name, op) = match body.find(":-").or_else(|| body.find(":+")) {
-                    Some(p) => (&body[..p], Some((&body[p..p + 2], &body[p + 2..]))),
-                    None => (body, None),
-                };
-                let value = lookup(name);
-                let replaced = match (op, value) {
-                    (None, Some(v)) => Some(v),
-                    (Some((":-", default)), v) => Some(
-                        v.filter(|v| !v.is_empty())
-                            .unwrap_or_else(|| default.to_owned()),
-                    ),
-                    (Some((_, alt)), Some(v)) => Some(if v.is_empty() {
-                        String::new()
-                    } else {
-                        alt.to_owned()
-                    }),
-                    _ => None,
-                };
-                match replaced {
-                    Some(v) => out.push_str(&v),
-                    None => out.push_str(&rest[i..i + 2 + close + 1]),
-                }
-                rest = &inner[close + 1..];
-                continue;
+        if let Some(inner) = after.strip_prefix('{')
+            && let Some(close) = inner.find('}')
+        {
+            let body = &inner[..close];
+            let (name, op) = match body.find(":-").or_else(|| body.find(":+")) {
+                Some(p) => (&body[..p], Some((&body[p..p + 2], &body[p + 2..]))),
+                None => (body, None),
+            };
+            let value = lookup(name);
+            let replaced = match (op, value) {
+                (None, Some(v)) => Some(v),
+                (Some((":-", default)), v) => Some(
+                    v.filter(|v| !v.is_empty())
+                        .unwrap_or_else(|| default.to_owned()),
+                ),
+                (Some((_, alt)), Some(v)) => Some(if v.is_empty() {
+                    String::new()
+                } else {
+                    alt.to_owned()
+                }),
+                _ => None,
+            };
+            match replaced {
+                Some(v) => out.push_str(&v),
+                None => out.push_str(&rest[i..i + 2 + close + 1]),
             }
+            rest = &inner[close + 1..];
+            continue;
         }
         let len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
