@@ -16,6 +16,7 @@
 //! | [`builder`] | buildx and buildah command lines, the build's content hash | the build context |
 //! | [`manifest`] | rendered YAML parsed (Helm lines tolerated), contracts | – |
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
+//! | [`go`] | Go release versions: vendor.toml's `go`, golang tags, go.mod | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
 //! | [`render`] | pin(rewrite(patches(upstream))): pristine copies, the patch stack, hand edits | upstream/ (read), the download cache |
 //! | [`console`] | status on stderr, data on stdout | – |
@@ -40,6 +41,7 @@ pub mod console;
 pub mod dockerfile;
 pub mod env;
 pub mod error;
+pub mod go;
 pub mod image;
 pub mod manifest;
 pub mod marker;

@@ -1,6 +1,6 @@
 //! Which modules may depend on which: the one place this rule lives.
 //!
-//! The engines at the bottom (patch, manifest, dockerfile, image) work on
+//! The engines at the bottom (patch, manifest, dockerfile, image, go) work on
 //! bytes in memory and never reach the network, the disk writer or the
 //! command line; `cli` is the only place that renders errors; `check` runs
 //! below `ops` and reaches GitHub and registries only through `upstream` and
@@ -27,16 +27,21 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("patch", &[]),
     ("manifest", &[]),
-    ("dockerfile", &[]),
+    // dockerfile → image, go: a FROM is an image::Reference, a pinned checksum
+    // an image::Digest, a golang tag a go::Version; all three are bottom
+    // engines on bytes, so the rule holds.
+    ("dockerfile", &["go", "image"]),
+    ("go", &[]),
     ("image", &[]),
     ("pr", &[]),
     ("env", &[]),
     ("console", &[]),
-    ("config", &[]),
+    // config → go: vendor.toml's `[image] go` is validated as a go::Version.
+    ("config", &["go"]),
     ("error", &["builder", "config", "net", "registry"]),
     ("net", &[]),
     ("paths", &["error"]),
-    ("marker", &["dockerfile", "manifest"]),
+    ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
     ("builder", &["image", "net"]),
     (
@@ -67,6 +72,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config",
             "dockerfile",
             "error",
+            "go",
             "image",
             "manifest",
             "marker",
@@ -87,6 +93,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config",
             "dockerfile",
             "error",
+            "go",
             "image",
             "net",
             "patch",

@@ -18,10 +18,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest as _, Sha256};
-
 use super::Error;
-use crate::image::Digest;
+use crate::image::{Digest, Hasher};
 
 /// The OCI label carrying the content hash on the built image.
 pub const LABEL: &str = "org.revendor.content-hash";
@@ -36,7 +34,7 @@ pub fn content_hash(
     build_args: &[(String, String)],
     platforms: &[String],
 ) -> Result<Digest, Error> {
-    let mut hasher = Sha256::new();
+    let mut hasher = Hasher::new();
     hasher.update(VERSION);
     record(&mut hasher, b"dockerfile", &[&read(dockerfile)?]);
     let mut entries = Vec::new();
@@ -66,8 +64,7 @@ pub fn content_hash(
     for platform in platforms {
         record(&mut hasher, b"platform", &[platform.as_bytes()]);
     }
-    let hex = hex::encode(hasher.finalize());
-    Ok(Digest::parse(&format!("sha256:{hex}")).expect("a sha256 in hex is a digest"))
+    Ok(hasher.finish())
 }
 
 enum Entry {
@@ -78,11 +75,11 @@ enum Entry {
 
 /// `tag`, then each field as its length and bytes, so no two different
 /// inputs encode alike.
-fn record(hasher: &mut Sha256, tag: &[u8], fields: &[&[u8]]) {
+fn record(hasher: &mut Hasher, tag: &[u8], fields: &[&[u8]]) {
     hasher.update(tag);
-    hasher.update((fields.len() as u64).to_le_bytes());
+    hasher.update(&(fields.len() as u64).to_le_bytes());
     for field in fields {
-        hasher.update((field.len() as u64).to_le_bytes());
+        hasher.update(&(field.len() as u64).to_le_bytes());
         hasher.update(field);
     }
 }

@@ -4,15 +4,17 @@
 //!
 //! The stage questions are [`dockerfile::check_builder`]'s; the directive was
 //! read from upstream's go.mod when `update` verified the locked version and
-//! is in the lock (`upstream.go-directive`). Versions compare numerically,
-//! component by component, a missing patch counting as 0: `golang:1.26`
-//! satisfies `go 1.26.0` but not `go 1.26.2`, because nothing but a digest
-//! says which 1.26 that image holds.
+//! is in the lock (`upstream.go-directive`). Versions compare as
+//! [`go::Version::satisfies`] does: a tag without a patch level is the newest
+//! patch of its minor, so `golang:1.26` satisfies `go 1.26.2` and
+//! `golang:1.23-bookworm` satisfies `go 1.23.10`, while `golang:1.26.1` does
+//! not satisfy `go 1.26.2`.
 
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
 use crate::dockerfile::{self, Base, BuilderProblem};
 use crate::error::Result;
+use crate::go;
 
 /// `builder-go`.
 pub const BUILDER_GO: Id = Id {
@@ -57,12 +59,15 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         );
         return Ok(());
     };
-    let go = image.go.as_deref().unwrap_or_default();
-    for problem in dockerfile::check_builder(&df, go) {
+    for problem in dockerfile::check_builder(&df, image.go.as_ref()) {
         let fix = match &problem {
-            BuilderProblem::GoVersion { .. } if go.is_empty() => continue,
             BuilderProblem::NoGolangStage => format!(
-                "build the Go binaries in a `FROM golang:{go}@sha256:<digest> AS builder` stage"
+                "build the Go binaries in a `FROM golang:{}@sha256:<digest> AS builder` stage",
+                image
+                    .go
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
             ),
             BuilderProblem::GoVersion { expected, .. } => {
                 format!("use `golang:{expected}@sha256:<digest>`, or change `[image] go`")
@@ -87,7 +92,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         );
         return Ok(());
     };
-    let Some(needed) = numbers(directive) else {
+    let Some(needed) = go::Version::parse(directive) else {
         return Ok(());
     };
     for stage in &df.stages {
@@ -97,18 +102,20 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if !r.is_docker_official("golang") {
             continue;
         }
-        let Some(have) = r.tag.as_deref().and_then(numbers) else {
+        let Some(tag) = r.tag() else {
             continue;
         };
-        if older(&have, &needed) {
+        let Some((have, _)) = go::Version::from_tag(tag) else {
+            continue;
+        };
+        if !have.satisfies(&needed) {
             sink.push(
                 Finding::error(
                     id,
                     file,
                     stage.line,
                     format!(
-                        "the builder's Go {} is older than `go {directive}` in upstream's go.mod at {version}",
-                        r.tag.as_deref().unwrap_or_default()
+                        "the builder's Go {tag} is older than `go {directive}` in upstream's go.mod at {version}"
                     ),
                 )
                 .fix(format!(
@@ -118,49 +125,4 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The leading `1.26.3` of a Go version or image tag (`1.26.3-bookworm`,
-/// `1.25rc1` gives `1.25`), as numbers.
-fn numbers(version: &str) -> Option<Vec<u64>> {
-    let end = version
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(version.len());
-    let parts: Option<Vec<u64>> = version[..end]
-        .split('.')
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse().ok())
-        .collect();
-    parts.filter(|p| !p.is_empty())
-}
-
-/// Whether `have` is an older version than `needed` (missing parts are 0).
-fn older(have: &[u64], needed: &[u64]) -> bool {
-    let len = have.len().max(needed.len());
-    let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
-    for i in 0..len {
-        match at(have, i).cmp(&at(needed, i)) {
-            std::cmp::Ordering::Less => return true,
-            std::cmp::Ordering::Greater => return false,
-            std::cmp::Ordering::Equal => {}
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn versions_compare_numerically() {
-        let n = |s| numbers(s).unwrap();
-        assert!(!older(&n("1.26"), &n("1.25.0")));
-        assert!(!older(&n("1.26"), &n("1.26.0")));
-        assert!(older(&n("1.26"), &n("1.26.2")));
-        assert!(!older(&n("1.26.3-bookworm"), &n("1.26.2")));
-        assert!(older(&n("1.9"), &n("1.10")));
-        assert_eq!(n("1.25rc1"), [1, 25]);
-        assert!(numbers("latest").is_none());
-    }
 }

@@ -23,7 +23,7 @@ use std::path::Path;
 use super::{Check, Finding, Id, Input, Sink};
 use crate::dockerfile::{self, ArchPin, CniProblem, Dockerfile, rewrite_arg};
 use crate::error::Result;
-use crate::image::Platform;
+use crate::image::{Digest, Platform};
 use crate::marker::{cni_asset, sidecar_sha256};
 use crate::upstream::github;
 
@@ -101,7 +101,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     for pin in found
         .pins
         .iter()
-        .filter(|p| dockerfile::is_sha256_hex(&p.sha256))
+        .filter(|p| Digest::from_hex(&p.sha256).is_ok())
     {
         check_pin(input, file, &version, pin, sink)?;
     }

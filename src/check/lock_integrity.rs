@@ -9,7 +9,7 @@
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
-use crate::image::sha256_hex;
+use crate::image::Digest;
 use crate::upstream::Pristine;
 
 /// `lock-integrity`.
@@ -97,7 +97,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
             continue;
         };
-        let actual = sha256_hex(&bytes);
+        let actual = Digest::of(&bytes).hex().to_owned();
         match input.lock.patch_sha256(&p.name) {
             None => sink.push(
                 Finding::error(

@@ -1,6 +1,6 @@
 //! vendor.toml: what is vendored, patched, rewritten, built, pinned and checked.
 //!
-//! 1. [`Config::load`] reads the file and deserializes it into [`raw::RawConfig`]
+//! 1. [`Config::load`] reads the file and deserializes it into `raw::RawConfig`
 //!    (unknown keys rejected with their line).
 //! 2. `validate` turns that into [`Config`]: paths are resolved against the
 //!    package directory and may not leave it (except `expect.file`, which is
@@ -212,8 +212,8 @@ pub struct Image {
     pub dockerfile: String,
     /// Platforms built, such as `linux/amd64`.
     pub platforms: Vec<String>,
-    /// The Go minor the builder stage must use (`1.26`).
-    pub go: Option<String>,
+    /// The Go minor the builder stage must use (`1.26`); validated to be a minor.
+    pub go: Option<crate::go::Version>,
     /// `buildx` (default) or `buildah`.
     pub builder: String,
     /// Whether buildx attaches provenance attestations.

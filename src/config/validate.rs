@@ -401,35 +401,32 @@ fn image(cx: &Ctx<'_>, raw: &Spanned<crate::config::raw::RawImage>) -> Result<Im
             format!("`builder` = \"{builder}\" is not `buildx` or `buildah`"),
         ));
     }
-    if let Some(go) = &r.go
-        && !is_go_minor(go.get_ref())
-    {
-        return Err(cx.err(
-            go,
-            format!(
-                "`go` = \"{}\" is not a Go minor such as \"1.26\"",
-                go.get_ref()
-            ),
-        ));
-    }
+    let go = match &r.go {
+        Some(text) => match crate::go::Version::parse(text.get_ref()) {
+            Some(go) if go.is_minor() => Some(go),
+            _ => {
+                return Err(cx.err(
+                    text,
+                    format!(
+                        "`go` = \"{}\" is not a Go minor such as \"1.26\"",
+                        text.get_ref()
+                    ),
+                ));
+            }
+        },
+        None => None,
+    };
     Ok(Image {
         repository: r.repository.get_ref().clone(),
         tag: r.tag.get_ref().clone(),
         context,
         dockerfile,
         platforms: r.platforms.get_ref().clone(),
-        go: r.go.as_ref().map(|g| g.get_ref().clone()),
+        go,
         builder,
         provenance: r.provenance,
         line: cx.line(raw),
     })
-}
-
-fn is_go_minor(s: &str) -> bool {
-    let mut parts = s.split('.');
-    let ok =
-        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
 }
 
 fn expect(cx: &Ctx<'_>, raw: &Spanned<RawExpect>) -> Result<Expect, ConfigError> {
@@ -534,9 +531,13 @@ mod tests {
     }
 
     #[test]
-    fn go_minor_shape() {
-        assert!(is_go_minor("1.26"));
-        assert!(!is_go_minor("1.26.1"));
-        assert!(!is_go_minor("go1.26"));
+    fn image_go_is_a_minor() {
+        let image = "[image]\nrepository = \"r\"\ntag = \"t\"\ncontext = \"c\"\nplatforms = [\"linux/amd64\"]\n";
+        let c = parse(&format!("{MINIMAL}{image}go = \"1.26\"\n")).unwrap();
+        assert_eq!(c.image.unwrap().go.unwrap().to_string(), "1.26");
+        for bad in ["1.26.1", "go1.26", "1.26rc1"] {
+            let e = parse(&format!("{MINIMAL}{image}go = \"{bad}\"\n")).unwrap_err();
+            assert!(e.message.contains("is not a Go minor"), "{bad}: {e}");
+        }
     }
 }

@@ -3,13 +3,15 @@
 //!
 //! A builder stage is one whose base is Docker Hub's official `golang` image.
 //! Its tag must name the Go release vendor.toml declares: exactly `<go>`, a
-//! patch release of it (`<go>.3`) or a variant of either (`<go>-bookworm`).
-//! `golang:1.26` alone floats; only `@sha256:<64 hex>` makes the build
-//! reproducible.
+//! patch release of it (`<go>.3`) or a variant of either (`<go>-bookworm`),
+//! as [`go::Version::is_release_of`] reads it. `golang:1.26` alone floats;
+//! only `@sha256:<64 hex>` makes the build reproducible.
 
 use std::fmt;
 
-use super::{Base, Dockerfile, ImageRef};
+use super::{Base, Dockerfile};
+use crate::go;
+use crate::image::Reference;
 
 /// One way the Go builder stages fall short.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,27 +75,10 @@ impl fmt::Display for BuilderProblem {
     }
 }
 
-/// Whether `tag` names Go release `go` (see the module docs).
-fn tag_matches(tag: &str, go: &str) -> bool {
-    let Some(rest) = tag.strip_prefix(go) else {
-        return false;
-    };
-    let rest = match rest.strip_prefix('.') {
-        Some(patch) => {
-            let digits = patch.len() - patch.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            if digits == 0 {
-                return false;
-            }
-            &patch[digits..]
-        }
-        None => rest,
-    };
-    rest.is_empty() || rest.starts_with('-')
-}
-
-/// Check every golang stage of `df` against Go release `go` (e.g. `1.26`).
-pub fn check_builder(df: &Dockerfile, go: &str) -> Vec<BuilderProblem> {
-    let golang: Vec<(usize, &ImageRef)> = df
+/// Check every golang stage of `df`: pinned by digest, and, when vendor.toml
+/// names one, on Go release `go` (e.g. `1.26`).
+pub fn check_builder(df: &Dockerfile, go: Option<&go::Version>) -> Vec<BuilderProblem> {
+    let golang: Vec<(usize, &Reference)> = df
         .stages
         .iter()
         .filter_map(|s| match &s.base {
@@ -106,14 +91,20 @@ pub fn check_builder(df: &Dockerfile, go: &str) -> Vec<BuilderProblem> {
     }
     let mut out = Vec::new();
     for (line, image) in golang {
-        if !image.tag.as_deref().is_some_and(|t| tag_matches(t, go)) {
-            out.push(BuilderProblem::GoVersion {
-                line,
-                found: image.tag.clone(),
-                expected: go.to_owned(),
-            });
+        if let Some(go) = go {
+            let tag = image.tag();
+            let on_go = tag
+                .and_then(go::Version::from_tag)
+                .is_some_and(|(version, _)| version.is_release_of(go));
+            if !on_go {
+                out.push(BuilderProblem::GoVersion {
+                    line,
+                    found: tag.map(str::to_owned),
+                    expected: go.to_string(),
+                });
+            }
         }
-        if !image.has_sha256_digest() {
+        if image.digest().is_none() {
             out.push(BuilderProblem::NotPinned {
                 line,
                 image: image.to_string(),
@@ -128,7 +119,8 @@ mod tests {
     use super::*;
 
     fn check(text: &str) -> Vec<BuilderProblem> {
-        check_builder(&Dockerfile::parse(text).unwrap(), "1.26")
+        let go = go::Version::parse("1.26").unwrap();
+        check_builder(&Dockerfile::parse(text).unwrap(), Some(&go))
     }
 
     #[test]
@@ -172,6 +164,15 @@ mod tests {
             "the builder image `golang:1.26` is not pinned by @sha256:<64 hex>"
         );
         assert_eq!(problems[1].line(), 3);
+    }
+
+    #[test]
+    fn without_a_go_release_only_the_digest_is_checked() {
+        let df = Dockerfile::parse("FROM golang:1.20\n").unwrap();
+        assert!(matches!(
+            check_builder(&df, None).as_slice(),
+            [BuilderProblem::NotPinned { line: 1, .. }]
+        ));
     }
 
     #[test]

@@ -17,7 +17,6 @@
 
 mod builder;
 mod cni;
-mod image;
 mod lex;
 mod marker;
 mod rewrite;
@@ -26,9 +25,10 @@ mod shell;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::image::Reference;
+
 pub use builder::{BuilderProblem, check_builder};
 pub use cni::{ArchPin, CniChecksums, CniProblem, cni_checksums};
-pub use image::{ImageRef, is_sha256_hex};
 pub use lex::{Comment, Heredoc, Instruction, Text};
 pub use marker::{MarkerLine, rewrite_marker};
 pub use rewrite::rewrite_arg;
@@ -109,14 +109,17 @@ pub struct Stage {
 /// What a stage builds on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Base {
-    /// A registry image.
-    Image(ImageRef),
+    /// A registry image, read with [`Reference::parse_lenient`]: a malformed digest makes it
+    /// unpinned, not unreadable.
+    Image(Reference),
     /// An earlier stage, by index.
     Stage(usize),
     /// `scratch`.
     Scratch,
     /// Not readable without build arguments (an unset ARG, say).
     Unknown(String),
+    /// Written out, but not an image reference (`FROM Golang`): the parse error's message.
+    Invalid(String),
 }
 
 /// One `NAME[=value]` of an `ARG` instruction.
@@ -256,9 +259,9 @@ fn parse_from(ins: &Instruction, stages: &[Stage], args: &[Arg]) -> Result<Stage
     }) {
         Base::Stage(earlier.index)
     } else {
-        match ImageRef::parse(&resolved) {
-            Some(r) => Base::Image(r),
-            None => Base::Unknown(resolved),
+        match Reference::parse_lenient(&resolved) {
+            Ok(r) => Base::Image(r),
+            Err(e) => Base::Invalid(e.to_string()),
         }
     };
     Ok(Stage {
@@ -333,34 +336,34 @@ pub(crate) fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Str
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        if let Some(inner) = after.strip_prefix('{') {
-            if let Some(close) = inner.find('}') {
-                let body = &inner[..close];
-                let (name, op) = match body.find(":-").or_else(|| body.find(":+")) {
-                    Some(p) => (&body[..p], Some((&body[p..p + 2], &body[p + 2..]))),
-                    None => (body, None),
-                };
-                let value = lookup(name);
-                let replaced = match (op, value) {
-                    (None, Some(v)) => Some(v),
-                    (Some((":-", default)), v) => Some(
-                        v.filter(|v| !v.is_empty())
-                            .unwrap_or_else(|| default.to_owned()),
-                    ),
-                    (Some((_, alt)), Some(v)) => Some(if v.is_empty() {
-                        String::new()
-                    } else {
-                        alt.to_owned()
-                    }),
-                    _ => None,
-                };
-                match replaced {
-                    Some(v) => out.push_str(&v),
-                    None => out.push_str(&rest[i..i + 2 + close + 1]),
-                }
-                rest = &inner[close + 1..];
-                continue;
+        if let Some(inner) = after.strip_prefix('{')
+            && let Some(close) = inner.find('}')
+        {
+            let body = &inner[..close];
+            let (name, op) = match body.find(":-").or_else(|| body.find(":+")) {
+                Some(p) => (&body[..p], Some((&body[p..p + 2], &body[p + 2..]))),
+                None => (body, None),
+            };
+            let value = lookup(name);
+            let replaced = match (op, value) {
+                (None, Some(v)) => Some(v),
+                (Some((":-", default)), v) => Some(
+                    v.filter(|v| !v.is_empty())
+                        .unwrap_or_else(|| default.to_owned()),
+                ),
+                (Some((_, alt)), Some(v)) => Some(if v.is_empty() {
+                    String::new()
+                } else {
+                    alt.to_owned()
+                }),
+                _ => None,
+            };
+            match replaced {
+                Some(v) => out.push_str(&v),
+                None => out.push_str(&rest[i..i + 2 + close + 1]),
             }
+            rest = &inner[close + 1..];
+            continue;
         }
         let len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -404,12 +407,12 @@ FROM scratch
         assert_eq!(got[0].2, 4);
         assert_eq!(
             got[0].3,
-            Base::Image(ImageRef::parse("golang:1.26").unwrap())
+            Base::Image(Reference::parse("golang:1.26").unwrap())
         );
         assert_eq!(df.stages[0].platform.as_deref(), Some("$BUILDPLATFORM"));
         assert_eq!(
             got[1].3,
-            Base::Image(ImageRef::parse("debian:stable-slim@sha256:abc").unwrap())
+            Base::Image(Reference::parse_lenient("debian:stable-slim@sha256:abc").unwrap())
         );
         assert_eq!(
             (got[2].1, got[2].3.clone()),
@@ -419,6 +422,17 @@ FROM scratch
         assert_eq!(df.stages[1].instructions, 5..7);
         assert_eq!(df.stage_of(6).map(|s| s.index), Some(1));
         assert_eq!(df.stage_of(1).map(|s| s.index), None);
+    }
+
+    #[test]
+    fn a_base_that_is_no_reference_is_invalid_not_unknown() {
+        let df = Dockerfile::parse("ARG X\nFROM Golang:1.26\nFROM $X\n").unwrap();
+        assert!(
+            matches!(&df.stages[0].base, Base::Invalid(m) if m.contains("`Golang:1.26`")),
+            "{:?}",
+            df.stages[0].base
+        );
+        assert!(matches!(&df.stages[1].base, Base::Unknown(_)));
     }
 
     #[test]

@@ -1,4 +1,11 @@
-//! `Digest`: the content address of a blob or manifest, always `sha256:<64 lowercase hex>`.
+//! `Digest`: the content address of a blob, manifest, vendored file or build, always
+//! `sha256:<64 lowercase hex>`.
+//!
+//! This is the crate's one sha256: registry bodies, the download cache, the lock's file hashes,
+//! pinned checksums in recipes and the build's content hash all hash or validate through it
+//! ([`Digest::of`], [`Hasher`], [`Digest::parse`], [`Digest::from_hex`]). Where only the bare
+//! 64 hex digits are stored (the lock, cache file names, `sha256sum` lines), [`Digest::hex`]
+//! gives them.
 //!
 //! Only sha256 is accepted. The OCI spec registers sha512 too, but no registry revendor talks to
 //! emits it, and accepting an algorithm we cannot compute would let an unverified digest through.
@@ -31,12 +38,19 @@ impl Digest {
         let hex = input
             .strip_prefix(PREFIX)
             .ok_or_else(|| invalid("expected the `sha256:` algorithm prefix"))?;
-        if hex.len() != 64 {
-            return Err(invalid("expected 64 hex digits after `sha256:`"));
-        }
-        if !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(invalid("expected lowercase hex digits after `sha256:`"));
-        }
+        check_hex(hex).map_err(invalid)?;
+        Ok(Digest {
+            hex: hex.to_owned(),
+        })
+    }
+
+    /// Parses the bare 64 lowercase hex digits, as the lock, `sha256sum` lines and Dockerfile
+    /// checksum ARGs write them (no `sha256:` prefix).
+    pub fn from_hex(hex: &str) -> Result<Digest, Error> {
+        check_hex(hex).map_err(|reason| Error::Digest {
+            input: hex.to_owned(),
+            reason,
+        })?;
         Ok(Digest {
             hex: hex.to_owned(),
         })
@@ -45,9 +59,9 @@ impl Digest {
     /// The digest of `bytes` exactly as given: hash the body you received, never a re-serialized
     /// copy, or the digest will not match the registry's.
     pub fn of(bytes: &[u8]) -> Digest {
-        Digest {
-            hex: hex::encode(Sha256::digest(bytes)),
-        }
+        let mut hasher = Hasher::new();
+        hasher.update(bytes);
+        hasher.finish()
     }
 
     /// The 64 hex digits without the algorithm prefix (the name of a blob file on disk).
@@ -56,10 +70,39 @@ impl Digest {
     }
 }
 
-/// The 64 lowercase hex digits of the sha256 of `bytes`, without the
-/// `sha256:` prefix: how the lock and the download cache name file contents.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Digest::of(bytes).hex
+/// Hashes input that arrives in pieces (a build context, record by record) into a [`Digest`],
+/// without gathering it in memory first.
+#[derive(Default)]
+pub struct Hasher(Sha256);
+
+impl Hasher {
+    /// A hasher that has seen nothing yet.
+    pub fn new() -> Hasher {
+        Hasher::default()
+    }
+
+    /// Feeds `bytes`; the digest is of everything fed, in order.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The digest of everything fed so far.
+    pub fn finish(self) -> Digest {
+        Digest {
+            hex: hex::encode(self.0.finalize()),
+        }
+    }
+}
+
+/// Why `hex` is not 64 lowercase hex digits, if it is not.
+fn check_hex(hex: &str) -> Result<(), &'static str> {
+    if hex.len() != 64 {
+        return Err("expected 64 hex digits");
+    }
+    if !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err("expected lowercase hex digits");
+    }
+    Ok(())
 }
 
 impl fmt::Display for Digest {
@@ -101,11 +144,6 @@ mod tests {
     }
 
     #[test]
-    fn sha256_hex_is_the_digest_without_its_prefix() {
-        assert_eq!(sha256_hex(b""), EMPTY.strip_prefix(PREFIX).unwrap());
-    }
-
-    #[test]
     fn parse_round_trips() {
         let d = Digest::parse(EMPTY).unwrap();
         assert_eq!(d.to_string(), EMPTY);
@@ -127,6 +165,25 @@ mod tests {
             let err = Digest::parse(bad).unwrap_err();
             assert!(err.to_string().contains("invalid digest"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn from_hex_takes_the_bare_digits_only() {
+        let hex = &EMPTY["sha256:".len()..];
+        assert_eq!(Digest::from_hex(hex).unwrap(), Digest::of(b""));
+        for bad in [EMPTY, &hex.to_uppercase(), &hex[1..], ""] {
+            assert!(Digest::from_hex(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hashing_in_pieces_equals_hashing_at_once() {
+        let mut hasher = Hasher::new();
+        hasher.update(b"hel");
+        hasher.update(b"");
+        hasher.update(b"lo");
+        assert_eq!(hasher.finish(), Digest::of(b"hello"));
+        assert_ne!(Digest::of(b"hello"), Digest::of(b"hellO"));
     }
 
     #[test]

@@ -6,7 +6,8 @@ use thiserror::Error;
 /// (trimmed for bodies) so the message alone tells the user what to fix.
 #[derive(Debug, Error)]
 pub enum Error {
-    /// Not `sha256:` followed by 64 lowercase hex digits.
+    /// Not `sha256:` followed by 64 lowercase hex digits (for [`Digest::from_hex`](super::Digest::from_hex):
+    /// not the 64 digits alone).
     #[error("invalid digest `{input}`: {reason}")]
     Digest {
         /// The rejected input.

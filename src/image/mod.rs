@@ -9,7 +9,7 @@ mod manifest;
 mod platform;
 mod reference;
 
-pub use digest::{Digest, sha256_hex};
+pub use digest::{Digest, Hasher};
 pub use error::Error;
 pub use manifest::{Descriptor, ImageManifest, Index, Manifest, MediaType};
 pub use platform::Platform;

@@ -9,6 +9,11 @@
 //! Docker Hub has three spellings (`docker.io`, `index.docker.io`, `registry-1.docker.io`); all of
 //! them normalize to the API host `registry-1.docker.io`, while `Display` keeps the user's form so
 //! messages and rewritten files show what the user wrote.
+//!
+//! This is the crate's one image reference: vendor.toml, the lock and the registry client read
+//! it strictly ([`Reference::parse`]); a Dockerfile's `FROM` reads it with
+//! [`Reference::parse_lenient`], because `golang:1.26@sha256:abc` is still a golang stage, one
+//! that is not pinned, and `revendor image pin-base` must be able to repair it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -32,8 +37,9 @@ pub fn canonical_registry(host: &str) -> &str {
     }
 }
 
-/// A parsed image reference. Equality compares the normalized parts, so `golang:1.26` equals
-/// `docker.io/library/golang:1.26`.
+/// A parsed image reference: the user's spelling for printing and rewriting, the normalized
+/// parts for talking to a registry. Equality compares the normalized parts, so `golang:1.26`
+/// equals `docker.io/library/golang:1.26`.
 #[derive(Clone, Debug)]
 pub struct Reference {
     /// The name as the user typed it, before any tag or digest.
@@ -42,18 +48,34 @@ pub struct Reference {
     repository: String,
     tag: Option<String>,
     digest: Option<Digest>,
+    /// What followed `@` when it is not a digest; only [`Reference::parse_lenient`] keeps one.
+    malformed_digest: Option<String>,
 }
 
 impl Reference {
     /// Parses `[host[:port]/]path[:tag][@sha256:…]`. Never touches the network.
     pub fn parse(input: &str) -> Result<Reference, Error> {
+        if let Some((_, digest)) = input.split_once('@') {
+            Digest::parse(digest)?;
+        }
+        Reference::parse_lenient(input)
+    }
+
+    /// Parses like [`Reference::parse`], except that text after `@` that is not a sha256 digest
+    /// is kept as written rather than rejected: [`Reference::digest`] is `None`, `Display` still
+    /// shows it. For a recipe's `FROM`, where a short digest means "not pinned", not "not an
+    /// image"; never hand such a reference to a registry, it would resolve the tag.
+    pub fn parse_lenient(input: &str) -> Result<Reference, Error> {
         let invalid = |reason: &str| Error::Reference {
             input: input.to_owned(),
             reason: reason.to_owned(),
         };
-        let (rest, digest) = match input.split_once('@') {
-            Some((rest, digest)) => (rest, Some(Digest::parse(digest)?)),
-            None => (input, None),
+        let (rest, digest, malformed_digest) = match input.split_once('@') {
+            Some((rest, text)) => match Digest::parse(text) {
+                Ok(digest) => (rest, Some(digest), None),
+                Err(_) => (rest, None, Some(text.to_owned())),
+            },
+            None => (input, None, None),
         };
         let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
         let (name, tag) = match rest[last_slash..].rfind(':') {
@@ -90,7 +112,14 @@ impl Reference {
             repository,
             tag: tag.map(str::to_owned),
             digest,
+            malformed_digest,
         })
+    }
+
+    /// The registry and path as written, without tag or digest (`golang`, `docker.io/golang`):
+    /// what a rewritten `FROM` or a lock key repeats.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The registry host (with port, if any) to talk to; Docker Hub aliases are normalized.
@@ -127,8 +156,19 @@ impl Reference {
     pub fn with_digest(&self, digest: Digest) -> Reference {
         Reference {
             digest: Some(digest),
+            malformed_digest: None,
             ..self.clone()
         }
+    }
+
+    /// Whether this names Docker Hub's official image `repo` however it is spelled (`golang`,
+    /// `library/golang`, `docker.io/library/golang`, …), and not a namesake elsewhere.
+    pub fn is_docker_official(&self, repo: &str) -> bool {
+        self.registry == DOCKER_HUB
+            && self
+                .repository
+                .strip_prefix("library/")
+                .is_some_and(|r| r == repo)
     }
 }
 
@@ -138,6 +178,7 @@ impl PartialEq for Reference {
             && self.repository == other.repository
             && self.tag == other.tag
             && self.digest == other.digest
+            && self.malformed_digest == other.malformed_digest
     }
 }
 
@@ -151,6 +192,9 @@ impl fmt::Display for Reference {
         }
         if let Some(digest) = &self.digest {
             write!(f, "@{digest}")?;
+        }
+        if let Some(text) = &self.malformed_digest {
+            write!(f, "@{text}")?;
         }
         Ok(())
     }
@@ -363,6 +407,53 @@ mod tests {
         }
         let long_tag = format!("app:{}", "t".repeat(129));
         assert!(Reference::parse(&long_tag).is_err());
+    }
+
+    #[test]
+    fn lenient_parsing_keeps_a_malformed_digest_out_of_the_normalized_view() {
+        let short = "localhost:5000/golang:1.26@sha256:abc";
+        assert!(Reference::parse(short).is_err());
+        let r = Reference::parse_lenient(short).unwrap();
+        assert_eq!(r.to_string(), short);
+        assert_eq!(
+            (r.name(), r.tag(), r.digest()),
+            ("localhost:5000/golang", Some("1.26"), None)
+        );
+        assert_eq!(r.identifier(), "1.26");
+        assert_ne!(r, Reference::parse("localhost:5000/golang:1.26").unwrap());
+        let pinned = r.with_digest(Digest::parse(D).unwrap());
+        assert_eq!(
+            pinned.to_string(),
+            format!("localhost:5000/golang:1.26@{D}")
+        );
+        assert_eq!(
+            Reference::parse_lenient(&pinned.to_string()).unwrap(),
+            pinned
+        );
+        assert!(Reference::parse_lenient("Golang:1.26@sha256:abc").is_err());
+    }
+
+    #[test]
+    fn docker_official_names_in_every_spelling() {
+        for name in [
+            "golang:1",
+            "library/golang",
+            "docker.io/library/golang",
+            "docker.io/golang",
+            "index.docker.io/golang@sha256:abc",
+        ] {
+            let r = Reference::parse_lenient(name).unwrap();
+            assert!(r.is_docker_official("golang"), "{name}");
+        }
+        for name in [
+            "ghcr.io/golang",
+            "mygolang",
+            "docker.io/x/golang",
+            "localhost/golang",
+        ] {
+            let r = Reference::parse(name).unwrap();
+            assert!(!r.is_docker_official("golang"), "{name}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! searched; the key must resolve to one text value.
 
 use super::{Error, LineValue};
-use crate::dockerfile::is_sha256_hex;
+use crate::image::Digest;
 use crate::manifest::{self, Node};
 
 /// Read the scalar at dotted `key` of YAML `text`; with `strip`, drop a
@@ -61,8 +61,7 @@ pub fn strip_digest(found: LineValue) -> Result<LineValue, Error> {
     let Some((head, digest)) = found.value.split_once('@') else {
         return Ok(found);
     };
-    let valid = digest.strip_prefix("sha256:").is_some_and(is_sha256_hex);
-    if !valid || head.is_empty() {
+    if Digest::parse(digest).is_err() || head.is_empty() {
         return Err(Error::Digest {
             value: found.value.clone(),
             line: found.line,

@@ -6,7 +6,7 @@
 //! digest may belong to another file.
 
 use super::{Error, LineValue};
-use crate::dockerfile::is_sha256_hex;
+use crate::image::Digest;
 
 /// The CNI plugins release asset for `arch` (`amd64`) at `version` (`v1.9.1`).
 pub fn cni_asset(arch: &str, version: &str) -> String {
@@ -30,7 +30,7 @@ pub fn sidecar_sha256(text: &str, asset: &str) -> Result<LineValue, Error> {
             .split_once([' ', '\t'])
             .ok_or_else(|| malformed("no file name after the digest"))?;
         let hash = hash.to_ascii_lowercase();
-        if !is_sha256_hex(&hash) {
+        if Digest::from_hex(&hash).is_err() {
             return Err(malformed("the digest is not 64 hex digits"));
         }
         let name = rest.trim_start_matches([' ', '\t']);

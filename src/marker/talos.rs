@@ -114,10 +114,12 @@ pub fn pkgs_ref(describe: &str) -> Result<PkgsRef, Error> {
                 && h.bytes()
                     .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         });
-        if let Some(hex) = hex {
-            if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) && !tag.is_empty() {
-                return Ok(PkgsRef::Commit(hex.to_owned()));
-            }
+        if let Some(hex) = hex
+            && !count.is_empty()
+            && count.bytes().all(|b| b.is_ascii_digit())
+            && !tag.is_empty()
+        {
+            return Ok(PkgsRef::Commit(hex.to_owned()));
         }
     }
     let tag_like = describe

@@ -257,7 +257,7 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
         .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
     let df = parse_dockerfile(&path, &text)?;
     if let Some(go) = &image.go
-        && let Some(problem) = check_builder(&df, go).first()
+        && let Some(problem) = check_builder(&df, Some(go)).first()
     {
         let hint = match problem {
             BuilderProblem::NotPinned { .. } => {

@@ -24,6 +24,7 @@ use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Image};
 use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile, Stage, check_builder};
 use crate::error::{Error, Result};
+use crate::go;
 use crate::image::{Digest, Manifest, Platform, Reference};
 use crate::paths::{self, Transaction};
 use crate::registry;
@@ -91,20 +92,24 @@ impl PinBaseReport {
 pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     let config = Config::load(&ctx.root)?;
     let image = image_config(&config)?;
-    if let Some(go) = &opts.go
-        && !is_go_minor(go)
-    {
-        return Err(Error::usage(
-            format!("--go `{go}` is not a Go minor"),
-            "pass a Go minor such as --go 1.27",
-        ));
-    }
+    let go_flag = match &opts.go {
+        Some(text) => match go::Version::parse(text) {
+            Some(go) if go.is_minor() => Some(go),
+            _ => {
+                return Err(Error::usage(
+                    format!("--go `{text}` is not a Go minor"),
+                    "pass a Go minor such as --go 1.27",
+                ));
+            }
+        },
+        None => None,
+    };
     let path = ctx.root.join(&image.dockerfile);
     let text = String::from_utf8(paths::read(&path)?)
         .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
     let df = parse_dockerfile(&path, &text)?;
     let on_golang = |s: &Stage| matches!(&s.base, Base::Image(r) if r.is_docker_official("golang"));
-    if opts.go.is_some() && !df.stages.iter().any(on_golang) {
+    if go_flag.is_some() && !df.stages.iter().any(on_golang) {
         return Err(ConfigError::at(
             &path,
             None,
@@ -112,7 +117,7 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
         )
         .into());
     }
-    let wrong_go = builder_on_other_go(&df, image, opts.go.as_deref());
+    let wrong_go = builder_on_other_go(&df, image, go_flag.as_ref());
     let platforms = platforms(&config, image)?;
     let client = ctx.registry()?;
 
@@ -120,10 +125,12 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut bases = Vec::new();
     for stage in &df.stages {
-        let Base::Image(current) = &stage.base else {
-            continue;
-        };
         let at = |message: String| ConfigError::at(&path, Some(stage.line), message);
+        let current = match &stage.base {
+            Base::Image(current) => current,
+            Base::Invalid(message) => return Err(at(message.clone()).into()),
+            Base::Stage(_) | Base::Scratch | Base::Unknown(_) => continue,
+        };
         if stage.image.contains('$') {
             return Err(at(format!(
                 "FROM names its image through a build argument (`{}`)",
@@ -133,23 +140,24 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
             .into());
         }
         if let Some(problem) = wrong_go.iter().find(|p| p.line() == stage.line) {
-            let go = image.go.as_deref().unwrap_or_default();
+            let go = image.go.as_ref().map(ToString::to_string);
             return Err(at(problem.to_string())
                 .hint(format!(
-                    "pass --go {go} to move the builder, or fix `go` in vendor.toml"
+                    "pass --go {} to move the builder, or fix `go` in vendor.toml",
+                    go.unwrap_or_default()
                 ))
                 .into());
         }
-        let Some(tag) = current.tag.as_deref() else {
+        let Some(tag) = current.tag() else {
             return Err(at(format!("FROM `{}` has no tag to resolve", stage.image))
                 .hint("name the tag to follow, such as debian:stable-slim")
                 .into());
         };
-        let tag = match &opts.go {
+        let tag = match &go_flag {
             Some(go) if current.is_docker_official("golang") => retag(tag, go),
             _ => tag.to_owned(),
         };
-        let name_tag = format!("{}:{tag}", current.name);
+        let name_tag = format!("{}:{tag}", current.name());
         let digest = match resolved.get(&name_tag) {
             Some(d) => d.clone(),
             None => {
@@ -185,8 +193,8 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     let new_df = parse_dockerfile(&path, &new_text)?;
     let mut txn = Transaction::new(&ctx.root);
     txn.stage(&image.dockerfile, new_text.into_bytes());
-    if let Some(go) = &opts.go
-        && image.go.as_deref() != Some(go)
+    if let Some(go) = &go_flag
+        && image.go.as_ref() != Some(go)
     {
         txn.stage("vendor.toml", set_go(&ctx.root, go)?);
     }
@@ -215,9 +223,9 @@ pub(crate) fn pinned_bases(df: &Dockerfile) -> BTreeMap<String, String> {
     df.stages
         .iter()
         .filter_map(|s| match &s.base {
-            Base::Image(r) if r.has_sha256_digest() => Some((
-                format!("{}:{}", r.name, r.tag.as_deref()?),
-                r.digest.clone()?,
+            Base::Image(r) => Some((
+                format!("{}:{}", r.name(), r.tag()?),
+                r.digest()?.to_string(),
             )),
             _ => None,
         })
@@ -238,10 +246,10 @@ pub(crate) fn parse_dockerfile(path: &std::path::Path, text: &str) -> Result<Doc
 fn builder_on_other_go(
     df: &Dockerfile,
     image: &Image,
-    go_flag: Option<&str>,
+    go_flag: Option<&go::Version>,
 ) -> Vec<BuilderProblem> {
-    match (go_flag, image.go.as_deref()) {
-        (None, Some(go)) => check_builder(df, go)
+    match (go_flag, image.go.as_ref()) {
+        (None, Some(go)) => check_builder(df, Some(go))
             .into_iter()
             .filter(|p| matches!(p, BuilderProblem::GoVersion { .. }))
             .collect(),
@@ -254,11 +262,11 @@ fn builder_on_other_go(
 fn resolve_base(
     client: &registry::Client,
     reference: &Reference,
-    current: &dockerfile::ImageRef,
+    current: &Reference,
     platforms: &[Platform],
 ) -> Result<Digest> {
     let digest = client.head_manifest(reference)?;
-    if current.digest.as_deref() == Some(digest.to_string().as_str()) {
+    if current.digest() == Some(&digest) {
         return Ok(digest);
     }
     let fetched = client.get_manifest(&reference.with_digest(digest.clone()))?;
@@ -303,28 +311,18 @@ fn image_span(df: &Dockerfile, stage: &Stage, text: &str) -> Option<Range<usize>
     (text.get(span.clone()) == Some(word)).then_some(span)
 }
 
-/// `tag` moved to Go minor `go`: the version prefix is replaced and any
-/// variant suffix kept (`1.26.3-bookworm` → `1.27-bookworm`).
-fn retag(tag: &str, go: &str) -> String {
-    let end = tag
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(tag.len());
-    if end == 0 {
-        return go.to_owned();
+/// `tag` moved to Go minor `go`: the version is replaced and any variant
+/// suffix kept (`1.26.3-bookworm` → `1.27-bookworm`); a tag naming no
+/// version (`bookworm`) becomes `go` alone.
+fn retag(tag: &str, go: &go::Version) -> String {
+    match go::Version::from_tag(tag) {
+        Some((_, variant)) => format!("{go}{variant}"),
+        None => go.to_string(),
     }
-    format!("{go}{}", &tag[end..])
-}
-
-fn is_go_minor(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('.').collect();
-    parts.len() == 2
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// vendor.toml with `[image] go` set to `go`, every other byte kept.
-fn set_go(root: &std::path::Path, go: &str) -> Result<Vec<u8>> {
+fn set_go(root: &std::path::Path, go: &go::Version) -> Result<Vec<u8>> {
     let path = root.join("vendor.toml");
     let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
     let mut doc: DocumentMut = text
@@ -336,11 +334,11 @@ fn set_go(root: &std::path::Path, go: &str) -> Result<Vec<u8>> {
     match table.get_mut("go").and_then(|i| i.as_value_mut()) {
         Some(value) => {
             let decor = value.decor().clone();
-            *value = toml_edit::Value::from(go);
+            *value = toml_edit::Value::from(go.to_string());
             *value.decor_mut() = decor;
         }
         None => {
-            table.insert("go", toml_edit::value(go));
+            table.insert("go", toml_edit::value(go.to_string()));
         }
     }
     Ok(doc.to_string().into_bytes())
@@ -352,9 +350,12 @@ mod tests {
 
     #[test]
     fn retag_keeps_the_variant() {
-        assert_eq!(retag("1.26", "1.27"), "1.27");
-        assert_eq!(retag("1.26.3-bookworm", "1.27"), "1.27-bookworm");
-        assert_eq!(retag("bookworm", "1.27"), "1.27");
+        let go = go::Version::parse("1.27").unwrap();
+        assert_eq!(retag("1.26", &go), "1.27");
+        assert_eq!(retag("1.26.3-bookworm", &go), "1.27-bookworm");
+        assert_eq!(retag("1.23-alpine3.20", &go), "1.27-alpine3.20");
+        assert_eq!(retag("1.26rc1", &go), "1.27");
+        assert_eq!(retag("bookworm", &go), "1.27");
     }
 
     #[test]
@@ -388,15 +389,8 @@ mod tests {
         let text =
             "[image]\nrepository = \"r\"\ngo = \"1.26\"   # the builder\n\n[[pin]]\nfile = \"f\"\n";
         std::fs::write(dir.path().join("vendor.toml"), text).unwrap();
-        let out = String::from_utf8(set_go(dir.path(), "1.27").unwrap()).unwrap();
+        let go = go::Version::parse("1.27").unwrap();
+        let out = String::from_utf8(set_go(dir.path(), &go).unwrap()).unwrap();
         assert_eq!(out, text.replace("\"1.26\"", "\"1.27\""));
-    }
-
-    #[test]
-    fn go_minors() {
-        assert!(is_go_minor("1.27"));
-        for bad in ["1", "1.27.1", "1.x", "", "1."] {
-            assert!(!is_go_minor(bad), "{bad}");
-        }
     }
 }

@@ -8,7 +8,7 @@
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
-use crate::image::sha256_hex;
+use crate::image::Digest;
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::Patches;
@@ -94,7 +94,7 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             .find(|p| p.name == lp.name)
             .and_then(|p| txn.staged(&p.file))
         {
-            lp.sha256 = sha256_hex(bytes);
+            lp.sha256 = Digest::of(bytes).hex().to_owned();
         }
     }
     let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
 use crate::config::{AppliesTo, Config, Vendor};
 use crate::error::Result;
-use crate::image::sha256_hex;
+use crate::image::Digest;
 use crate::paths::{self, Transaction};
 use crate::render::{self, Patches};
 use crate::upstream::Pristine;
@@ -120,7 +120,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&vendor.pristine(), theirs.clone());
         locked_files.push(LockedFile {
             from: vendor.from.clone(),
-            sha256: sha256_hex(&theirs),
+            sha256: Digest::of(&theirs).hex().to_owned(),
         });
     }
 
@@ -158,7 +158,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         let bytes = crate::patch::write(&p.set);
         locked_patches.push(LockedPatch {
             name: p.name.clone(),
-            sha256: sha256_hex(&bytes),
+            sha256: Digest::of(&bytes).hex().to_owned(),
         });
         txn.stage(&p.file, bytes);
     }
@@ -169,11 +169,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 .iter()
                 .any(|p| p.name == l.name && p.file == file)
         }) {
-            lp.sha256 = sha256_hex(&bytes);
+            lp.sha256 = Digest::of(&bytes).hex().to_owned();
         } else if let Some(p) = config.patches.iter().find(|p| p.file == file) {
             locked_patches.push(LockedPatch {
                 name: p.name.clone(),
-                sha256: sha256_hex(&bytes),
+                sha256: Digest::of(&bytes).hex().to_owned(),
             });
         }
         txn.stage(&file, bytes);

@@ -241,10 +241,10 @@ impl Search<'_> {
             if let Some(at) = self.try_at(later) {
                 return Ok(at);
             }
-            if distance > 0 {
-                if let Some(at) = self.try_at(earlier) {
-                    return Ok(at);
-                }
+            if distance > 0
+                && let Some(at) = self.try_at(earlier)
+            {
+                return Ok(at);
             }
         }
         Err(self.fail_at(guess))

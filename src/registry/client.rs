@@ -177,15 +177,15 @@ impl Client {
                 });
             }
         }
-        if let Some(requested) = reference.digest() {
-            if requested != &digest {
-                return Err(Error::DigestMismatch {
-                    reference: reference.to_string(),
-                    expected: requested.clone(),
-                    actual: digest,
-                    source_of_expected: "requested",
-                });
-            }
+        if let Some(requested) = reference.digest()
+            && requested != &digest
+        {
+            return Err(Error::DigestMismatch {
+                reference: reference.to_string(),
+                expected: requested.clone(),
+                actual: digest,
+                source_of_expected: "requested",
+            });
         }
         let manifest =
             Manifest::parse(&answer.body, answer.header(CONTENT_TYPE)).map_err(|source| {

@@ -134,10 +134,10 @@ impl Credentials {
         if let Some(name) = find_by_host(&self.file.cred_helpers, host) {
             return helper(name, server);
         }
-        if let Some(entry) = find_by_host(&self.file.auths, host) {
-            if let Some(credential) = self.credential_in(entry)? {
-                return Ok(Some(credential));
-            }
+        if let Some(entry) = find_by_host(&self.file.auths, host)
+            && let Some(credential) = self.credential_in(entry)?
+        {
+            return Ok(Some(credential));
         }
         match &self.file.creds_store {
             Some(store) if !store.is_empty() => helper(store, server),

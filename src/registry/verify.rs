@@ -52,14 +52,14 @@ impl Client {
         expected: Option<&Digest>,
     ) -> Result<VerifiedIndex, Error> {
         let fetched = self.get_manifest(reference)?;
-        if let Some(expected) = expected {
-            if expected != &fetched.digest {
-                return Err(Error::UnexpectedDigest {
-                    reference: reference.to_string(),
-                    expected: expected.clone(),
-                    actual: fetched.digest,
-                });
-            }
+        if let Some(expected) = expected
+            && expected != &fetched.digest
+        {
+            return Err(Error::UnexpectedDigest {
+                reference: reference.to_string(),
+                expected: expected.clone(),
+                actual: fetched.digest,
+            });
         }
         let index = match fetched.manifest {
             Manifest::Index(index) => index,

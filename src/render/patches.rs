@@ -7,7 +7,7 @@
 
 use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
-use crate::image::sha256_hex;
+use crate::image::Digest;
 use crate::patch::{self, FilePatch, PatchSet};
 
 use super::Stack;
@@ -76,7 +76,7 @@ impl Patches {
                 name: p.name.clone(),
                 file: p.file.clone(),
                 strip: p.strip,
-                sha256: sha256_hex(&bytes),
+                sha256: Digest::of(&bytes).hex().to_owned(),
                 bytes,
                 set,
             });
@@ -184,7 +184,7 @@ impl Patches {
                 file: format!("{name}.patch"),
                 strip: 1,
                 bytes: text.as_bytes().to_vec(),
-                sha256: sha256_hex(text.as_bytes()),
+                sha256: Digest::of(text.as_bytes()).hex().to_owned(),
                 set: patch::parse(text.as_bytes()).unwrap(),
             })
             .collect();

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::image::sha256_hex;
+use crate::image::Digest;
 use crate::net::write_atomic;
 
 /// A content-addressed store under a directory.
@@ -27,7 +27,7 @@ impl Cache {
     pub fn get(&self, sha256: &str) -> Option<Vec<u8>> {
         let path = self.dir.join(sha256);
         let bytes = std::fs::read(&path).ok()?;
-        if sha256_hex(&bytes) == sha256 {
+        if Digest::of(&bytes).hex() == sha256 {
             Some(bytes)
         } else {
             let _ = std::fs::remove_file(&path);
@@ -38,7 +38,7 @@ impl Cache {
     /// Stores `bytes`, returning their sha256. A failure to write only
     /// costs a later download, so it is not an error.
     pub fn put(&self, bytes: &[u8]) -> String {
-        let sha = sha256_hex(bytes);
+        let sha = Digest::of(bytes).hex().to_owned();
         let path = self.dir.join(&sha);
         if !path.exists() {
             let _ = write_atomic(&path, bytes);

@@ -10,6 +10,7 @@ use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
 
 use super::{Release, Source, SourceTree};
 use crate::error::{Error, Result};
+use crate::image::Digest;
 
 /// A git repository as an upstream.
 #[derive(Debug)]
@@ -22,7 +23,7 @@ pub struct Git {
 impl Git {
     /// The repository at `url`, mirrored under `cache_dir`.
     pub fn new(url: &str, cache_dir: &Path, offline: bool) -> Git {
-        let key = crate::image::sha256_hex(url.as_bytes());
+        let key = Digest::of(url.as_bytes()).hex().to_owned();
         Git {
             url: url.to_string(),
             mirror: cache_dir.join("git").join(key),

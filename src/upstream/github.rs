@@ -13,6 +13,7 @@ use serde::Deserialize;
 use super::{Release, Source, SourceTree, archive};
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::image::Digest;
 use crate::net::{Client, HttpError, next_link};
 
 /// Most pages a release listing may take; a guard against a server that
@@ -170,7 +171,7 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        let sha = crate::image::sha256_hex(&resp.body);
+        let sha = Digest::of(&resp.body).hex().to_owned();
         let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
             what: "a usable tar.gz archive".into(),
             url: url.clone(),

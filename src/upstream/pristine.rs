@@ -18,7 +18,7 @@ use super::{Source, cache::Cache, fetch_file};
 use crate::config::Vendor;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
-use crate::image::sha256_hex;
+use crate::image::Digest;
 use crate::paths;
 
 /// The state of a vendored file's pristine copy under `upstream/`.
@@ -57,7 +57,7 @@ impl Pristine {
             return Ok(Pristine::NotLocked);
         };
         if let Some(bytes) = paths::read_opt(&root.join(vendor.pristine()))? {
-            let actual = sha256_hex(&bytes);
+            let actual = Digest::of(&bytes).hex().to_owned();
             return Ok(if actual == sha {
                 Pristine::Verified(bytes)
             } else {
@@ -145,7 +145,7 @@ mod tests {
         let cache = Cache::new(&root.path().join("cache"));
         let v = vendor();
         let read = |lock: &Lock| Pristine::read(root.path(), lock, &v, &cache, None).unwrap();
-        let sha = sha256_hex(b"a\n");
+        let sha = Digest::of(b"a\n").hex().to_owned();
 
         assert_eq!(read(&Lock::default()), Pristine::NotLocked);
         assert_eq!(read(&lock(&sha)), Pristine::Missing);
@@ -159,7 +159,7 @@ mod tests {
             read(&lock(&sha)),
             Pristine::Edited {
                 expected: sha.clone(),
-                actual: sha256_hex(b"b\n"),
+                actual: Digest::of(b"b\n").hex().to_owned(),
             }
         );
         let e = read(&lock(&sha)).verified(&v).unwrap_err();

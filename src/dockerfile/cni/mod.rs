@@ -38,7 +38,8 @@ use self::command::{
     Output, apply_set, download_output, is_cni_url, normalize, tar_file, variable, verify_input,
 };
 use super::shell::{self, Command, Sep};
-use super::{Dockerfile, Instruction, expand, is_sha256_hex};
+use super::{Dockerfile, Instruction, expand};
+use crate::image::Digest;
 
 /// The digest pinned for one platform.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -436,7 +437,7 @@ fn arch_matches(subject: &str, pattern: &str, platform: &str) -> bool {
 }
 
 fn push_pin(out: &mut CniChecksums, platform: &str, value: String, line: usize) {
-    if !is_sha256_hex(&value) {
+    if Digest::from_hex(&value).is_err() {
         out.problems.push(CniProblem::NotHex {
             platform: platform.to_owned(),
             value: value.clone(),

@@ -10,6 +10,7 @@ use super::summary::{ConflictReport, PatchReport, UpdateReport};
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
+use crate::go;
 use crate::patch::{self, Labels, Outcome};
 use crate::upstream::{Source, SourceTree};
 use crate::workspace::Context;
@@ -39,7 +40,7 @@ pub(super) fn verify(
     if patches.is_empty() {
         if config.image.is_some() {
             facts.go_directive = match source.file(target, "go.mod") {
-                Ok(bytes) => go_directive(&bytes),
+                Ok(bytes) => go::Version::from_go_mod(&bytes).map(|v| v.to_string()),
                 Err(Error::NotFound { .. }) => None,
                 Err(e) => return Err(e),
             };
@@ -50,7 +51,11 @@ pub(super) fn verify(
         .status("Fetching", format!("the source tree at {target}"));
     let tree = source.tree(target)?;
     facts.archive_sha256 = tree.archive_sha256.clone();
-    facts.go_directive = tree.files.get("go.mod").and_then(|b| go_directive(b));
+    facts.go_directive = tree
+        .files
+        .get("go.mod")
+        .and_then(|b| go::Version::from_go_mod(b))
+        .map(|v| v.to_string());
     if let (Some(l), Some(new)) = (lock, &tree.archive_sha256)
         && l.upstream.version == target
         && let Some(old) = &l.upstream.source_sha256
@@ -139,26 +144,4 @@ pub(super) fn verify(
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }
     Ok(facts)
-}
-
-/// The `go` directive of a go.mod (`go 1.25.0` → `1.25.0`).
-pub(crate) fn go_directive(go_mod: &[u8]) -> Option<String> {
-    String::from_utf8_lossy(go_mod).lines().find_map(|l| {
-        let l = l.split("//").next().unwrap_or("").trim();
-        l.strip_prefix("go ").map(|v| v.trim().to_string())
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn go_directive_is_read() {
-        assert_eq!(
-            go_directive(b"module x\n\ngo 1.25.0 // min\n\ntoolchain go1.26\n").as_deref(),
-            Some("1.25.0")
-        );
-        assert_eq!(go_directive(b"module x\n"), None);
-    }
 }
