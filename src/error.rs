@@ -128,6 +128,24 @@ pub enum Error {
         /// The sha256 on disk.
         actual: String,
     },
+    /// A patch section does not apply strictly where it must (render,
+    /// refresh, the locked side of an update); the hunk error is the cause.
+    #[error(
+        "patch `{patch}` ({file}) does not apply to `{target}` at the locked version {version}"
+    )]
+    PatchDoesNotApply {
+        /// The patch's name in vendor.toml.
+        patch: String,
+        /// The patch file, relative to the package.
+        file: String,
+        /// The vendored file's upstream path.
+        target: String,
+        /// The locked version.
+        version: String,
+        /// Which hunk failed and where.
+        #[source]
+        error: crate::patch::ApplyError,
+    },
     /// A patch could not be carried to the new upstream; nothing was written.
     #[error("{0}")]
     Conflict(String),
@@ -159,7 +177,9 @@ impl Error {
             | Error::Usage { .. }
             | Error::NoRelease { .. }
             | Error::Render { .. } => ExitCode::Usage,
-            Error::Conflict(_) | Error::PristineEdited { .. } => ExitCode::Findings,
+            Error::Conflict(_) | Error::PatchDoesNotApply { .. } | Error::PristineEdited { .. } => {
+                ExitCode::Findings
+            }
             Error::Http(_)
             | Error::Git { .. }
             | Error::Io { .. }

@@ -100,6 +100,7 @@ impl Context {
         let mirrors = Mirrors::parse(self.env.registry_mirrors.as_deref().unwrap_or_default())?;
         Ok(registry::Client::builder()
             .backoff(Duration::from_millis(250), Duration::from_secs(4))
+            .timeout(self.env.http_timeout)
             .credentials(credentials)
             .mirrors(mirrors)
             .build()?)

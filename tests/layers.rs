@@ -38,7 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("console", &[]),
     // config → go: vendor.toml's `[image] go` is validated as a go::Version.
     ("config", &["go"]),
-    ("error", &["builder", "config", "net", "registry"]),
+    ("error", &["builder", "config", "net", "patch", "registry"]),
     ("net", &[]),
     ("paths", &["error"]),
     ("marker", &["dockerfile", "image", "manifest"]),

@@ -91,7 +91,13 @@ impl SectionError {
 /// A command that needs every section to apply stops with a conflict (exit 1).
 impl From<SectionError> for Error {
     fn from(e: SectionError) -> Error {
-        Error::Conflict(e.to_string())
+        Error::PatchDoesNotApply {
+            patch: e.patch,
+            file: e.file,
+            target: e.target,
+            version: e.version,
+            error: e.error,
+        }
     }
 }
 
