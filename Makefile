@@ -47,7 +47,7 @@ lint-workflows:
 	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" actionlint .github/workflows/*.yml
 	./scripts/lint-workflow-policy
 	shellcheck .ci/run scripts/*
-	./scripts/test-triage-findings
+	./scripts/test-workflow-scripts
 
 bench:
 	$(CARGO) bench --bench update_vs_shell
