@@ -5,11 +5,12 @@
 #   make check       the drift check the nightly job runs
 #   make test-deps   install everything the tests need (the tests' set-up)
 #   make test        run the whole test suite
+#   make lint-workflows  actionlint (with shellcheck) over .github/workflows
 
 CARGO ?= cargo
 REVENDOR ?= $(CARGO) run --quiet --release --
 
-.PHONY: install update render check image test-deps test lint bench
+.PHONY: install update render check image test-deps test lint lint-workflows bench
 
 install:
 	./scripts/install-build-deps
@@ -38,6 +39,15 @@ test:
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+
+# actionlint runs shellcheck on every `run:` block; install-test-deps
+# installs both. Then what actionlint does not check (pins, permissions),
+# and the scripts the workflows call, checked and tested.
+lint-workflows:
+	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" actionlint .github/workflows/*.yml
+	./scripts/lint-workflow-policy
+	shellcheck .ci/run scripts/*
+	./scripts/test-workflow-scripts
 
 bench:
 	$(CARGO) bench --bench update_vs_shell

@@ -559,6 +559,38 @@ fn a_newer_release_is_reported_with_its_dry_run() {
     );
 }
 
+/// The nightly workflow decides with scripts/triage-findings, which reads
+/// the dry run out of this finding's message: the real report must give it
+/// the release to update to.
+#[test]
+fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
+    let Some((_registry, gh, pkg, rv)) = with_registry(push_index) else {
+        return;
+    };
+    gh.repo(REPO)
+        .file_at("v1.1.0", FILE, manifest("v1.0.0"))
+        .release("v1.1.0", |r| r);
+    let run = rv.run(&["check", "--online", "--format", "json"]).expect(1);
+    pkg.write("check.json", &run.stdout);
+    let triage = std::process::Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/triage-findings"
+    ))
+    .args(["nightly", "check.json", "1"])
+    .current_dir(pkg.path())
+    .env_remove("GITHUB_OUTPUT")
+    .env_remove("GITHUB_STEP_SUMMARY")
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&triage.stdout);
+    assert!(
+        triage.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&triage.stderr)
+    );
+    assert_eq!(stdout, "errors=0\nupgrade=v1.1.0\n");
+}
+
 #[test]
 fn check_help_names_its_flags() {
     let gh = upstream(&["v1.0.0"]);
