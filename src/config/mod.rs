@@ -3,13 +3,16 @@
 //! 1. [`Config::load`] reads the file and deserializes it into [`raw::RawConfig`]
 //!    (unknown keys rejected with their line).
 //! 2. `validate` turns that into [`Config`]: paths are resolved against the
-//!    package directory and may not leave it (except `expect.file`, which is
-//!    declared to read a sibling package), names are unique, the semver range
-//!    parses, patch files exist.
+//!    package directory and may not leave it, through `..` or a symlink
+//!    (except `expect.file`, which is declared to read a sibling package);
+//!    the files revendor writes are not its own (vendor.toml, `upstream/`,
+//!    `.revendor-txn/`, `.git`) and each `to` is a file of its own (see
+//!    `bounds`); names are unique, the semver range parses, patch files exist.
 //!
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
 
+mod bounds;
 pub mod edit;
 mod error;
 pub mod lock;
