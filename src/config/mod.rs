@@ -96,6 +96,8 @@ pub struct Upstream {
     pub allow_prerelease: bool,
     /// Line of `version` in vendor.toml, for findings.
     pub version_line: usize,
+    /// Line of `github` or `git` in vendor.toml, for findings about the source.
+    pub source_line: usize,
 }
 
 /// The two kinds of upstream.
@@ -119,6 +121,32 @@ impl UpstreamSource {
         match self {
             UpstreamSource::GitHub { repo } => format!("github:{repo}"),
             UpstreamSource::Git { url } => format!("git:{url}"),
+        }
+    }
+
+    /// The source a [`describe`](Self::describe) string (the lock's
+    /// `source`) names; `None` when it names neither kind.
+    pub fn from_described(described: &str) -> Option<UpstreamSource> {
+        if let Some(repo) = described.strip_prefix("github:") {
+            return Some(UpstreamSource::GitHub { repo: repo.into() });
+        }
+        described
+            .strip_prefix("git:")
+            .map(|url| UpstreamSource::Git { url: url.into() })
+    }
+
+    /// Whether `described` (the lock's `source`) names this source. GitHub
+    /// repository names are compared as GitHub does, ignoring case; git URLs
+    /// byte for byte.
+    pub fn is(&self, described: &str) -> bool {
+        match (self, UpstreamSource::from_described(described)) {
+            (UpstreamSource::GitHub { repo }, Some(UpstreamSource::GitHub { repo: other })) => {
+                repo.eq_ignore_ascii_case(&other)
+            }
+            (UpstreamSource::Git { url }, Some(UpstreamSource::Git { url: other })) => {
+                *url == other
+            }
+            _ => false,
         }
     }
 }

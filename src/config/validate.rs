@@ -430,6 +430,10 @@ fn known_check(id: &str, markers: &HashSet<String>, contracts: &HashSet<String>)
 
 fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
     let u = raw.upstream.get_ref();
+    let source_line = match (&u.github, &u.git) {
+        (Some(s), _) | (None, Some(s)) => cx.line(s),
+        (None, None) => cx.line(&raw.upstream),
+    };
     let source = match (&u.github, &u.git) {
         (Some(gh), None) => {
             let repo = gh.get_ref();
@@ -482,6 +486,7 @@ fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
         track,
         allow_prerelease: u.allow_prerelease,
         version_line: cx.line(&u.version),
+        source_line,
     })
 }
 
