@@ -71,6 +71,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     let pin = locked_pin(&ctx.root, &lock)?;
 
     let mut txn = Transaction::new(&ctx.root);
+    let mut notes = Vec::new();
     let mut report = RenderReport {
         version: version.clone(),
         patches: Vec::new(),
@@ -83,7 +84,6 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
         if let Some(current) = &current
             && has_hand_edits(
-                ctx,
                 &config,
                 &lock,
                 &patches,
@@ -91,6 +91,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
                 &pristine,
                 current,
                 pin.as_deref(),
+                &mut notes,
             )?
         {
             report.edits.extend(edits::fold(
@@ -131,17 +132,21 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         record_adopted(ctx, &config, &mut lock, &patches, &report.edits, &mut txn)?;
     }
     report.changed = txn.commit()?;
+    // Said once the render is written, so that a render stopped by a hand
+    // edit in another file does not claim what it did not do.
+    for note in notes {
+        ctx.shell.warn(note);
+    }
     Ok(report)
 }
 
 /// Whether the differences between `current` and the render of `vendor` are
 /// hand edits for [`edits::fold`] to judge. Not when there are none, nor
 /// when the file holds conflict markers or a targeting patch changed since
-/// the lock verified it (see the module docs): each is said as a warning and
-/// the render is written over it.
+/// the lock verified it (see the module docs): the render is written over
+/// it, and `notes` gets the warning that says so.
 #[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 fn has_hand_edits(
-    ctx: &Context,
     config: &Config,
     lock: &Lock,
     patches: &Patches,
@@ -149,6 +154,7 @@ fn has_hand_edits(
     pristine: &[u8],
     current: &[u8],
     pin: Option<&str>,
+    notes: &mut Vec<String>,
 ) -> Result<bool> {
     let version = &lock.upstream.version;
     let walk = patches.stack(vendor, version).apply(pristine);
@@ -157,7 +163,7 @@ fn has_hand_edits(
         return Ok(false);
     }
     if let Some(line) = edits::conflict_marker_line(current) {
-        ctx.shell.warn(format!(
+        notes.push(format!(
             "`{}` held the conflict markers of an unfinished `update --keep-conflicts` (line {line}); it is back at the render of {version}",
             vendor.to
         ));
@@ -173,12 +179,30 @@ fn has_hand_edits(
     if changed.is_empty() {
         return Ok(true);
     }
-    let replaced = edits::edited_lines(&vendor.to, &expected, current);
-    ctx.shell.warn(format!(
-        "patch `{}` changed since the lock verified it, so `{}` follows it now; the lines it replaced: {}",
+    let mut replaced = Vec::new();
+    let (expected, current) = (
+        String::from_utf8_lossy(&expected),
+        String::from_utf8_lossy(current),
+    );
+    for edit in render::hand_edits(&expected, &current) {
+        for (i, text) in edit.added.iter().enumerate() {
+            replaced.push(format!("{}:{} `{}`", vendor.to, edit.line + i, text.trim()));
+        }
+    }
+    let more = replaced.len().saturating_sub(5);
+    replaced.truncate(5);
+    let what = match (replaced.is_empty(), more) {
+        (true, _) => String::new(),
+        (false, 0) => format!("; the lines it replaced: {}", replaced.join(", ")),
+        (false, n) => format!(
+            "; the lines it replaced: {} and {n} more",
+            replaced.join(", ")
+        ),
+    };
+    notes.push(format!(
+        "patch `{}` changed since the lock verified it, so `{}` follows it now{what}",
         changed.join("`, `"),
         vendor.to,
-        edits::list(&replaced)
     ));
     Ok(false)
 }

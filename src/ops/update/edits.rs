@@ -92,7 +92,7 @@ pub(in crate::ops) fn conflict_marker_line(text: &[u8]) -> Option<usize> {
 
 /// Each line of `current` that differs from `expected` (added or changed),
 /// and each removal, with its line in `current` ([`render::hand_edits`]).
-pub(in crate::ops) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
+fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
     let expected = String::from_utf8_lossy(expected);
     let current = String::from_utf8_lossy(current);
     let report = |line: usize, text: String| EditReport {
@@ -113,8 +113,7 @@ pub(in crate::ops) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) 
     out
 }
 
-/// The first few edits as `file:line \`text\``, for a message.
-pub(in crate::ops) fn list(edits: &[EditReport]) -> String {
+fn list(edits: &[EditReport]) -> String {
     let shown: Vec<String> = edits
         .iter()
         .take(5)
