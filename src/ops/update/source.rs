@@ -26,10 +26,17 @@ pub(super) struct SourceFacts {
     pub patch_files: Vec<(String, Vec<u8>)>,
 }
 
+/// Verifies and refreshes the source patches at `target`. `moved_from` is
+/// the upstream the lock vendored from when vendor.toml names another: the
+/// tree at `base_version` then comes from it. `lock` is `None` when there is
+/// no lock or it is of that other source (its archive sha256 says nothing
+/// about this one).
+#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 pub(super) fn verify(
     ctx: &Context,
     config: &Config,
     source: &dyn Source,
+    moved_from: Option<&dyn Source>,
     lock: Option<&Lock>,
     base_version: &str,
     target: &str,
@@ -90,12 +97,15 @@ pub(super) fn verify(
                 Ok(applied) => Outcome::from(applied),
                 Err(strict) => {
                     if base_tree.is_none() {
-                        base_tree = Some(if base_version == target {
-                            tree.clone()
-                        } else {
-                            ctx.shell
-                                .status("Fetching", format!("the source tree at {base_version}"));
-                            source.tree(base_version)?
+                        base_tree = Some(match moved_from {
+                            None if base_version == target => tree.clone(),
+                            base => {
+                                ctx.shell.status(
+                                    "Fetching",
+                                    format!("the source tree at {base_version}"),
+                                );
+                                base.unwrap_or(source).tree(base_version)?
+                            }
                         });
                     }
                     let base = base_tree

@@ -53,6 +53,9 @@ pub struct UpdateReport {
     pub from: String,
     /// The version after.
     pub to: String,
+    /// The source the lock vendored from, when vendor.toml now names another
+    /// and the update moved the package to it.
+    pub moved_from: Option<String>,
     /// The package had no lock and was adopted.
     pub adopted: bool,
     /// Nothing was written.
@@ -72,6 +75,7 @@ impl UpdateReport {
         UpdateReport {
             from: from.into(),
             to: to.into(),
+            moved_from: None,
             adopted,
             dry_run,
             patches: Vec::new(),
@@ -93,6 +97,11 @@ impl UpdateReport {
             s.push_str(&format!(
                 "adopted the package at {} (no lock before)\n",
                 self.from
+            ));
+        }
+        if let Some(old) = &self.moved_from {
+            s.push_str(&format!(
+                "upstream source: moved from {old} (the locked copies are the merge base)\n"
             ));
         }
         if self.from == self.to {
