@@ -78,7 +78,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "workspace",
         ],
     ),
-    ("report", &["check", "error"]),
+    ("report", &["check", "console", "error"]),
     (
         "ops",
         &[

@@ -83,10 +83,26 @@ pub struct Client {
     /// The status of the last 5xx answer, for the error after the retries.
     last: std::sync::Mutex<Option<u16>>,
     progress: std::sync::Mutex<Option<ProgressHook>>,
+    requests: std::sync::Mutex<Option<RequestHook>>,
 }
 
 /// Called as a download proceeds: `(url, bytes so far, total if known)`.
 pub type ProgressHook = Box<dyn Fn(&str, u64, Option<u64>) + Send>;
+
+/// Called once per request sent (each retry too), for `-v`.
+pub type RequestHook = Box<dyn Fn(&Exchange<'_>) + Send>;
+
+/// One request and how it ended, as the request hook sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exchange<'a> {
+    /// `GET`, `POST`, …
+    pub method: &'a str,
+    /// The URL asked for, credentials removed ([`redact`]).
+    pub url: &'a str,
+    /// The final status after redirects; `None` when no answer came
+    /// (timeout, connection failure).
+    pub status: Option<u16>,
+}
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -112,6 +128,7 @@ impl Client {
             stats: Stats::default(),
             last: std::sync::Mutex::new(None),
             progress: std::sync::Mutex::new(None),
+            requests: std::sync::Mutex::new(None),
         })
     }
 
@@ -155,6 +172,11 @@ impl Client {
             }
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
             let outcome = req.send();
+            self.observe(
+                "GET",
+                url,
+                outcome.as_ref().ok().map(|r| r.status().as_u16()),
+            );
             let transient = match outcome {
                 Ok(resp) => match self.answer(url, resp, cached.as_ref(), &validator)? {
                     Some(r) => return Ok(r),
@@ -261,6 +283,7 @@ impl Client {
         check_scheme(url)?;
         let method = reqwest::Method::from_bytes(method.as_bytes())
             .map_err(|e| HttpError::Client(e.to_string()))?;
+        let method_name = method.to_string();
         let mut req = self
             .http
             .request(method, url)
@@ -268,7 +291,10 @@ impl Client {
             .json(body);
         req = self.authorize(req, url);
         self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        let resp = req.send().map_err(|e| HttpError::Transport {
+        let sent = req.send();
+        let status = sent.as_ref().ok().map(|r| r.status().as_u16());
+        self.observe(method_name.as_str(), url, status);
+        let resp = sent.map_err(|e| HttpError::Transport {
             url: redact(url),
             message: error::describe(&e),
         })?;
@@ -343,6 +369,27 @@ impl Client {
     /// The CLI drives a progress bar with it, on a terminal only.
     pub fn set_progress(&self, hook: ProgressHook) {
         *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
+    /// Installs a hook told of every request sent and its status; the CLI
+    /// prints them with `-v`.
+    pub fn set_request_hook(&self, hook: RequestHook) {
+        *self.requests.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
+    fn observe(&self, method: &str, url: &str, status: Option<u16>) {
+        if let Some(hook) = self
+            .requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            hook(&Exchange {
+                method,
+                url: &redact(url),
+                status,
+            });
+        }
     }
 
     fn last_failure(&self, url: &str) -> HttpError {
