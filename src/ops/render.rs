@@ -10,20 +10,21 @@
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
+use crate::ops::outcome::PatchResult;
 use crate::patch::Outcome;
 use crate::paths::{self, Transaction};
 use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
-/// What `render` did.
+/// What `render` did; `--format json` prints it (docs/json.md).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RenderReport {
     /// The locked version rendered.
     pub version: String,
-    /// `(patch, target, result)` for each patch section.
-    pub patches: Vec<(String, String, String)>,
-    /// Files written.
+    /// Each patch section's result (the same objects `update` reports).
+    pub patches: Vec<PatchResult>,
+    /// Files written, as `update` lists them.
     pub changed: Vec<String>,
 }
 
@@ -55,12 +56,20 @@ pub fn rendering(ctx: &Context, config: &Config) -> Result<Rendering> {
     for vendor in &config.vendor {
         let pristine =
             Pristine::read(&ctx.root, &lock, vendor, &ctx.cache, None)?.verified(vendor)?;
+        ctx.shell.step(
+            "Verified",
+            format!("{} against the lock", vendor.pristine()),
+        );
         let walk = patches.stack(vendor, &version).apply(&pristine);
         let patched = walk.output?;
-        steps.extend(walk.steps.into_iter().map(|step| {
+        for step in walk.steps {
             let name = patches.section(step.id).0.name.clone();
-            (name, vendor.to.clone(), step.outcome)
-        }));
+            ctx.shell.step(
+                "Applying",
+                PatchResult::new(&name, &vendor.to, &step.outcome),
+            );
+            steps.push((name, vendor.to.clone(), step.outcome));
+        }
         files.push((
             vendor.to.clone(),
             render::finish(config, &vendor.to, &patched, &version, pin.as_deref())?,
@@ -74,8 +83,15 @@ pub fn rendering(ctx: &Context, config: &Config) -> Result<Rendering> {
 
 /// Renders and writes the outputs.
 pub fn render(ctx: &Context) -> Result<RenderReport> {
+    ctx.shell
+        .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
     let r = rendering(ctx, &config)?;
+    let patches = r
+        .steps
+        .iter()
+        .map(|(p, t, outcome)| PatchResult::new(p, t, outcome))
+        .collect();
     let mut txn = Transaction::new(&ctx.root);
     for (path, bytes) in &r.files {
         txn.stage(path, bytes.clone());
@@ -92,11 +108,7 @@ pub fn render(ctx: &Context) -> Result<RenderReport> {
     let changed = txn.commit()?;
     Ok(RenderReport {
         version: r.lock.upstream.version.clone(),
-        patches: r
-            .steps
-            .into_iter()
-            .map(|(p, t, s)| (p, t, s.to_string()))
-            .collect(),
+        patches,
         changed,
     })
 }
