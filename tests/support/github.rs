@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::git::{self, GitRepo};
-use super::server::{self, Request, Response, Server, percent_decode};
+use super::server::{self, Request, Response, Server, Throttle, percent_decode};
 
 /// 2026-01-01T00:00:00Z: the date of commits and first releases nobody gave a date.
 const DEFAULT_EPOCH: u64 = 1_767_225_600;
@@ -165,6 +165,7 @@ struct Fault {
 enum FaultKind {
     Status(u16),
     Hang(Duration),
+    Throttle(Duration),
 }
 
 struct RepoState {
@@ -454,6 +455,13 @@ impl GitHub {
     /// are answered with once the delay is over, whether or not the client still listens.
     pub fn hang_next(&self, prefix: &str, delay: Duration, n: usize) {
         self.add_fault(prefix, FaultKind::Hang(delay), n);
+    }
+
+    /// The next `n` requests starting with `prefix` are answered normally, but their bodies
+    /// arrive slowly: in twenty pieces spread over `over` (so a progress bar has time to
+    /// show). The headers, `Content-Length` included, come at once.
+    pub fn throttle_next(&self, prefix: &str, over: Duration, n: usize) {
+        self.add_fault(prefix, FaultKind::Throttle(over), n);
     }
 
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
@@ -777,8 +785,12 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
                 Origin::Server => web(shared, request),
                 Origin::Raw => raw(shared, request),
             };
-            if let Some(FaultKind::Hang(delay)) = fault {
-                response.delay = delay;
+            match fault {
+                Some(FaultKind::Hang(delay)) => response.delay = delay,
+                Some(FaultKind::Throttle(over)) => {
+                    response.throttle = Some(Throttle { chunks: 20, over });
+                }
+                _ => {}
             }
             response
         }

@@ -9,6 +9,7 @@
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
+//! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
 //!
 //! Include it with `mod support;` and `use support::{GitHub, ...};`.
 
@@ -22,9 +23,11 @@ pub mod package;
 pub mod realworld;
 pub mod run;
 pub mod server;
+pub mod tmux;
 
 pub use git::GitRepo;
 pub use github::GitHub;
 pub use package::TempPackage;
 pub use realworld::Realworld;
 pub use run::{Revendor, Run};
+pub use tmux::Tmux;

@@ -9,8 +9,8 @@
 //!    (routing, ETags, faults) lives in `github.rs`.
 //!
 //! Why not a crate: the harness needs a few things test servers rarely offer together (holding a
-//! response past a client's timeout, answering `HEAD` and `304` without a body, seeing every
-//! header), and it is only a few hundred lines on `std`.
+//! response past a client's timeout, sending a body slowly, answering `HEAD` and `304` without a
+//! body, seeing every header), and it is only a few hundred lines on `std`.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -108,6 +108,19 @@ pub struct Response {
     pub body: Vec<u8>,
     /// How long to hold the answer before writing it (for timeouts in tests).
     pub delay: Duration,
+    /// Send the body slowly instead of at once (for progress bars in tests).
+    pub throttle: Option<Throttle>,
+}
+
+/// A body sent slowly: cut into `chunks` pieces with even pauses between them, so the whole
+/// body takes about `over` whatever its size. The time is bounded by `over`, and a dropped
+/// server stops sending at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Throttle {
+    /// How many pieces the body is cut into (at least one).
+    pub chunks: usize,
+    /// How long sending the whole body takes.
+    pub over: Duration,
 }
 
 impl Response {
@@ -118,6 +131,7 @@ impl Response {
             headers: Vec::new(),
             body: Vec::new(),
             delay: Duration::ZERO,
+            throttle: None,
         }
     }
 
@@ -261,7 +275,7 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
             Err(e) => {
                 // Answer garbage with 400; an idle or broken connection just closes.
                 if e.kind() == std::io::ErrorKind::InvalidData {
-                    let _ = write_response(&mut writer, &Response::new(400), false, false);
+                    let _ = write_response(&mut writer, &Response::new(400), false, false, stop);
                 }
                 return;
             }
@@ -274,7 +288,9 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
             return;
         }
         let head_only = request.method == "HEAD";
-        if write_response(&mut writer, &response, head_only, keep_alive).is_err() || !keep_alive {
+        if write_response(&mut writer, &response, head_only, keep_alive, stop).is_err()
+            || !keep_alive
+        {
             return;
         }
     }
@@ -388,6 +404,7 @@ fn write_response(
     response: &Response,
     head_only: bool,
     keep_alive: bool,
+    stop: &AtomicBool,
 ) -> std::io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {} {}\r\n",
@@ -407,10 +424,24 @@ fn write_response(
         "connection: close\r\n\r\n"
     });
     writer.write_all(head.as_bytes())?;
-    if !bodiless && !head_only {
-        writer.write_all(&response.body)?;
+    if bodiless || head_only {
+        return writer.flush();
     }
-    writer.flush()
+    let Some(throttle) = response.throttle else {
+        writer.write_all(&response.body)?;
+        return writer.flush();
+    };
+    let chunks = throttle.chunks.max(1);
+    let size = response.body.len().div_ceil(chunks).max(1);
+    let pause = throttle.over / chunks as u32;
+    for (i, piece) in response.body.chunks(size).enumerate() {
+        if i > 0 && !sleep_unless_stopped(pause, stop) {
+            return Err(std::io::Error::other("server stopped"));
+        }
+        writer.write_all(piece)?;
+        writer.flush()?;
+    }
+    Ok(())
 }
 
 fn reason(status: u16) -> &'static str {
