@@ -12,51 +12,7 @@ mod support;
 
 use std::time::Duration;
 
-use support::{GitHub, TempPackage, Tmux};
-
-const REPO: &str = "example/app";
-const FILE: &str = "deploy/app.yml";
-
-/// A manifest of about 8 KiB, so its download shows a bar with a size.
-fn manifest(version: &str) -> String {
-    let mut s = format!(
-        "kind: Deployment\nmetadata:\n  name: app\n  namespace: default\nspec:\n  replicas: 1\n  paused: false\n# built from {version}\n"
-    );
-    for i in 0..160 {
-        s.push_str(&format!(
-            "# padding line {i:03} to give the download a size\n"
-        ));
-    }
-    s
-}
-
-const PATCH: &str = "--- a/templates/app.yml
-+++ b/templates/app.yml
-@@ -1,7 +1,7 @@
- kind: Deployment
- metadata:
-   name: app
--  namespace: default
-+  namespace: cozy-app
- spec:
-   replicas: 1
-   paused: false
-";
-
-const VENDOR_TOML: &str = r#"[upstream]
-github = "example/app"
-version = "v1.0.0"
-track = ">=1.0.0, <2.0.0"
-
-[[vendor]]
-from = "deploy/app.yml"
-to = "templates/app.yml"
-
-[[patch]]
-name = "namespace"
-file = "patches/namespace.patch"
-applies-to = "vendor"
-"#;
+use support::{GitHub, Tmux, app};
 
 /// A progress bar's text: the file name, then `<bytes>/<total>`.
 fn has_bar(screen: &str) -> bool {
@@ -78,16 +34,10 @@ fn update_over_a_slow_network_leaves_no_bar_on_screen() {
         return;
     }
     let gh = GitHub::start();
-    for tag in ["v1.0.0", "v1.1.0"] {
-        gh.repo(REPO)
-            .file_at(tag, FILE, manifest(tag))
-            .release(tag, |r| r);
-    }
+    app::serve(&gh, &["v1.0.0", "v1.1.0"]);
     // Both downloads (the locked version, then the target) take 1.5 s each.
-    gh.throttle_next(&format!("/{REPO}/"), Duration::from_millis(1500), 2);
-    let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
-        .write("patches/namespace.patch", PATCH);
+    gh.throttle_next(&format!("/{}/", app::REPO), Duration::from_millis(1500), 2);
+    let pkg = app::package("v1.0.0");
     let cache = tempfile::tempdir().unwrap();
 
     let env: Vec<String> = gh

@@ -4,6 +4,7 @@
 //! | module | gives |
 //! | --- | --- |
 //! | `server` | the HTTP/1.1 plumbing on `std::net` |
+//! | `app` | a small upstream (`example/app`) and the package vendoring it |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
@@ -17,6 +18,7 @@
 // each would warn about the items and the re-exports below that it leaves unused.
 #![allow(dead_code, unused_imports)]
 
+pub mod app;
 pub mod git;
 pub mod github;
 pub mod package;
