@@ -1,6 +1,6 @@
-//! What the tool prints, pinned: `-q`, `-v`, colour, and the suggestions of issue 11 (`--to
+//! What the tool prints, pinned: `-q`, `-v`, colour, the suggestions of issue 11 (`--to
 //! 4.3.0` names `v4.3.0`, an unknown tag names the nearest releases, a misspelt key names the
-//! key). Each snapshot under tests/snapshots/console/ holds the command lines, exit codes and
+//! key), and the JSON shapes `render` and `update` share (docs/json.md). Each snapshot under tests/snapshots/console/ holds the command lines, exit codes and
 //! both streams, with the stand-in's ports and the temporary directories replaced by names.
 //! `SNAPSHOTS=overwrite cargo test --test console` rewrites them; then read the diff.
 
@@ -156,4 +156,37 @@ fn colour_follows_the_flag_then_no_color_then_clicolor_force() {
         &[("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")],
         &never
     ));
+}
+
+#[test]
+fn render_and_update_json_share_their_shapes() {
+    let gh = GitHub::start();
+    app::serve(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = app::package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = rv.run(args).expect(0);
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+    };
+    let update = json(&["--format", "json", "update"]);
+    pkg.remove("templates/app.yml");
+    let render = json(&["--format", "json", "render"]);
+    let patch = serde_json::json!({
+        "patch": "namespace",
+        "target": "templates/app.yml",
+        "outcome": "exact",
+        "result": "exact",
+    });
+    assert_eq!(update["patches"], serde_json::json!([patch]));
+    assert_eq!(render["patches"], update["patches"]);
+    assert_eq!(render["changed"], serde_json::json!(["templates/app.yml"]));
+    assert_eq!(
+        update["changed"],
+        serde_json::json!([
+            "templates/app.yml",
+            "upstream/deploy/app.yml",
+            "upstream/lock.toml",
+            "vendor.toml"
+        ])
+    );
 }
