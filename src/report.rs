@@ -2,7 +2,8 @@
 //! ([`crate::console::Format`]); [`crate::console::Shell::out`] prints them.
 //!
 //! - human: findings grouped by id, one line each with `file:line`, the
-//!   severity, the message and the fix, then the counts;
+//!   severity (coloured like `error:` and `warning:` when stdout has colour),
+//!   the message and the fix, then the counts;
 //! - json: DESIGN.md's document, `{"package", "findings": [{"id",
 //!   "severity", "file", "line", "message", "fix"}], "counts"}`;
 //! - github: one workflow command per finding (`::error file=…,line=…::…`),

@@ -10,6 +10,9 @@
 //!    exponential backoff, a bounded number of times.
 //! 4. The token is sent only to the configured GitHub hosts, and no error,
 //!    log line or `Debug` output contains it.
+//! 5. Two hooks tell the caller what happens without `net` printing anything:
+//!    the progress hook (bytes of a body so far) and the request hook (each
+//!    request's method, redacted URL and status, for `-v`).
 
 mod error;
 mod time;
