@@ -190,3 +190,26 @@ fn render_and_update_json_share_their_shapes() {
         ])
     );
 }
+
+#[test]
+fn findings_are_coloured_as_errors_are() {
+    let gh = GitHub::start();
+    app::serve(&gh, &["v1.0.0"]);
+    let pkg = app::package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    let drifted = pkg
+        .read_string("templates/app.yml")
+        .replace("paused: false", "paused: true");
+    pkg.write("templates/app.yml", drifted);
+    let out = rv
+        .run(&["--offline", "--color", "always", "check"])
+        .expect(1);
+    assert!(
+        out.stdout.contains(": \x1b[1;31merror\x1b[0m: "),
+        "{:?}",
+        out.stdout
+    );
+    let plain = rv.run(&["--offline", "check"]).expect(1);
+    assert!(!plain.stdout.contains('\x1b') && plain.stdout.contains(": error: "));
+}
