@@ -17,6 +17,7 @@ pub mod edit;
 mod error;
 pub mod lock;
 mod raw;
+mod suggest;
 mod validate;
 
 pub use error::{ConfigError, line_of};
@@ -357,8 +358,9 @@ impl Config {
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: raw::RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
-            ConfigError::at(path, line, toml_message(e.message()))
-                .hint("fix vendor.toml; DESIGN.md lists every key")
+            let hint = suggest::unknown_key(e.message())
+                .unwrap_or_else(|| "fix vendor.toml; DESIGN.md lists every key".into());
+            ConfigError::at(path, line, toml_message(e.message())).hint(hint)
         })?;
         validate::validate(dir, path, text, raw)
     }

@@ -29,6 +29,7 @@ use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Reference;
+use crate::ops::outcome::PatchResult;
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::{self, Patches};
@@ -42,13 +43,13 @@ pub struct RenderOptions {
     pub adopt_edits: bool,
 }
 
-/// What `render` did.
+/// What `render` did; `--format json` prints it (docs/json.md).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RenderReport {
     /// The locked version rendered.
     pub version: String,
-    /// `(patch, target, result)` for each patch section.
-    pub patches: Vec<(String, String, String)>,
+    /// Each patch section's result (the same objects `update` reports).
+    pub patches: Vec<PatchResult>,
     /// Hand edits folded into patches, with `--adopt-edits`.
     pub edits: Vec<EditReport>,
     /// Files written.
@@ -58,6 +59,8 @@ pub struct RenderReport {
 /// Renders and writes the outputs; stops on a hand edit unless
 /// `opts.adopt_edits`.
 pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
+    ctx.shell
+        .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
     let Some(mut lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
@@ -82,6 +85,10 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     for vendor in &config.vendor {
         let pristine =
             Pristine::read(&ctx.root, &lock, vendor, &ctx.cache, None)?.verified(vendor)?;
+        ctx.shell.step(
+            "Verified",
+            format!("{} against the lock", vendor.pristine()),
+        );
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
         if let Some(current) = &current
             && has_hand_edits(
@@ -111,9 +118,9 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         let patched = walk.output?;
         for step in walk.steps {
             let name = patches.section(step.id).0.name.clone();
-            report
-                .patches
-                .push((name, vendor.to.clone(), step.outcome.to_string()));
+            let result = PatchResult::new(&name, &vendor.to, &step.outcome);
+            ctx.shell.step("Applying", &result);
+            report.patches.push(result);
         }
         txn.stage(
             &vendor.to,

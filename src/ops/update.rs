@@ -18,7 +18,7 @@ pub(super) mod edits;
 mod source;
 mod summary;
 
-pub use summary::{ConflictReport, EditReport, PatchReport, UpdateReport};
+pub use summary::{ConflictReport, EditReport, UpdateReport};
 
 use std::collections::BTreeMap;
 
@@ -47,6 +47,8 @@ pub struct UpdateOptions {
 
 /// Runs the update; the report says what happened (conflicts included).
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
+    ctx.shell
+        .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
     let mut patches = Patches::load(&config)?;
@@ -128,6 +130,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         report.edits.extend(edits);
 
         let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
+        carried
+            .reports
+            .iter()
+            .for_each(|r| ctx.shell.step("Applying", r));
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
         let rendered = render::finish(
@@ -161,6 +167,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         return Ok(report);
     }
 
+    let vendor_results = report.patches.len();
     let source_facts = source::verify(
         ctx,
         &config,
@@ -171,6 +178,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         &target,
         &mut report,
     )?;
+    report.patches[vendor_results..]
+        .iter()
+        .for_each(|r| ctx.shell.step("Applying", r));
     if !report.conflicts.is_empty() {
         return Ok(report);
     }
@@ -306,6 +316,10 @@ fn locked_copy(
         && let Pristine::Verified(bytes) =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
     {
+        ctx.shell.step(
+            "Verified",
+            format!("{} against the lock", vendor.pristine()),
+        );
         return Ok(bytes);
     }
     ctx.shell

@@ -6,11 +6,12 @@
 //! the tree at the locked version is fetched only when a patch needs the
 //! 3-way merge.
 
-use super::summary::{ConflictReport, PatchReport, UpdateReport};
+use super::summary::{ConflictReport, UpdateReport};
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::go;
+use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
 use crate::upstream::{Source, SourceTree};
 use crate::workspace::Context;
@@ -125,11 +126,12 @@ pub(super) fn verify(
                                     strict: Some(strict.to_string()),
                                 });
                             }
-                            report.patches.push(PatchReport {
-                                patch: p.name.clone(),
-                                target: path.clone(),
-                                result: "conflict".into(),
-                            });
+                            report.patches.push(PatchResult::described(
+                                &p.name,
+                                &path,
+                                Kind::Conflict,
+                                "conflict".into(),
+                            ));
                             continue;
                         }
                         Ok(outcome) => outcome,
@@ -145,11 +147,9 @@ pub(super) fn verify(
             if !matches!(outcome, Outcome::AlreadyUpstream { .. }) {
                 *fp = patch::refresh(fp, &theirs, outcome.content());
             }
-            report.patches.push(PatchReport {
-                patch: p.name.clone(),
-                target: path,
-                result: outcome.to_string(),
-            });
+            report
+                .patches
+                .push(PatchResult::new(&p.name, &path, &outcome));
         }
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }
