@@ -27,7 +27,7 @@ use crate::config::{AppliesTo, Config, Vendor};
 use crate::error::Result;
 use crate::image::sha256_hex;
 use crate::paths::{self, Transaction};
-use crate::render::{self, Patches};
+use crate::render::{self, Patches, origin};
 use crate::upstream::Pristine;
 use crate::upstream::{self, Source};
 use crate::workspace::Context;
@@ -224,6 +224,8 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 ..LockedImage::default()
             }),
         },
+        outputs: origin::outputs(&config, &patches),
+        pending: None,
     };
     if config.upstream.version != target {
         let path = ctx.root.join("vendor.toml");
