@@ -20,6 +20,9 @@ pub(super) fn exec(ctx: &Context, _args: Args) -> Result<ExitCode> {
             for (p, t, r) in &report.patches {
                 s.push_str(&format!("patch {p} on {t}: {r}\n"));
             }
+            for n in &report.notes {
+                s.push_str(&format!("{n}\n"));
+            }
             if report.changed.is_empty() {
                 s.push_str("no file changed\n");
             }

@@ -5,13 +5,18 @@
 //!    sha256 (a missing copy is taken from the download cache by that sha256).
 //! 2. Apply the vendor patches strictly (offsets reported, no fuzz).
 //! 3. Rewrite with the locked version, pin the locked image.
-//! 4. Commit every output at once.
+//! 4. Delete what a removed `[[vendor]]` rendered, and record in the lock
+//!    what each output is now made from when a `[[vendor]]` or `[[patch]]`
+//!    was removed ([`render::origin`]: a removed patch's changes are gone
+//!    because the output is rendered without it).
+//! 5. Commit every output at once.
 
 use crate::config::Config;
-use crate::config::lock::Lock;
+use crate::config::lock::{LOCK_PATH, Lock, LockedOutput};
 use crate::error::{Error, Result};
 use crate::patch::Outcome;
 use crate::paths::{self, Transaction};
+use crate::render::origin::{self, Removed};
 use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -23,6 +28,8 @@ pub struct RenderReport {
     pub version: String,
     /// `(patch, target, result)` for each patch section.
     pub patches: Vec<(String, String, String)>,
+    /// A removed patch reverted, a removed output deleted: one sentence each.
+    pub notes: Vec<String>,
     /// Files written.
     pub changed: Vec<String>,
 }
@@ -36,6 +43,8 @@ pub struct Rendering {
     pub files: Vec<(String, Vec<u8>)>,
     /// `(patch, target, outcome)` for each patch section.
     pub steps: Vec<(String, String, Outcome)>,
+    /// What each output is made from, for the lock.
+    pub outputs: Vec<LockedOutput>,
 }
 
 /// Computes the outputs of the package at the locked version.
@@ -69,7 +78,13 @@ pub fn rendering(ctx: &Context, config: &Config) -> Result<Rendering> {
     files.extend(render::rewrite_in_place(config, &version, |f| {
         paths::read(&ctx.root.join(f))
     })?);
-    Ok(Rendering { lock, files, steps })
+    let outputs = origin::outputs(config, &patches);
+    Ok(Rendering {
+        lock,
+        files,
+        steps,
+        outputs,
+    })
 }
 
 /// Renders and writes the outputs.
@@ -89,6 +104,17 @@ pub fn render(ctx: &Context) -> Result<RenderReport> {
             txn.stage(&path, bytes);
         }
     }
+    let removed = Removed::find(&config, &r.lock);
+    for path in removed.deletions(&config) {
+        txn.remove(&path);
+    }
+    if !removed.is_empty() {
+        let next = origin::forget_removed(&r.lock, &config, r.outputs.clone());
+        let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        txn.stage(LOCK_PATH, next.to_toml(previous.as_deref()).into_bytes());
+    }
+    let notes = removed.notes();
     let changed = txn.commit()?;
     Ok(RenderReport {
         version: r.lock.upstream.version.clone(),
@@ -97,6 +123,7 @@ pub fn render(ctx: &Context) -> Result<RenderReport> {
             .into_iter()
             .map(|(p, t, s)| (p, t, s.to_string()))
             .collect(),
+        notes,
         changed,
     })
 }

@@ -12,9 +12,13 @@
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
+//! A `[[vendor]]` or `[[patch]]` gone from vendor.toml is undone on the way
+//! (`removed.rs`).
 
 mod carry;
 mod edits;
+mod locked;
+mod removed;
 mod source;
 mod summary;
 
@@ -27,7 +31,8 @@ use crate::config::{AppliesTo, Config, Vendor};
 use crate::error::Result;
 use crate::image::sha256_hex;
 use crate::paths::{self, Transaction};
-use crate::render::{self, Patches, origin};
+use crate::render::origin::{self, Removed};
+use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::upstream::{self, Source};
 use crate::workspace::Context;
@@ -79,6 +84,16 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         None => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
     };
 
+    let locked = locked::Locked {
+        config: &config,
+        lock: lock.as_ref(),
+        version: &base_version,
+        pin: pin_ref.as_deref(),
+    };
+    let removed = lock
+        .as_ref()
+        .map(|l| Removed::find(&config, l))
+        .unwrap_or_default();
     let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
@@ -94,6 +109,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         };
 
         let current = read_current(&vendor.to)?;
+        let current = removed::settle(ctx, &locked, &removed, &patches, vendor, &base, current)?;
         let edits = edits::fold(
             &config,
             &mut patches,
@@ -179,6 +195,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&file, bytes);
     }
     locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+    removed::remember(ctx, &config, &txn);
 
     for (file, bytes) in
         render::rewrite_in_place(&config, &target, |f| paths::read(&ctx.root.join(f)))?
@@ -200,6 +217,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             txn.remove(&old);
         }
     }
+    for path in removed.deletions(&config) {
+        txn.remove(&path);
+    }
+    report.notes.extend(removed.notes());
 
     // The commit is information for people reading the lock: a failure to
     // learn it is not worth failing an update that verified everything else.
@@ -219,7 +240,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         patches: locked_patches,
         image: match lock.as_ref().and_then(|l| l.image.clone()) {
             Some(img) => Some(img),
-            None => pin_ref.map(|reference| LockedImage {
+            None => pin_ref.clone().map(|reference| LockedImage {
                 reference,
                 ..LockedImage::default()
             }),

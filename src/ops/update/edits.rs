@@ -89,7 +89,7 @@ fn conflict_marker_line(text: &[u8]) -> Option<usize> {
 
 /// Each line of `current` that differs from `expected` (added or changed),
 /// and each removal, with its line in `current` ([`render::hand_edits`]).
-fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
+pub(super) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
     let expected = String::from_utf8_lossy(expected);
     let current = String::from_utf8_lossy(current);
     let report = |line: usize, text: String| EditReport {
@@ -110,7 +110,8 @@ fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> 
     out
 }
 
-fn list(edits: &[EditReport]) -> String {
+/// Up to five edits as `file:line `text``, and how many more.
+pub(super) fn list(edits: &[EditReport]) -> String {
     let shown: Vec<String> = edits
         .iter()
         .take(5)
