@@ -13,12 +13,14 @@
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
 //! A `[[vendor]]` or `[[patch]]` gone from vendor.toml is undone on the way
-//! (`removed.rs`).
+//! (`removed.rs`); `--continue` takes a resolved conflict in place of step 3
+//! and 4's carry (`resume.rs`).
 
 mod carry;
 mod edits;
 mod locked;
 mod removed;
+mod resume;
 mod source;
 mod summary;
 
@@ -48,19 +50,27 @@ pub struct UpdateOptions {
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch targeting them.
     pub adopt_edits: bool,
+    /// `--continue`: finish the update `--keep-conflicts` left pending,
+    /// taking the resolved files as the patched result.
+    pub resume: bool,
 }
 
 /// Runs the update; the report says what happened (conflicts included).
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
+    let resume = resume::Resume::start(opts, lock.as_ref())?;
     let mut patches = Patches::load(&config)?;
     patches.check_targets(&config)?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
 
     let spinner = ctx.shell.spinner("resolving the release");
     let releases = source.releases()?;
-    let resolved = upstream::resolve(&config, &releases, opts.to.as_deref())?;
+    let resolved = upstream::resolve(
+        &config,
+        &releases,
+        resume.map(|r| r.version()).or(opts.to.as_deref()),
+    )?;
     drop(spinner);
     if let Some(w) = &resolved.warning {
         ctx.shell.warn(w);
@@ -108,8 +118,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             upstream::fetch_file(&*source, &ctx.cache, &target, &vendor.from, None)?
         };
 
-        let current = read_current(&vendor.to)?;
-        let current = removed::settle(ctx, &locked, &removed, &patches, vendor, &base, current)?;
+        let on_disk = read_current(&vendor.to)?;
+        // With --continue the file on disk is the resolution, which the
+        // rebase takes; otherwise it is checked for hand edits.
+        let current = match &resume {
+            Some(_) => None,
+            None => {
+                resume::guard(&locked, &patches, vendor, &base, on_disk.as_deref())?;
+                removed::settle(
+                    ctx,
+                    &locked,
+                    &removed,
+                    &patches,
+                    vendor,
+                    &base,
+                    on_disk.clone(),
+                )?
+            }
+        };
         let edits = edits::fold(
             &config,
             &mut patches,
@@ -122,7 +148,17 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         )?;
         report.edits.extend(edits);
 
-        let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
+        let carried = match &resume {
+            Some(resume) => resume.rebase(
+                &locked,
+                &mut patches,
+                vendor,
+                &base,
+                &theirs,
+                on_disk.as_deref(),
+            )?,
+            None => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
+        };
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
         let rendered = render::finish(
@@ -151,6 +187,13 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                     keep.stage(&vendor.to, bytes.to_vec());
                 }
             }
+            resume::record(
+                &mut keep,
+                &ctx.root,
+                lock.as_ref(),
+                &target,
+                &report.conflicts,
+            )?;
             report.changed = keep.commit()?;
         }
         return Ok(report);

@@ -31,8 +31,8 @@ pub(super) fn fold(
     if let Some(line) = conflict_marker_line(current) {
         return Err(Error::Conflict(format!(
             "`{}` still holds the conflict markers of an earlier `update --keep-conflicts` (line {line}); \
-             use them to fix the patch so it applies to the new release, restore the file with `revendor render`, \
-             then run `revendor update` again",
+             the lock records no pending update to finish with `revendor update --continue`: restore the file with \
+             `revendor render`, run `revendor update --keep-conflicts` again, resolve the markers, then run `revendor update --continue`",
             vendor.to
         )));
     }

@@ -1,5 +1,6 @@
 //! [`Locked`]: the package as the lock has it, for the questions an update
-//! asks of each rendered file before it moves (hand edits, removed patches).
+//! asks of each rendered file before it moves (hand edits, removed patches,
+//! a pending conflict).
 
 use crate::config::Config;
 use crate::config::lock::Lock;
