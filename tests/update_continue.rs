@@ -361,3 +361,28 @@ fn continue_with_nothing_pending_is_a_usage_error() {
         .expect(2);
     assert_eq!(pkg.snapshot(), before);
 }
+
+#[test]
+fn a_first_update_that_conflicts_can_be_continued() {
+    let gh = GitHub::start();
+    let pkg = two_patch_package(&gh);
+    let rv = Revendor::new(pkg.path(), &gh);
+    // No lock yet: adopting at v1.0.0 and moving to v1.1.0 in one run.
+    rv.run(&["update", "--keep-conflicts"]).expect(1);
+    let lock = pkg.read_string(LOCK);
+    assert!(
+        lock.contains("version = \"v1.0.0\"") && lock.contains("[pending]\nversion = \"v1.1.0\""),
+        "{lock}"
+    );
+    let resolved = resolve(&pkg.read_string(APP), |_, _| {
+        "  namespace: cozy-apps\n".into()
+    });
+    pkg.write(APP, &resolved);
+    rv.run(&["update", "--continue"]).expect(0);
+    assert_eq!(pkg.read_string(APP), resolved);
+    let lock = pkg.read_string(LOCK);
+    assert!(
+        lock.contains("version = \"v1.1.0\"") && !lock.contains("[pending]"),
+        "{lock}"
+    );
+}

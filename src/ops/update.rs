@@ -107,9 +107,14 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
+    let mut base_files = Vec::new();
 
     for vendor in &config.vendor {
         let base = locked_copy(ctx, &*source, lock.as_ref(), vendor, &base_version)?;
+        base_files.push(LockedFile {
+            from: vendor.from.clone(),
+            sha256: sha256_hex(&base),
+        });
         let theirs = if target == base_version {
             base.clone()
         } else {
@@ -187,13 +192,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                     keep.stage(&vendor.to, bytes.to_vec());
                 }
             }
-            resume::record(
-                &mut keep,
-                &ctx.root,
-                lock.as_ref(),
-                &target,
-                &report.conflicts,
-            )?;
+            let at = match &lock {
+                Some(l) => l.clone(),
+                None => resume::adoption(&locked, &patches, base_files),
+            };
+            resume::record(&mut keep, &ctx.root, at, &target, &report.conflicts)?;
             report.changed = keep.commit()?;
         }
         return Ok(report);

@@ -3,7 +3,9 @@
 //!
 //! 1. `--keep-conflicts` records the pending update in the lock's
 //!    `[pending]` ([`record`]): the release it moves to and each output
-//!    written with markers. Everything else stays at the old version.
+//!    written with markers. Everything else stays at the old version; a
+//!    package being adopted gets a lock at the version it is adopted at
+//!    ([`adoption`]), so that there is something to continue from.
 //! 2. `--continue` reads it back ([`Resume::start`]); with nothing pending
 //!    it is a usage error. A plain `update` stops while one is pending and
 //!    its file is resolved or still marked ([`guard`]).
@@ -25,12 +27,14 @@ use super::locked::Locked;
 use super::summary::{ConflictReport, PatchReport};
 use super::{UpdateOptions, edits};
 use crate::config::Vendor;
-use crate::config::lock::{LOCK_PATH, Lock, Pending, PendingConflict};
+use crate::config::lock::{
+    LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending, PendingConflict,
+};
 use crate::error::{Error, Result};
 use crate::image::sha256_hex;
 use crate::patch::{self, Outcome};
 use crate::paths::{self, Transaction};
-use crate::render::Patches;
+use crate::render::{Patches, origin};
 
 /// A pending update being finished.
 #[derive(Debug, Clone, Copy)]
@@ -205,17 +209,45 @@ impl<'a> Resume<'a> {
     }
 }
 
-/// Records the update to `target` as pending in the lock staged in `keep`,
-/// with the sha256 of each conflicted output as staged there. Without a
-/// lock (an adoption) there is nothing to record it in.
+/// The lock of a package adopted at `locked.version`, for a first update
+/// that stopped on a conflict: the pristine copies it was adopted from
+/// (`files`), its vendor patches as read (each applied strictly there), the
+/// pin found in its rendered files. Source patches are left out: nothing
+/// verified them yet.
+pub(super) fn adoption(locked: &Locked<'_>, patches: &Patches, files: Vec<LockedFile>) -> Lock {
+    Lock {
+        upstream: LockedUpstream {
+            source: locked.config.upstream.source.describe(),
+            version: locked.version.to_owned(),
+            ..LockedUpstream::default()
+        },
+        files,
+        patches: patches
+            .loaded()
+            .iter()
+            .map(|p| LockedPatch {
+                name: p.name.clone(),
+                sha256: p.sha256.clone(),
+            })
+            .collect(),
+        image: locked.pin.map(|reference| LockedImage {
+            reference: reference.to_owned(),
+            ..LockedImage::default()
+        }),
+        outputs: origin::outputs(locked.config, patches),
+        pending: None,
+    }
+}
+
+/// Records the update to `target` as pending in `lock`, staged in `keep`,
+/// with the sha256 of each conflicted output as staged there.
 pub(super) fn record(
     keep: &mut Transaction,
     root: &std::path::Path,
-    lock: Option<&Lock>,
+    lock: Lock,
     target: &str,
     conflicts: &[ConflictReport],
 ) -> Result<()> {
-    let Some(lock) = lock else { return Ok(()) };
     let mut pending = Pending {
         version: target.to_owned(),
         conflicts: Vec::new(),
@@ -231,7 +263,7 @@ pub(super) fn record(
             });
         }
     }
-    let mut next = lock.clone();
+    let mut next = lock;
     next.pending = Some(pending);
     let previous =
         paths::read_opt(&root.join(LOCK_PATH))?.map(|b| String::from_utf8_lossy(&b).into_owned());
