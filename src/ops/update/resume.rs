@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::image::sha256_hex;
 use crate::patch::{self, Outcome};
 use crate::paths::{self, Transaction};
-use crate::render::{Patches, origin};
+use crate::render::{Patches, Step, origin};
 
 /// A pending update being finished.
 #[derive(Debug, Clone, Copy)]
@@ -129,71 +129,8 @@ impl<'a> Resume<'a> {
                 ),
             ));
         };
-        let wanted = unrender(&marked, &locked.finish(to, &marked, target)?, resolved);
-        let again = locked.finish(to, &wanted, target)?;
-        if again != resolved {
-            let line = first_difference(&again, resolved);
-            return Err(Error::Conflict(format!(
-                "{to}:{line}: the resolution cannot be taken back through the [[rewrite]]s and [[pin]]s of `{to}` \
-                 (re-rendered, the line reads `{}`); write the line as the render would",
-                line_text(&again, line)
-            )));
-        }
-
-        let mut reports = Vec::new();
-        for step in &walk.steps[..first] {
-            let (p, _) = patches.section(step.id);
-            reports.push(PatchReport {
-                patch: p.name.clone(),
-                target: to.clone(),
-                result: step.outcome.to_string(),
-            });
-        }
-        // Later sections come off the resolution, last first.
-        let mut after = wanted.clone();
-        let mut later = Vec::new();
-        for step in walk.steps[first + 1..].iter().rev() {
-            let (p, fp) = patches.section(step.id);
-            let before = patch::apply_reverse(fp, &after)
-                .map_err(|e| {
-                    Error::Conflict(format!(
-                        "patch `{}` ({}) does not come off the resolution of `{to}` strictly: {e}; \
-                         the resolution must keep its changes",
-                        p.name, p.file
-                    ))
-                })?
-                .content;
-            later.push((step.id, p.name.clone(), before.clone(), after));
-            after = before;
-        }
-        let conflicted = &walk.steps[first];
-        let name = patches.section(conflicted.id).0.name.clone();
-        if conflicted.input == after {
-            return Err(Error::Conflict(format!(
-                "the resolution of `{to}` drops every change of patch `{name}`: remove its [[patch]] instead, \
-                 or keep its changes in the resolution"
-            )));
-        }
-        for step in &walk.steps[..first] {
-            if !matches!(step.outcome, Outcome::AlreadyUpstream { .. }) {
-                patches.refresh_section(step.id, &step.input, step.outcome.content());
-            }
-        }
-        patches.refresh_section(conflicted.id, &conflicted.input, &after);
-        reports.push(PatchReport {
-            patch: name,
-            target: to.clone(),
-            result: "resolved by hand, refreshed on the resolution".into(),
-        });
-        for (id, name, before, after) in later.into_iter().rev() {
-            patches.refresh_section(id, &before, &after);
-            reports.push(PatchReport {
-                patch: name,
-                target: to.clone(),
-                result: "refreshed on the resolution".into(),
-            });
-        }
-
+        let wanted = take_back(locked, to, target, &marked, resolved)?;
+        let reports = onto(patches, to, &walk.steps, first, &wanted)?;
         let check = patches.stack(vendor, target).apply(theirs).output;
         if check.as_deref().ok() != Some(wanted.as_slice()) {
             return Err(Error::Conflict(format!(
@@ -207,6 +144,91 @@ impl<'a> Resume<'a> {
             conflicts: Vec::new(),
         })
     }
+}
+
+/// The resolution of `to` taken back through its rewrites and pins to the
+/// patched text it renders from ([`unrender`]), checked by rendering it
+/// again. `marked` is the carried file with markers, before rendering.
+fn take_back(
+    locked: &Locked<'_>,
+    to: &str,
+    target: &str,
+    marked: &[u8],
+    resolved: &[u8],
+) -> Result<Vec<u8>> {
+    let wanted = unrender(marked, &locked.finish(to, marked, target)?, resolved);
+    let again = locked.finish(to, &wanted, target)?;
+    if again != resolved {
+        let line = first_difference(&again, resolved);
+        return Err(Error::Conflict(format!(
+            "{to}:{line}: the resolution cannot be taken back through the [[rewrite]]s and [[pin]]s of `{to}` \
+             (re-rendered, the line reads `{}`); write the line as the render would",
+            line_text(&again, line)
+        )));
+    }
+    Ok(wanted)
+}
+
+/// Refreshes the sections of a carry (`steps`, the first conflict at
+/// `first`) so that they turn the new pristine copy into `wanted`: those
+/// before the conflict as they were carried, those after it on what is
+/// left once they come off `wanted` strictly (last first), and the
+/// conflicting one on the difference between the two.
+fn onto(
+    patches: &mut Patches,
+    to: &str,
+    steps: &[Step],
+    first: usize,
+    wanted: &[u8],
+) -> Result<Vec<PatchReport>> {
+    let mut after = wanted.to_vec();
+    let mut later = Vec::new();
+    for step in steps[first + 1..].iter().rev() {
+        let (p, fp) = patches.section(step.id);
+        let before = patch::apply_reverse(fp, &after)
+            .map_err(|e| {
+                Error::Conflict(format!(
+                    "patch `{}` ({}) does not come off the resolution of `{to}` strictly: {e}; \
+                     the resolution must keep its changes",
+                    p.name, p.file
+                ))
+            })?
+            .content;
+        later.push((step.id, before.clone(), after));
+        after = before;
+    }
+    let conflicted = &steps[first];
+    let name = patches.section(conflicted.id).0.name.clone();
+    if conflicted.input == after {
+        return Err(Error::Conflict(format!(
+            "the resolution of `{to}` drops every change of patch `{name}`: remove its [[patch]] instead, \
+             or keep its changes in the resolution"
+        )));
+    }
+
+    let report = |patches: &Patches, id, result: String| PatchReport {
+        patch: patches.section(id).0.name.clone(),
+        target: to.to_owned(),
+        result,
+    };
+    let mut reports = Vec::new();
+    for step in &steps[..first] {
+        if !matches!(step.outcome, Outcome::AlreadyUpstream { .. }) {
+            patches.refresh_section(step.id, &step.input, step.outcome.content());
+        }
+        reports.push(report(patches, step.id, step.outcome.to_string()));
+    }
+    patches.refresh_section(conflicted.id, &conflicted.input, &after);
+    reports.push(report(
+        patches,
+        conflicted.id,
+        "resolved by hand, refreshed on the resolution".into(),
+    ));
+    for (id, before, after) in later.into_iter().rev() {
+        patches.refresh_section(id, &before, &after);
+        reports.push(report(patches, id, "refreshed on the resolution".into()));
+    }
+    Ok(reports)
 }
 
 /// The lock of a package adopted at `locked.version`, for a first update
