@@ -40,7 +40,7 @@ whether `revendor update` will go through or stop at a conflict.
 ### Example
 ```text
 upstream-newer
-  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, fold it into the patch)
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, then run `revendor update --continue`)
 ```
 ",
 };
@@ -122,7 +122,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         format!("run `revendor update --to {}`", target.tag)
     } else {
         format!(
-            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, fold it into the patch",
+            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
             target.tag,
             conflicts
                 .iter()

@@ -14,12 +14,17 @@ pub struct Args {
     /// Print the plan and each patch's result; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// On a conflict, write diff3 markers into the rendered file (the lock stays).
+    /// On a conflict, write diff3 markers into the rendered file and record the update as pending
+    /// in the lock; finish it with --continue once they are resolved.
     #[arg(long)]
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch that targets them.
     #[arg(long)]
     pub adopt_edits: bool,
+    /// After --keep-conflicts and a hand resolution: take the resolved files as the patched
+    /// result, rebase the patches onto them, finish the update.
+    #[arg(long = "continue", conflicts_with_all = ["to", "keep_conflicts", "adopt_edits"])]
+    pub resume: bool,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -28,6 +33,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         dry_run: args.dry_run,
         keep_conflicts: args.keep_conflicts,
         adopt_edits: args.adopt_edits,
+        resume: args.resume,
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
@@ -40,7 +46,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         Ok(ExitCode::Clean)
     } else {
         let hint = if opts.keep_conflicts {
-            "resolve the markers, fold the result into the patch, then run `revendor update` again"
+            "resolve the markers, then run `revendor update --continue`"
         } else {
             "nothing was written; rerun with --keep-conflicts to write diff3 markers"
         };

@@ -57,6 +57,9 @@ pub struct UpdateReport {
     pub conflicts: Vec<ConflictReport>,
     /// Hand edits adopted into patches.
     pub edits: Vec<EditReport>,
+    /// What else happened, one sentence each: a removed patch reverted, a
+    /// removed output deleted.
+    pub notes: Vec<String>,
     /// Files written (or that would be, with `--dry-run`), as `render`
     /// lists them.
     pub changed: Vec<String>,
@@ -73,6 +76,7 @@ impl UpdateReport {
             patches: Vec::new(),
             conflicts: Vec::new(),
             edits: Vec::new(),
+            notes: Vec::new(),
             changed: Vec::new(),
         }
     }
@@ -113,6 +117,10 @@ impl UpdateReport {
                     e.text.trim_end()
                 ));
             }
+        }
+        for n in &self.notes {
+            s.push_str(n);
+            s.push('\n');
         }
         for c in &self.conflicts {
             s.push_str(&format!(
