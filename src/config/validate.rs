@@ -299,6 +299,7 @@ const CHECK_IDS: &[&str] = &[
     "cni-checksums",
     "upstream-newer",
     "image-exists",
+    "unreachable",
     "marker",
     "contract",
 ];
