@@ -875,3 +875,157 @@ fn the_repository_roots_package_is_clean_after_update() {
         run.stderr
     );
 }
+
+/// A loopback port that nothing listens on: a registry that is down.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A token the runs carry; no output may show it.
+const TOKEN: &str = "ghp_issue9_never_printed";
+
+/// The adopted workspace checked online with ghcr.io read through a
+/// loopback port that nothing listens on, and a Talos release whose pkgs
+/// moved the CNI plugins to v1.9.2.
+fn registry_down(w: &World) -> (Cozystack, Revendor, u16) {
+    let c = adopted(w);
+    w.register_resolvers();
+    register_talos(&w.gh, "v1.13.6", "v1.13.0-43-gd8c80cc", "v1.9.2");
+    let port = closed_port();
+    let rv = Revendor::new(&c.pkg.join(PKG), &w.gh)
+        .env(
+            "REVENDOR_REGISTRY_MIRRORS",
+            &format!("ghcr.io=127.0.0.1:{port}"),
+        )
+        .env(
+            "DOCKER_CONFIG",
+            &c.pkg.join(".docker").display().to_string(),
+        )
+        .env("GITHUB_TOKEN", TOKEN);
+    (c, rv, port)
+}
+
+/// Issue 9, "check --online goes blind when one remote does not answer":
+/// with the registry down, the moved Talos pin is still reported, in the
+/// human, JSON and github formats, next to `unreachable`; exit 3.
+#[test]
+fn with_the_registry_down_the_moved_talos_pin_is_reported_in_every_format() {
+    let Some(w) = world() else { return };
+    let (c, rv, port) = registry_down(&w);
+    let registry = format!("127.0.0.1:{port}");
+    let pin_line = line_of(&c.read(TEMPLATE), "image: ghcr.io/cozystack", "image:");
+    let marker_line = line_of(&c.read(DOCKERFILE), "talos-cni", "talos-cni");
+    let pinned = w.fact(&["cozystack-multus", "pinned-image"]);
+
+    let run = rv.run(&["check", "--online", "--format", "json"]).expect(3);
+    let got = errors(&run);
+    let ids: Vec<(&str, &str, usize)> = got
+        .iter()
+        .map(|f| (f.id.as_str(), f.file.as_str(), f.line))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("unreachable", TEMPLATE, pin_line),
+            ("marker:talos", DOCKERFILE, marker_line),
+        ],
+        "{got:#?}"
+    );
+    assert!(
+        got[0].message.starts_with(&format!(
+            "image-exists could not verify `{pinned}`: failed to reach `http://{registry}/v2/"
+        )) && got[0].message.contains("Connection refused"),
+        "{}",
+        got[0].message
+    );
+    assert!(
+        got[1]
+            .message
+            .contains("Talos v1.13.6 ships CNI plugins v1.9.2"),
+        "{}",
+        got[1].message
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "error: the check is incomplete: 1 remote did not answer (`http://{registry}/v2/"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.all().contains(TOKEN));
+
+    let human = rv.run(&["check", "--online"]).expect(3);
+    assert!(
+        human.stdout.contains(&format!(
+            "marker:talos\n  {DOCKERFILE}:{marker_line}: error: Talos v1.13.6 ships CNI plugins v1.9.2"
+        )),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains(&format!(
+            "unreachable\n  {TEMPLATE}:{pin_line}: error: image-exists could not verify"
+        )),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stdout.ends_with("multus: 2 errors, 0 warnings\n"));
+    assert!(!human.all().contains(TOKEN));
+
+    let summary = c.pkg.join("summary.md");
+    let github = rv
+        .env("GITHUB_STEP_SUMMARY", &summary.display().to_string())
+        .env("GITHUB_WORKSPACE", &c.pkg.path().display().to_string())
+        .run(&["check", "--online", "--format", "github"])
+        .expect(3);
+    let annotations: Vec<&str> = github.stdout.lines().collect();
+    assert_eq!(annotations.len(), 2, "{}", github.stdout);
+    assert!(annotations[0].starts_with(&format!(
+        "::error file={PKG}/{TEMPLATE},line={pin_line},title=unreachable::image-exists could not verify"
+    )));
+    assert!(annotations[1].starts_with(&format!(
+        "::error file={PKG}/{DOCKERFILE},line={marker_line},title=marker%3Atalos::Talos v1.13.6 ships CNI plugins v1.9.2"
+    )));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("| error | `unreachable` |"), "{md}");
+    assert!(md.contains("| error | `marker:talos` |"), "{md}");
+    assert!(!github.all().contains(TOKEN) && !md.contains(TOKEN));
+}
+
+/// Issue 9: a GitHub API outage during the nightly (the releases list
+/// answers 503) with the registry down too still reports the drift it can
+/// see: the moved Talos pin from the raw files and an offline finding.
+#[test]
+fn a_github_outage_during_the_nightly_still_reports_the_drift_it_can_see() {
+    let Some(w) = world() else { return };
+    let (c, rv, _port) = registry_down(&w);
+    c.edit(DOCKERFILE, "ARG VERSION=v4.3.0", "ARG VERSION=v4.2.4");
+    w.gh.fail_next("/repos/k8snetworkplumbingwg/multus-cni/releases", 503, 100);
+    let run = rv.run(&["check", "--online", "--format", "json"]).expect(3);
+    let mut ids: Vec<String> = errors(&run).into_iter().map(|f| f.id).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["marker:talos", "unreachable", "unreachable", "version-sync"],
+        "{}",
+        run.stdout
+    );
+    let releases = errors(&run)
+        .into_iter()
+        .find(|f| f.id == "unreachable" && f.file == "vendor.toml")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        releases.message.starts_with(
+            "upstream-newer could not list the releases of github:k8snetworkplumbingwg/multus-cni: "
+        ) && releases.message.contains("503"),
+        "{}",
+        releases.message
+    );
+    assert!(
+        run.stderr.contains("2 remotes did not answer"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.all().contains(TOKEN));
+}

@@ -97,15 +97,18 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             Ok(())
         }
         Err(source) => {
-            let failed = Err(Error::PinnedImage {
-                reference: locked.reference.clone(),
-                source,
-            });
             let what = format!(
                 "{} could not verify `{}`",
                 IMAGE_EXISTS.name, locked.reference
             );
-            unreachable::answered::<()>(failed, sink, &what, &file, line).map(drop)
+            let failed = Err(Error::Registry(source));
+            match unreachable::answered::<()>(failed, sink, &what, &file, line) {
+                Err(Error::Registry(source)) => Err(Error::PinnedImage {
+                    reference: locked.reference.clone(),
+                    source,
+                }),
+                other => other.map(drop),
+            }
         }
     }
 }

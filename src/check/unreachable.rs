@@ -70,10 +70,15 @@ pub(super) fn answered<T>(
 }
 
 /// The finding for `e`: what could not be done, the error and its causes
-/// (which name the URL; it is added when they do not), and what to do.
+/// (a cause that names the URL again, as the HTTP client's "error sending
+/// request for url (…)" does, is left out once the URL is said), and what
+/// to do.
 fn finding(e: &Error, url: &str, what: &str, file: &str, line: usize) -> Finding {
     let mut message = format!("{what}: {e}");
     for cause in e.causes() {
+        if message.contains(url) && cause.contains(url) {
+            continue;
+        }
         message.push_str(": ");
         message.push_str(&cause.replace('\n', " "));
     }
