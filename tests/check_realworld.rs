@@ -1029,3 +1029,115 @@ fn a_github_outage_during_the_nightly_still_reports_the_drift_it_can_see() {
     );
     assert!(!run.all().contains(TOKEN));
 }
+
+/// Issue 9, "what update says when it ends": at v4.2.4 the builder is
+/// golang:1.24.11, enough for its go.mod (`go 1.24.11`); v4.3.0's says
+/// `go 1.25.0`. `update --to v4.3.0` writes the update, ends with that
+/// finding and its next command, and exits 1 because the update caused it;
+/// `check` and `image build` give the same advice.
+#[test]
+fn update_ends_with_the_finding_it_caused_and_the_next_command() {
+    let Some(w) = world() else { return };
+    let pkg = TempPackage::new();
+    for (path, bytes) in workspace(&w, None) {
+        pkg.write(&path, bytes);
+    }
+    let c = Cozystack {
+        rv: Revendor::new(&pkg.join(PKG), &w.gh),
+        pkg,
+    };
+    c.write(
+        "vendor.toml",
+        &cozystack_vendor_toml("v4.2.4").replace("go = \"1.26\"", "go = \"1.24\""),
+    );
+    let template = c.read(TEMPLATE);
+    c.write(TEMPLATE, &template.replacen("      - nad\n", "", 1));
+    let dockerfile = c
+        .read(DOCKERFILE)
+        .replace("golang:1.26@", "golang:1.24.11@")
+        .replace("ARG VERSION=v4.3.0", "ARG VERSION=v4.2.4");
+    c.write(DOCKERFILE, &dockerfile);
+    let adopted = c.rv.run(&["update", "--to", "v4.2.4"]).expect(0);
+    assert!(!adopted.stderr.contains("warning"), "{}", adopted.stderr);
+    c.check(&[]).expect(0);
+
+    let run = c.rv.run(&["update", "--to", "v4.3.0"]).expect(1);
+    let builder = line_of(&dockerfile, "AS builder", "AS builder");
+    let next = "run `revendor image pin-base --go 1.25`: it moves the builder and `[image] go` to Go 1.25 and pins it by digest";
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: builder-go: {DOCKERFILE}:{builder}: error: the builder's Go 1.24.11 is older than `go 1.25.0` in upstream's go.mod at v4.3.0 (caused by this update)\n  next: {next}\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("the update is written, but its result has 2 error finding(s) it caused"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        c.read("upstream/lock.toml")
+            .contains("version = \"v4.3.0\"")
+    );
+    assert!(
+        run.stdout.contains("upstream: v4.2.4 -> v4.3.0"),
+        "{}",
+        run.stdout
+    );
+
+    // The next check says the same, and so does the image build.
+    let check = c.check(&[]).expect(1);
+    let got = errors(&check);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    let doc: Value = serde_json::from_str(&check.stdout).unwrap();
+    for f in doc["findings"].as_array().unwrap() {
+        assert_eq!(
+            (f["id"].as_str(), f["fix"].as_str()),
+            (Some("builder-go"), Some(next))
+        );
+    }
+    let build =
+        c.rv.run(&["--offline", "image", "build", "--dry-run"])
+            .expect(2);
+    assert!(
+        build.stderr.contains(&format!(
+            "{DOCKERFILE}:{builder}: the builder's Go 1.24.11 is older than `go 1.25.0`"
+        )) && build.stderr.contains(&format!("  help: {next}\n")),
+        "{}",
+        build.stderr
+    );
+}
+
+/// Issue 9: an error the update did not cause (it was there before) is
+/// printed with its next command, and the update still exits 0.
+#[test]
+fn an_error_that_was_there_before_the_update_is_a_warning_and_exit_0() {
+    let Some(w) = world() else { return };
+    let c = adopted(&w);
+    c.edit(
+        DOCKERFILE,
+        "checked-against: v1.13.6",
+        "checked-against: v1.13.5",
+    );
+    let run = c.rv.run(&["update", "--to", "v4.3.0"]).expect(0);
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: marker:talos: {DOCKERFILE}:5: error: the marker says v1.13.5, but ../../core/talos/images/talos/profiles/installer.yaml:6 says v1.13.6\n  next: run `revendor check --online --fix`"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("caused"), "{}", run.stderr);
+    let json =
+        c.rv.run(&["update", "--to", "v4.3.0", "--format", "json"])
+            .expect(0);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    let closing = doc["findings"].as_array().unwrap();
+    assert_eq!(closing.len(), 1, "{}", json.stdout);
+    assert_eq!(
+        (closing[0]["id"].as_str(), closing[0]["caused"].as_bool()),
+        (Some("marker:talos"), Some(false))
+    );
+}

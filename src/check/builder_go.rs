@@ -8,10 +8,16 @@
 //! component by component, a missing patch counting as 0: `golang:1.26`
 //! satisfies `go 1.26.0` but not `go 1.26.2`, because nothing but a digest
 //! says which 1.26 that image holds.
+//!
+//! What to do about each of these is said once, here ([`advice`]): `check`,
+//! `image build`'s preflight and `image pin-base` give the same next command
+//! for the same problem, and that command is always `revendor image
+//! pin-base` (with `--go` when the builder must move), which moves the
+//! builder, `[image] go` and the digest together.
 
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
-use crate::dockerfile::{self, Base, BuilderProblem};
+use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile};
 use crate::error::Result;
 
 /// `builder-go`.
@@ -57,25 +63,12 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         );
         return Ok(());
     };
-    let go = image.go.as_deref().unwrap_or_default();
-    for problem in dockerfile::check_builder(&df, go) {
-        let fix = match &problem {
-            BuilderProblem::GoVersion { .. } if go.is_empty() => continue,
-            BuilderProblem::NoGolangStage => format!(
-                "build the Go binaries in a `FROM golang:{go}@sha256:<digest> AS builder` stage"
-            ),
-            BuilderProblem::GoVersion { expected, .. } => {
-                format!("use `golang:{expected}@sha256:<digest>`, or change `[image] go`")
-            }
-            BuilderProblem::NotPinned { .. } => {
-                "run `revendor image pin-base` to pin it by its index digest".to_string()
-            }
-        };
-        sink.push(Finding::error(id, file, problem.line(), problem.to_string()).fix(fix));
-    }
-
     let version = &input.lock.upstream.version;
-    let Some(directive) = &input.lock.upstream.go_directive else {
+    let directive = input.lock.upstream.go_directive.as_deref();
+    for finding in findings(&df, file, image.go.as_deref(), directive, version) {
+        sink.push(finding);
+    }
+    if directive.is_none() {
         sink.push(
             Finding::warning(
                 id,
@@ -85,10 +78,34 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             )
             .fix("run `revendor update` to record it"),
         );
-        return Ok(());
-    };
-    let Some(needed) = numbers(directive) else {
-        return Ok(());
+    }
+    Ok(())
+}
+
+/// Every `builder-go` error of the recipe `df` (at `file`): its golang
+/// stages against `[image] go` (`go`; the Go release is not compared without
+/// one), then their Go against upstream's go.mod `directive` at `version`.
+/// `image build` stops at the first of these, with the same message and
+/// advice.
+pub fn findings(
+    df: &Dockerfile,
+    file: &str,
+    go: Option<&str>,
+    directive: Option<&str>,
+    version: &str,
+) -> Vec<Finding> {
+    let id = BUILDER_GO.name;
+    let mut out = Vec::new();
+    let wanted = go.unwrap_or_default();
+    for problem in dockerfile::check_builder(df, wanted) {
+        if wanted.is_empty() && matches!(problem, BuilderProblem::GoVersion { .. }) {
+            continue;
+        }
+        let fix = advice(&problem, wanted);
+        out.push(Finding::error(id, file, problem.line(), problem.to_string()).fix(fix));
+    }
+    let Some((directive, needed)) = directive.and_then(|d| Some((d, numbers(d)?))) else {
+        return out;
     };
     for stage in &df.stages {
         let Base::Image(r) = &stage.base else {
@@ -101,7 +118,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             continue;
         };
         if older(&have, &needed) {
-            sink.push(
+            out.push(
                 Finding::error(
                     id,
                     file,
@@ -111,13 +128,55 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                         r.tag.as_deref().unwrap_or_default()
                     ),
                 )
-                .fix(format!(
-                    "build with golang:{directive} or newer (and raise `[image] go` to match)"
-                )),
+                .fix(advice_older(go, &needed)),
             );
         }
     }
-    Ok(())
+    out
+}
+
+/// What to do about a builder stage that falls short of `[image] go`
+/// (`go`): the one advice for `builder-go`, given by `check`, `image build`
+/// and `image pin-base` alike.
+pub fn advice(problem: &BuilderProblem, go: &str) -> String {
+    match problem {
+        BuilderProblem::NoGolangStage => format!(
+            "build the Go binaries in a `FROM golang:{go} AS builder` stage and run `revendor image pin-base` to pin it, or drop `go` from [image] in vendor.toml"
+        ),
+        BuilderProblem::GoVersion { .. } => move_to(go, false),
+        BuilderProblem::NotPinned { .. } => {
+            "run `revendor image pin-base` to pin it by its index digest".to_owned()
+        }
+    }
+}
+
+/// What to do about a builder whose Go is older than upstream's go.mod
+/// directive (`needed`): move to `[image] go` when that is new enough,
+/// else to the directive's minor, `[image] go` with it.
+fn advice_older(go: Option<&str>, needed: &[u64]) -> String {
+    match go {
+        Some(go)
+            if numbers(go).is_some_and(|have| !older(&have, &needed[..needed.len().min(2)])) =>
+        {
+            move_to(go, false)
+        }
+        _ => {
+            let minor: Vec<String> = needed.iter().take(2).map(u64::to_string).collect();
+            move_to(&minor.join("."), true)
+        }
+    }
+}
+
+/// `run revendor image pin-base --go <go>`, saying what it moves.
+fn move_to(go: &str, with_config: bool) -> String {
+    let what = if with_config {
+        "the builder and `[image] go`"
+    } else {
+        "the builder"
+    };
+    format!(
+        "run `revendor image pin-base --go {go}`: it moves {what} to Go {go} and pins it by digest"
+    )
 }
 
 /// The leading `1.26.3` of a Go version or image tag (`1.26.3-bookworm`,
@@ -151,6 +210,28 @@ fn older(have: &[u64], needed: &[u64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 9: every `builder-go` problem names one next command, and it
+    /// is the one `image build` names too.
+    #[test]
+    fn the_advice_is_always_pin_base() {
+        let other = BuilderProblem::GoVersion {
+            line: 1,
+            found: Some("1.24".into()),
+            expected: "1.26".into(),
+        };
+        let moved = "run `revendor image pin-base --go 1.26`: it moves the builder to Go 1.26 and pins it by digest";
+        assert_eq!(advice(&other, "1.26"), moved);
+        assert_eq!(advice_older(Some("1.26"), &[1, 25, 0]), moved);
+        assert_eq!(
+            advice_older(Some("1.24"), &[1, 25, 0]),
+            "run `revendor image pin-base --go 1.25`: it moves the builder and `[image] go` to Go 1.25 and pins it by digest"
+        );
+        assert_eq!(
+            advice_older(None, &[1, 25]),
+            advice_older(Some("1.24"), &[1, 25, 0])
+        );
+    }
 
     #[test]
     fn versions_compare_numerically() {

@@ -34,6 +34,7 @@ mod unreachable;
 mod upstream_newer;
 mod version_sync;
 
+pub use builder_go::{advice as builder_advice, findings as builder_findings};
 pub use input::Input;
 pub use unreachable::UNREACHABLE;
 

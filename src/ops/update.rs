@@ -10,14 +10,18 @@
 //!    a 3-way merge; refresh each patch to exact hunks.
 //! 5. Verify the source patches against the upstream source tree (`source.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
+//! 7. Check the result offline and report each finding with its next
+//!    command (`closing.rs`).
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
 
 mod carry;
+mod closing;
 mod edits;
 mod source;
 mod summary;
 
+pub use closing::ClosingFinding;
 pub use summary::{ConflictReport, PatchReport, UpdateReport};
 
 use std::collections::BTreeMap;
@@ -65,13 +69,14 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .map(|l| l.upstream.version.clone())
         .unwrap_or_else(|| config.upstream.version.clone());
     let target = resolved.tag.clone();
-    ctx.shell.status(
-        "Updating",
-        format!(
-            "{} {base_version} -> {target}",
-            config.upstream.source.describe()
-        ),
-    );
+    let upstream = config.upstream.source.describe();
+    if target == base_version {
+        ctx.shell
+            .status("Checking", format!("{upstream} at {target}"));
+    } else {
+        ctx.shell
+            .status("Updating", format!("{upstream} {base_version} -> {target}"));
+    }
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
     let pin_ref = match lock.as_ref().and_then(|l| l.image.as_ref()) {
@@ -238,11 +243,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
     );
 
-    report.changed = if opts.dry_run {
-        txn.changed_paths()?
-    } else {
-        txn.commit()?
-    };
+    closing::commit(ctx, txn, opts.dry_run, lock.is_some(), &mut report)?;
     Ok(report)
 }
 

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use super::closing::ClosingFinding;
+
 /// One patch section's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct PatchReport {
@@ -65,6 +67,9 @@ pub struct UpdateReport {
     pub edits: Vec<EditReport>,
     /// Files written (or that would be, with `--dry-run`).
     pub changed: Vec<String>,
+    /// The offline check of the written result, each finding with its next
+    /// command (empty with `--dry-run`).
+    pub findings: Vec<ClosingFinding>,
 }
 
 impl UpdateReport {
@@ -78,7 +83,14 @@ impl UpdateReport {
             conflicts: Vec::new(),
             edits: Vec::new(),
             changed: Vec::new(),
+            findings: Vec::new(),
         }
+    }
+
+    /// The closing findings this update caused (`error`s the check before
+    /// it did not report): the update is written, and exits 1.
+    pub fn caused(&self) -> impl Iterator<Item = &ClosingFinding> {
+        self.findings.iter().filter(|f| f.caused)
     }
 
     /// The closing summary for people.
@@ -90,13 +102,18 @@ impl UpdateReport {
             "updated"
         };
         if self.adopted {
+            let adopt = if self.dry_run {
+                "would adopt"
+            } else {
+                "adopted"
+            };
             s.push_str(&format!(
-                "adopted the package at {} (no lock before)\n",
+                "{adopt} the package at {} (no lock before)\n",
                 self.from
             ));
         }
         if self.from == self.to {
-            s.push_str(&format!("upstream: {} (unchanged)\n", self.to));
+            s.push_str(&format!("upstream: up to date at {}\n", self.to));
         } else {
             s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
         }
@@ -106,10 +123,15 @@ impl UpdateReport {
                 p.patch, p.target, p.result
             ));
         }
+        let adopted_into = if self.dry_run {
+            "would be adopted into"
+        } else {
+            "adopted into"
+        };
         for e in &self.edits {
             if let Some(into) = &e.adopted_into {
                 s.push_str(&format!(
-                    "hand edit {}:{} adopted into patch {into}: {}\n",
+                    "hand edit {}:{} {adopted_into} patch {into}: {}\n",
                     e.file,
                     e.line,
                     e.text.trim_end()
