@@ -71,8 +71,12 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let target = resolved.tag.clone();
     let upstream = config.upstream.source.describe();
     if target == base_version {
-        ctx.shell
-            .status("Checking", format!("{upstream} at {target}"));
+        let verb = if lock.is_some() {
+            "Checking"
+        } else {
+            "Adopting"
+        };
+        ctx.shell.status(verb, format!("{upstream} at {target}"));
     } else {
         ctx.shell
             .status("Updating", format!("{upstream} {base_version} -> {target}"));
