@@ -13,8 +13,12 @@
 //!    tree, and rebased from the locked one when that fails. Each result is
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
+//!
+//! An upstream that does not answer the list is `unreachable`; one that
+//! answers the list but not the dry run's downloads still gets its
+//! `upstream-newer`, saying the dry run could not be done.
 
-use super::{Check, Finding, Id, Input, Sink};
+use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::AppliesTo;
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
@@ -60,8 +64,17 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         return Ok(());
     };
     let source = upstream::open(config, &input.ctx.env, &input.ctx.client);
-    let releases = source.releases()?;
     let up = &config.upstream;
+    let what = format!(
+        "{id} could not list the releases of {}",
+        up.source.describe()
+    );
+    let listed = source.releases();
+    let Some(releases) =
+        unreachable::answered(listed, sink, &what, "vendor.toml", up.version_line)?
+    else {
+        return Ok(());
+    };
     let track = up
         .track
         .as_ref()
@@ -104,7 +117,27 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let Some(target) = newer(true) else {
         return Ok(());
     };
-    let results = dry_run(input, &*source, &target.tag)?;
+    let what = format!("{id} could not dry-run the patches against {}", target.tag);
+    let ran = dry_run(input, &*source, &target.tag);
+    let results = unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)?;
+    let results = match results {
+        Some(results) => results,
+        None => {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.version_line,
+                    format!(
+                        "{} is newer than the vendored {locked} (inside track `{track}`); dry run: not done, the upstream did not answer",
+                        target.tag
+                    ),
+                )
+                .fix(format!("run `revendor update --to {}`", target.tag)),
+            );
+            return Ok(());
+        }
+    };
     let conflicts: Vec<&DryRun> = results
         .iter()
         .filter(|r| r.result.starts_with("conflict"))

@@ -1,12 +1,26 @@
 //! `revendor update`.
+//!
+//! The update ends with the offline check of what it wrote: each finding is
+//! printed as a warning with its next command. The exit code stays 0 when
+//! the update did its job, unless a finding is an `error` the update itself
+//! caused (one the check before it did not report): then the files are
+//! written and the exit code is 1, until that next command is run.
 
 use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::update::{UpdateOptions, update};
+use crate::ops::update::{UpdateOptions, UpdateReport, update};
 use crate::workspace::Context;
 
 /// Flags of `revendor update`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+When it has written the update, `update` runs the offline check on the result and prints \
+each finding as a warning with its next command. It exits 0 when the update is done, and 1 \
+when the result has an error finding that the update caused (one the check before did not \
+report; after adopting a package, none is): the files stay written, and the finding's next \
+command (for example `revendor image pin-base --go 1.25` when the new release's go.mod needs \
+a newer Go than the builder) finishes the job. A conflict also exits 1, with nothing written \
+(or the markers, with --keep-conflicts).")]
 pub struct Args {
     /// Move to this release tag (outside `track` only with a warning).
     #[arg(long, value_name = "TAG")]
@@ -43,7 +57,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         _ => ctx.shell.out(&report.human()),
     }
     if report.conflicts.is_empty() {
-        Ok(ExitCode::Clean)
+        Ok(closing(ctx, &report))
     } else {
         let hint = if opts.keep_conflicts {
             "resolve the markers, then run `revendor update --continue`"
@@ -56,4 +70,33 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         ));
         Ok(ExitCode::Findings)
     }
+}
+
+/// The closing check's findings as warnings, each with its next command;
+/// exit 1 when the update caused an error finding.
+fn closing(ctx: &Context, report: &UpdateReport) -> ExitCode {
+    for c in &report.findings {
+        let f = &c.finding;
+        let caused = if c.caused {
+            " (caused by this update)"
+        } else {
+            ""
+        };
+        let mut line = format!(
+            "{}: {}:{}: {}: {}{caused}",
+            f.id, f.file, f.line, f.severity, f.message
+        );
+        if !f.fix.is_empty() {
+            line.push_str(&format!("\n  next: {}", f.fix));
+        }
+        ctx.shell.warn(line);
+    }
+    let caused = report.caused().count();
+    if caused == 0 {
+        return ExitCode::Clean;
+    }
+    ctx.shell.warn(format!(
+        "the update is written, but its result has {caused} error finding(s) it caused; run the next command of each, then `revendor check`"
+    ));
+    ExitCode::Findings
 }

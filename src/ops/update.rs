@@ -10,6 +10,8 @@
 //!    a 3-way merge; refresh each patch to exact hunks.
 //! 5. Verify the source patches against the upstream source tree (`source.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
+//! 7. Check the result offline and report each finding with its next
+//!    command (`closing.rs`).
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
 //! A `[[vendor]]` or `[[patch]]` gone from vendor.toml is undone on the way
@@ -17,6 +19,7 @@
 //! and 4's carry (`resume.rs`).
 
 mod carry;
+mod closing;
 pub(super) mod edits;
 pub(super) mod locked;
 pub(super) mod removed;
@@ -24,6 +27,7 @@ mod resume;
 mod source;
 mod summary;
 
+pub use closing::ClosingFinding;
 pub use summary::{ConflictReport, EditReport, UpdateReport};
 
 use std::collections::BTreeMap;
@@ -95,19 +99,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .unwrap_or_else(|| config.upstream.version.clone());
     let target = resolved.tag.clone();
     let same_release = target == base_version && moved_from.is_none();
-    ctx.shell.status(
-        "Updating",
-        match &moved_from {
-            Some(old) => format!(
-                "{old} {base_version} -> {} {target}",
-                config.upstream.source.describe()
-            ),
-            None => format!(
-                "{} {base_version} -> {target}",
-                config.upstream.source.describe()
-            ),
-        },
-    );
+    let upstream = config.upstream.source.describe();
+    match &moved_from {
+        Some(old) => ctx.shell.status(
+            "Updating",
+            format!("{old} {base_version} -> {upstream} {target}"),
+        ),
+        None if same_release => {
+            let verb = if lock.is_some() {
+                "Checking"
+            } else {
+                "Adopting"
+            };
+            ctx.shell.status(verb, format!("{upstream} at {target}"));
+        }
+        None => ctx
+            .shell
+            .status("Updating", format!("{upstream} {base_version} -> {target}")),
+    }
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
     let pin_ref = match &lock {
@@ -339,11 +348,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
     );
 
-    report.changed = if opts.dry_run {
-        txn.changed_paths()?
-    } else {
-        txn.commit()?
-    };
+    closing::commit(ctx, txn, opts.dry_run, lock.is_some(), &mut report)?;
     Ok(report)
 }
 
