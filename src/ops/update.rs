@@ -3,6 +3,8 @@
 //! 1. Resolve the target release (`--to`, or the highest inside `track`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
 //!    package is adopted without a lock) and the new ones at the target.
+//!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
+//!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare
 //!    with the rendered files on disk: a difference is a hand edit, which
 //!    stops the update unless `--adopt-edits` folds it into the patch.
@@ -13,12 +15,13 @@
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
 
+mod adopt;
 mod carry;
 mod edits;
 mod source;
 mod summary;
 
-pub use summary::{ConflictReport, PatchReport, UpdateReport};
+pub use summary::{ConflictReport, FuzzyReport, PatchReport, UpdateReport};
 
 use std::collections::BTreeMap;
 
@@ -49,7 +52,7 @@ pub struct UpdateOptions {
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
-    let mut patches = Patches::load(&config)?;
+    let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
     patches.check_targets(&config)?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
 
@@ -94,6 +97,26 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         };
 
         let current = read_current(&vendor.to)?;
+        if lock.is_none() {
+            let finish = |patched: &[u8]| {
+                render::finish(
+                    &config,
+                    &vendor.to,
+                    patched,
+                    &base_version,
+                    pin_ref.as_deref(),
+                )
+            };
+            report.fuzzy.extend(adopt::settle(
+                &mut patches,
+                &recounted,
+                vendor,
+                &base,
+                &base_version,
+                current.as_deref(),
+                finish,
+            )?);
+        }
         let edits = edits::fold(
             &config,
             &mut patches,

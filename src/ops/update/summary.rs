@@ -46,6 +46,24 @@ pub struct EditReport {
     pub adopted_into: Option<String>,
 }
 
+/// One hunk that, adopting the package, applied only with GNU patch's fuzz
+/// or a recounted header, and was refreshed to exact.
+#[derive(Debug, Clone, Serialize)]
+pub struct FuzzyReport {
+    /// The patch name.
+    pub patch: String,
+    /// The patch file.
+    pub file: String,
+    /// Line of the hunk's `@@` in the patch file as it was.
+    pub line: usize,
+    /// The rendered file it targets.
+    pub target: String,
+    /// 1-based hunk of the patch's section for `target`.
+    pub hunk: usize,
+    /// Why: `needed fuzz 2 (offset +10)`, a header that lies.
+    pub why: String,
+}
+
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
@@ -63,6 +81,8 @@ pub struct UpdateReport {
     pub conflicts: Vec<ConflictReport>,
     /// Hand edits adopted into patches.
     pub edits: Vec<EditReport>,
+    /// Adopting: hunks that applied only with fuzz or a recount, refreshed.
+    pub fuzzy: Vec<FuzzyReport>,
     /// Files written (or that would be, with `--dry-run`).
     pub changed: Vec<String>,
 }
@@ -77,6 +97,7 @@ impl UpdateReport {
             patches: Vec::new(),
             conflicts: Vec::new(),
             edits: Vec::new(),
+            fuzzy: Vec::new(),
             changed: Vec::new(),
         }
     }
@@ -99,6 +120,12 @@ impl UpdateReport {
             s.push_str(&format!("upstream: {} (unchanged)\n", self.to));
         } else {
             s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
+        }
+        for f in &self.fuzzy {
+            s.push_str(&format!(
+                "patch {} on {}: hunk {} ({}:{}) {}; refreshed to exact\n",
+                f.patch, f.target, f.hunk, f.file, f.line, f.why
+            ));
         }
         for p in &self.patches {
             s.push_str(&format!(
