@@ -20,6 +20,9 @@ pub struct Args {
     /// Fold hand edits of rendered files into the patch that targets them.
     #[arg(long)]
     pub adopt_edits: bool,
+    /// Remove each patch (or section of one) the new release already carries: its file and its [[patch]].
+    #[arg(long)]
+    pub drop_upstreamed: bool,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -28,6 +31,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         dry_run: args.dry_run,
         keep_conflicts: args.keep_conflicts,
         adopt_edits: args.adopt_edits,
+        drop_upstreamed: args.drop_upstreamed,
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
@@ -35,6 +39,25 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
             .shell
             .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
         _ => ctx.shell.out(&report.human()),
+    }
+    let mut kept: Vec<&str> = report
+        .upstreamed
+        .iter()
+        .filter(|u| !u.dropped)
+        .map(|u| u.patch.as_str())
+        .collect();
+    kept.dedup();
+    if report.conflicts.is_empty() && !kept.is_empty() {
+        ctx.shell.warn(format!(
+            "upstream {} already carries patch {}; nothing was written; rerun with --drop-upstreamed to remove {}",
+            report.to,
+            kept.iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if kept.len() == 1 { "it" } else { "them" }
+        ));
+        return Ok(ExitCode::Findings);
     }
     if report.conflicts.is_empty() {
         Ok(ExitCode::Clean)

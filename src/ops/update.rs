@@ -11,6 +11,8 @@
 //! 4. Carry every vendor patch to the target (`carry.rs`): strict first, then
 //!    a 3-way merge; refresh each patch to exact hunks.
 //! 5. Verify the source patches against the upstream source tree (`source.rs`).
+//!    A patch the target already carries stops the update unless
+//!    `--drop-upstreamed` removes it (`upstreamed.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
@@ -20,8 +22,9 @@ mod carry;
 mod edits;
 mod source;
 mod summary;
+mod upstreamed;
 
-pub use summary::{ConflictReport, FuzzyReport, PatchReport, UpdateReport};
+pub use summary::{ConflictReport, FuzzyReport, PatchReport, UpdateReport, UpstreamedReport};
 
 use std::collections::BTreeMap;
 
@@ -46,6 +49,8 @@ pub struct UpdateOptions {
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch targeting them.
     pub adopt_edits: bool,
+    /// Remove the patches (or sections) the target release already carries.
+    pub drop_upstreamed: bool,
 }
 
 /// Runs the update; the report says what happened (conflicts included).
@@ -132,6 +137,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
+        report.upstreamed.extend(carried.upstreamed);
         let rendered = render::finish(
             &config,
             &vendor.to,
@@ -172,7 +178,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         &target,
         &mut report,
     )?;
-    if !report.conflicts.is_empty() {
+    if !report.conflicts.is_empty() || upstreamed::settle(&mut report, opts.drop_upstreamed) {
         return Ok(report);
     }
 
@@ -202,6 +208,12 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&file, bytes);
     }
     locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+    let dropped = upstreamed::remove_sections(
+        &config,
+        &mut txn,
+        &mut locked_patches,
+        &mut report.upstreamed,
+    )?;
 
     for (file, bytes) in
         render::rewrite_in_place(&config, &target, |f| paths::read(&ctx.root.join(f)))?
@@ -248,11 +260,16 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             }),
         },
     };
-    if config.upstream.version != target {
+    if config.upstream.version != target || !dropped.is_empty() {
         let path = ctx.root.join("vendor.toml");
-        let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
-        let edited = crate::config::edit::set_upstream_version(&path, &text, &target)?;
-        txn.stage("vendor.toml", edited.into_bytes());
+        let mut text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+        for name in &dropped {
+            text = crate::config::edit::remove_patch(&path, &text, name)?;
+        }
+        if config.upstream.version != target {
+            text = crate::config::edit::set_upstream_version(&path, &text, &target)?;
+        }
+        txn.stage("vendor.toml", text.into_bytes());
     }
     let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?
         .map(|b| String::from_utf8_lossy(&b).into_owned());

@@ -57,19 +57,20 @@ pub(super) fn settle(
     if strict.is_ok() && recounted.is_empty() {
         return Ok(Vec::new());
     }
-    let steps = match (stack.fuzz(base), &strict) {
-        (Ok(steps), _) => steps,
-        (Err(_), Err(e)) => return Err(e.clone().into()),
-        (Err(e), Ok(_)) => return Err(e.into()),
+    let (steps, current) = match (stack.fuzz(base), current, strict) {
+        (Ok(steps), Some(current), _) => (steps, current),
+        // Without the committed file nothing shows what the patches meant.
+        (_, _, Err(e)) => return Err(e.into()),
+        (Err(e), _, Ok(_)) => return Err(e.into()),
+        (Ok(steps), None, Ok(_)) => {
+            return Err(Error::Conflict(format!(
+                "{}; `{}` is not committed, so nothing shows what the patch meant: fix its header",
+                list(&reports(patches, vendor, &steps, &recounted)),
+                vendor.to
+            )));
+        }
     };
     let reports = reports(patches, vendor, &steps, &recounted);
-    let Some(current) = current else {
-        return Err(Error::Conflict(format!(
-            "{}; `{}` is not committed, so nothing shows what the patches meant: fix them to apply to {version} exactly",
-            list(&reports),
-            vendor.to
-        )));
-    };
     let patched = steps.last().map_or(base, |s| s.output.as_slice());
     let expected = finish(patched)?;
     if expected != current {

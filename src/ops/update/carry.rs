@@ -3,7 +3,7 @@
 //! locked side, then rebased, 3-way when the strict apply fails), reporting
 //! each section and refreshing it to exact hunks at the target.
 
-use super::summary::{ConflictReport, PatchReport};
+use super::summary::{ConflictReport, PatchReport, UpstreamedReport};
 use crate::config::Vendor;
 use crate::error::Result;
 use crate::patch::{self, FilePatch, Outcome};
@@ -17,6 +17,8 @@ pub(super) struct Carried {
     pub reports: Vec<PatchReport>,
     /// Conflicting hunks.
     pub conflicts: Vec<ConflictReport>,
+    /// Sections upstream already carries.
+    pub upstreamed: Vec<UpstreamedReport>,
 }
 
 /// Where each hunk of `fp` lands on `content` when applied alone:
@@ -55,6 +57,7 @@ pub(super) fn carry(
         output: walk.output?,
         reports: Vec::new(),
         conflicts: Vec::new(),
+        upstreamed: Vec::new(),
     };
     for step in walk.steps {
         let (p, fp) = patches.section(step.id);
@@ -76,7 +79,23 @@ pub(super) fn carry(
                 }
                 format!("conflict ({})", placement(fp, &step.input))
             }
-            outcome => outcome.to_string(),
+            Outcome::AlreadyUpstream { .. } => {
+                out.upstreamed.push(UpstreamedReport {
+                    patch: p.name.clone(),
+                    file: p.file.clone(),
+                    target: vendor.to.clone(),
+                    section: p
+                        .set
+                        .files
+                        .iter()
+                        .position(|f| std::ptr::eq(f, fp))
+                        .unwrap_or(0),
+                    whole: false,
+                    dropped: false,
+                });
+                step.outcome.to_string()
+            }
+            outcome => super::upstreamed::describe(fp, &step.input, outcome),
         };
         out.reports.push(PatchReport {
             patch: p.name.clone(),

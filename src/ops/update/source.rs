@@ -6,7 +6,7 @@
 //! the tree at the locked version is fetched only when a patch needs the
 //! 3-way merge.
 
-use super::summary::{ConflictReport, PatchReport, UpdateReport};
+use super::summary::{ConflictReport, PatchReport, UpdateReport, UpstreamedReport};
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
@@ -72,7 +72,7 @@ pub(super) fn verify(
     };
     for p in patches.values() {
         let mut set = p.set.clone();
-        for fp in set.files.iter_mut() {
+        for (section, fp) in set.files.iter_mut().enumerate() {
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             if !fp.is_new() && !tree.files.contains_key(&path) {
@@ -127,13 +127,23 @@ pub(super) fn verify(
                     }
                 }
             };
-            if !matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+            let result = super::upstreamed::describe(fp, &theirs, &outcome);
+            if matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+                report.upstreamed.push(UpstreamedReport {
+                    patch: p.name.clone(),
+                    file: p.file.clone(),
+                    target: path.clone(),
+                    section,
+                    whole: false,
+                    dropped: false,
+                });
+            } else {
                 *fp = patch::refresh(fp, &theirs, outcome.content());
             }
             report.patches.push(PatchReport {
                 patch: p.name.clone(),
                 target: path,
-                result: outcome.to_string(),
+                result,
             });
         }
         facts.patch_files.push((p.file.clone(), patch::write(&set)));

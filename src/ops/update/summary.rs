@@ -64,6 +64,25 @@ pub struct FuzzyReport {
     pub why: String,
 }
 
+/// One patch section whose change upstream already has at the target.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpstreamedReport {
+    /// The patch name.
+    pub patch: String,
+    /// The patch file.
+    pub file: String,
+    /// The rendered file (or source file) the section targets.
+    pub target: String,
+    /// The section's index in the patch file.
+    #[serde(skip)]
+    pub section: usize,
+    /// Every section of the patch is upstream: the whole patch can go.
+    pub whole: bool,
+    /// Taken out (`--drop-upstreamed`): the section, or the file and its
+    /// `[[patch]]` when `whole`.
+    pub dropped: bool,
+}
+
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
@@ -83,6 +102,9 @@ pub struct UpdateReport {
     pub edits: Vec<EditReport>,
     /// Adopting: hunks that applied only with fuzz or a recount, refreshed.
     pub fuzzy: Vec<FuzzyReport>,
+    /// Sections upstream already carries (the update stops on them unless
+    /// it drops them).
+    pub upstreamed: Vec<UpstreamedReport>,
     /// Files written (or that would be, with `--dry-run`).
     pub changed: Vec<String>,
 }
@@ -98,6 +120,7 @@ impl UpdateReport {
             conflicts: Vec::new(),
             edits: Vec::new(),
             fuzzy: Vec::new(),
+            upstreamed: Vec::new(),
             changed: Vec::new(),
         }
     }
@@ -143,6 +166,9 @@ impl UpdateReport {
                 ));
             }
         }
+        for u in &self.upstreamed {
+            s.push_str(&self.upstreamed_line(u));
+        }
         for c in &self.conflicts {
             s.push_str(&format!(
                 "conflict in {} lines {}-{} (patch {})\n  ours:   {}\n  theirs: {}\n",
@@ -165,6 +191,26 @@ impl UpdateReport {
             }
         }
         s
+    }
+}
+
+impl UpdateReport {
+    fn upstreamed_line(&self, u: &UpstreamedReport) -> String {
+        let to = &self.to;
+        match (u.dropped, u.whole) {
+            (true, true) => format!(
+                "dropped patch {}: upstream {to} already has it; removed {} and its [[patch]] from vendor.toml\n",
+                u.patch, u.file
+            ),
+            (true, false) => format!(
+                "dropped the section for {} from patch {} ({}): upstream {to} already has it\n",
+                u.target, u.patch, u.file
+            ),
+            (false, _) => format!(
+                "upstream {to} already has patch {}'s change to {}; `revendor update --drop-upstreamed` drops it\n",
+                u.patch, u.target
+            ),
+        }
     }
 }
 
