@@ -18,7 +18,7 @@
 //!    the hunks, as it did before.
 
 use super::summary::FuzzyReport;
-use crate::config::{Config, Vendor};
+use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::render::{FuzzyStep, Patches, RecountedHunk};
 
@@ -62,13 +62,9 @@ pub(super) fn settle(
         // Without the committed file nothing shows what the patches meant.
         (_, _, Err(e)) => return Err(e.into()),
         (Err(e), _, Ok(_)) => return Err(e.into()),
-        (Ok(steps), None, Ok(_)) => {
-            return Err(Error::Conflict(format!(
-                "{}; `{}` is not committed, so nothing shows what the patch meant: fix its header",
-                list(&reports(patches, vendor, &steps, &recounted)),
-                vendor.to
-            )));
-        }
+        // A recount only counts when the committed file confirms it: the
+        // header is malformed, as without adoption.
+        (Ok(_), None, Ok(_)) => return Err(malformed(patches, &recounted, vendor)),
     };
     let reports = reports(patches, vendor, &steps, &recounted);
     let patched = steps.last().map_or(base, |s| s.output.as_slice());
@@ -137,6 +133,24 @@ fn reports(
         }
     }
     out
+}
+
+/// The first recounted header as the parse error it is without adoption.
+fn malformed(patches: &Patches, recounted: &[&RecountedHunk], vendor: &Vendor) -> Error {
+    let Some(r) = recounted.first() else {
+        return Error::Conflict(format!("the patches of `{}` do not apply", vendor.to));
+    };
+    let (p, _) = patches.section(r.id);
+    ConfigError::at(
+        &p.file,
+        Some(r.found.line),
+        format!(
+            "malformed patch: hunk `{}` has a body of {} old and {} new lines; with no committed `{}` to check a recount against, the header must be right",
+            r.found.header, r.found.old, r.found.new, vendor.to
+        ),
+    )
+    .hint("fix the counts in the header, or regenerate the patch with `diff -u` or `git diff`")
+    .into()
 }
 
 fn list(reports: &[FuzzyReport]) -> String {
