@@ -131,6 +131,14 @@ fn upstreamed_patches_stop_the_update_and_drop_upstreamed_removes_them() {
     let rv = Revendor::new(pkg.path(), &gh);
     rv.run(&["update", "--to", "v1.0.0"]).expect(0);
     let adopted = pkg.snapshot();
+    // The nightly check already says what the update will need.
+    let out = rv.run(&["check", "--online"]).expect(1);
+    assert!(
+        out.stdout
+            .contains("run `revendor update --to v2.0.0 --drop-upstreamed`"),
+        "{}",
+        out.stdout
+    );
 
     let out = rv.run(&["update"]).expect(1);
     assert!(

@@ -170,7 +170,7 @@ impl Search<'_> {
             // Less context below than above: only the file's end will do.
             let end = n - m;
             let fits = guess - end <= max_neg;
-            return (fits && self.matches(end, prefix_fuzz, 0)).then(|| end as usize);
+            return (fits && self.matches(end, prefix_fuzz, 0)).then_some(end as usize);
         }
         // As GNU counts: when the guess lies outside the range, the first offset tried is the
         // one that reaches back into it.

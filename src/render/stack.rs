@@ -185,12 +185,13 @@ impl<'a> Stack<'a> {
     /// Applies every section to `pristine` as GNU `patch -F2` would
     /// ([`patch::apply_fuzzy`]); the first that finds no place even so stops
     /// the walk. For adoption only: see the module doc.
-    pub fn fuzz(&self, pristine: &[u8]) -> Result<Vec<FuzzyStep>, SectionError> {
+    pub fn fuzz(&self, pristine: &[u8]) -> Result<Vec<FuzzyStep>, Box<SectionError>> {
         let mut text = pristine.to_vec();
         let mut steps = Vec::new();
         for &id in &self.ids {
             let (_, fp) = self.patches.section(id);
-            let fuzzed = patch::apply_fuzzy(fp, &text, 2).map_err(|e| self.error(id, e))?;
+            let fuzzed =
+                patch::apply_fuzzy(fp, &text, 2).map_err(|e| Box::new(self.error(id, e)))?;
             let strict = patch::apply(fp, &text).is_ok();
             steps.push(FuzzyStep {
                 id,

@@ -61,7 +61,7 @@ pub(super) fn settle(
         (Ok(steps), Some(current), _) => (steps, current),
         // Without the committed file nothing shows what the patches meant.
         (_, _, Err(e)) => return Err(e.into()),
-        (Err(e), _, Ok(_)) => return Err(e.into()),
+        (Err(e), _, Ok(_)) => return Err((*e).into()),
         // A recount only counts when the committed file confirms it: the
         // header is malformed, as without adoption.
         (Ok(_), None, Ok(_)) => return Err(malformed(patches, &recounted, vendor)),

@@ -197,13 +197,18 @@ impl UpdateReport {
 impl UpdateReport {
     fn upstreamed_line(&self, u: &UpstreamedReport) -> String {
         let to = &self.to;
+        let (dropped, removed) = if self.dry_run {
+            ("would drop", "would remove")
+        } else {
+            ("dropped", "removed")
+        };
         match (u.dropped, u.whole) {
             (true, true) => format!(
-                "dropped patch {}: upstream {to} already has it; removed {} and its [[patch]] from vendor.toml\n",
+                "{dropped} patch {}: upstream {to} already has it; {removed} {} and its [[patch]] from vendor.toml\n",
                 u.patch, u.file
             ),
             (true, false) => format!(
-                "dropped the section for {} from patch {} ({}): upstream {to} already has it\n",
+                "{dropped} the section for {} from patch {} ({}): upstream {to} already has it\n",
                 u.target, u.patch, u.file
             ),
             (false, _) => format!(

@@ -107,6 +107,72 @@ pub(super) fn remove_sections(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::update::summary::PatchReport;
+
+    const SERIES: &str = "--- a/a.yml\n+++ b/a.yml\n@@ -1 +1 @@\n-a\n+A\n--- a/b.yml\n+++ b/b.yml\n@@ -1 +1 @@\n-b\n+B\n";
+
+    fn upstreamed(section: usize) -> UpstreamedReport {
+        UpstreamedReport {
+            patch: "p".into(),
+            file: "p.patch".into(),
+            target: "b.yml".into(),
+            section,
+            whole: false,
+            dropped: false,
+        }
+    }
+
+    #[test]
+    fn a_patch_is_whole_when_every_section_is_upstream() {
+        let mut report = UpdateReport::new("v1", "v2", false, false);
+        for target in ["a.yml", "b.yml"] {
+            report.patches.push(PatchReport {
+                patch: "p".into(),
+                target: target.into(),
+                result: String::new(),
+            });
+        }
+        assert!(!settle(&mut report, false), "nothing upstream: go on");
+        report.upstreamed.push(upstreamed(1));
+        assert!(settle(&mut report, false), "stop");
+        assert!(!report.upstreamed[0].whole);
+        assert!(!settle(&mut report, true), "dropping: go on");
+        report.upstreamed.push(upstreamed(0));
+        settle(&mut report, true);
+        assert!(report.upstreamed.iter().all(|u| u.whole));
+    }
+
+    #[test]
+    fn dropping_takes_sections_out_and_a_patch_left_empty_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.patch"), SERIES).unwrap();
+        let text = "[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n[[vendor]]\nfrom = \"a.yml\"\nto = \"a.yml\"\n[[vendor]]\nfrom = \"b.yml\"\nto = \"b.yml\"\n[[patch]]\nname = \"p\"\nfile = \"p.patch\"\napplies-to = \"vendor\"\n";
+        let config = Config::parse(dir.path(), &dir.path().join("vendor.toml"), text).unwrap();
+        let lock = || {
+            vec![LockedPatch {
+                name: "p".into(),
+                sha256: "old".into(),
+            }]
+        };
+
+        let mut txn = Transaction::new(dir.path());
+        txn.stage("p.patch", SERIES.as_bytes().to_vec());
+        let mut locked = lock();
+        let mut one = [upstreamed(1)];
+        let gone = remove_sections(&config, &mut txn, &mut locked, &mut one).unwrap();
+        assert!(gone.is_empty() && one[0].dropped);
+        let left = txn.staged("p.patch").unwrap().to_vec();
+        assert_eq!(left, SERIES.split("--- a/b.yml").next().unwrap().as_bytes());
+        assert_eq!(locked[0].sha256, sha256_hex(&left));
+
+        let mut txn = Transaction::new(dir.path());
+        txn.stage("p.patch", SERIES.as_bytes().to_vec());
+        let mut locked = lock();
+        let mut both = [upstreamed(0), upstreamed(1)];
+        let gone = remove_sections(&config, &mut txn, &mut locked, &mut both).unwrap();
+        assert_eq!(gone, ["p"]);
+        assert!(locked.is_empty() && txn.staged("p.patch").is_none());
+    }
 
     const TWO_HUNKS: &str =
         "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -7,3 +7,3 @@\n g\n-h\n+H\n i\n";
