@@ -20,7 +20,7 @@
 //! offered.
 
 use super::apply::ApplyError;
-use super::model::{FilePatch, Hunk, LineKind};
+use super::model::{FilePatch, Hunk, Line, LineKind};
 
 /// Where one hunk landed in a fuzzy apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ struct Shape {
 
 impl Shape {
     fn of(hunk: &Hunk) -> Shape {
-        let is_context = |l: &&super::model::Line| l.kind == LineKind::Context;
+        let is_context = |l: &&Line| l.kind == LineKind::Context;
         Shape {
             prefix: hunk.lines.iter().take_while(is_context).count(),
             suffix: hunk.lines.iter().rev().take_while(is_context).count(),

@@ -50,6 +50,14 @@ pub struct SectionId {
     section: usize,
 }
 
+impl SectionId {
+    /// Which file section of its patch this is (0-based), as the patch file
+    /// lists them: what a caller that rewrites the file names it by.
+    pub fn index(&self) -> usize {
+        self.section
+    }
+}
+
 /// All patches of one kind of a package.
 #[derive(Debug, Clone)]
 pub struct Patches {

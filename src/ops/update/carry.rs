@@ -4,6 +4,7 @@
 //! each section and refreshing it to exact hunks at the target.
 
 use super::summary::{ConflictReport, PatchReport, UpstreamedReport};
+use super::upstreamed;
 use crate::config::Vendor;
 use crate::error::Result;
 use crate::patch::{self, FilePatch, Outcome};
@@ -80,22 +81,12 @@ pub(super) fn carry(
                 format!("conflict ({})", placement(fp, &step.input))
             }
             Outcome::AlreadyUpstream { .. } => {
-                out.upstreamed.push(UpstreamedReport {
-                    patch: p.name.clone(),
-                    file: p.file.clone(),
-                    target: vendor.to.clone(),
-                    section: p
-                        .set
-                        .files
-                        .iter()
-                        .position(|f| std::ptr::eq(f, fp))
-                        .unwrap_or(0),
-                    whole: false,
-                    dropped: false,
-                });
+                let index = step.id.index();
+                out.upstreamed
+                    .push(upstreamed::found(&p.name, &p.file, &vendor.to, index));
                 step.outcome.to_string()
             }
-            outcome => super::upstreamed::describe(fp, &step.input, outcome),
+            outcome => upstreamed::describe(fp, &step.input, outcome),
         };
         out.reports.push(PatchReport {
             patch: p.name.clone(),

@@ -6,7 +6,8 @@
 //! the tree at the locked version is fetched only when a patch needs the
 //! 3-way merge.
 
-use super::summary::{ConflictReport, PatchReport, UpdateReport, UpstreamedReport};
+use super::summary::{ConflictReport, PatchReport, UpdateReport};
+use super::upstreamed;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
@@ -127,16 +128,11 @@ pub(super) fn verify(
                     }
                 }
             };
-            let result = super::upstreamed::describe(fp, &theirs, &outcome);
+            let result = upstreamed::describe(fp, &theirs, &outcome);
             if matches!(outcome, Outcome::AlreadyUpstream { .. }) {
-                report.upstreamed.push(UpstreamedReport {
-                    patch: p.name.clone(),
-                    file: p.file.clone(),
-                    target: path.clone(),
-                    section,
-                    whole: false,
-                    dropped: false,
-                });
+                report
+                    .upstreamed
+                    .push(upstreamed::found(&p.name, &p.file, &path, section));
             } else {
                 *fp = patch::refresh(fp, &theirs, outcome.content());
             }

@@ -23,6 +23,19 @@ use crate::image::sha256_hex;
 use crate::patch::{self, FilePatch, Outcome};
 use crate::paths::Transaction;
 
+/// A section found upstream: section `section` of patch `patch` (in
+/// `file`), which targets `target`.
+pub(super) fn found(patch: &str, file: &str, target: &str, section: usize) -> UpstreamedReport {
+    UpstreamedReport {
+        patch: patch.to_owned(),
+        file: file.to_owned(),
+        target: target.to_owned(),
+        section,
+        whole: false,
+        dropped: false,
+    }
+}
+
 /// What a report prints for a section's outcome: the outcome, and for a
 /// merge the hunks that upstream already has on their own.
 pub(super) fn describe(fp: &FilePatch, input: &[u8], outcome: &Outcome) -> String {
@@ -112,14 +125,7 @@ mod tests {
     const SERIES: &str = "--- a/a.yml\n+++ b/a.yml\n@@ -1 +1 @@\n-a\n+A\n--- a/b.yml\n+++ b/b.yml\n@@ -1 +1 @@\n-b\n+B\n";
 
     fn upstreamed(section: usize) -> UpstreamedReport {
-        UpstreamedReport {
-            patch: "p".into(),
-            file: "p.patch".into(),
-            target: "b.yml".into(),
-            section,
-            whole: false,
-            dropped: false,
-        }
+        found("p", "p.patch", "b.yml", section)
     }
 
     #[test]
