@@ -7,7 +7,8 @@
 //!    inside `track`.
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
-//!    recorded when there is one.
+//!    recorded when there is one; [`locked_tree`] reads the source tree at the
+//!    locked version from the cache when it is there.
 
 pub mod archive;
 pub mod cache;
@@ -21,6 +22,7 @@ pub use pristine::Pristine;
 
 use std::collections::BTreeMap;
 
+use crate::config::lock::Lock;
 use crate::config::{Config, UpstreamSource};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -62,6 +64,51 @@ pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn So
         UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
         UpstreamSource::Git { url } => {
             Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
+        }
+    }
+}
+
+/// The source tree at the locked version, for a check that downloads only
+/// when allowed: a GitHub archive comes from the download cache by the
+/// sha256 the lock records ([`github::GitHub`] puts every archive it fetches
+/// there), a git upstream from its mirror in the cache; with `online`, it is
+/// fetched when neither has it. `None` when it is not at hand offline.
+pub fn locked_tree(
+    config: &Config,
+    env: &Env,
+    client: &Client,
+    cache: &cache::Cache,
+    lock: &Lock,
+    online: bool,
+) -> Result<Option<SourceTree>> {
+    let version = &lock.upstream.version;
+    match &config.upstream.source {
+        UpstreamSource::GitHub { .. } => {
+            if let Some(sha) = &lock.upstream.source_sha256
+                && let Some(bytes) = cache.get(sha)
+            {
+                let files =
+                    archive::unpack_tar_gz(&bytes, true).map_err(|detail| Error::Malformed {
+                        what: "a usable tar.gz archive".into(),
+                        url: format!("the download cache entry {sha}"),
+                        detail,
+                    })?;
+                return Ok(Some(SourceTree {
+                    files,
+                    archive_sha256: Some(sha.clone()),
+                }));
+            }
+            if !online {
+                return Ok(None);
+            }
+            open(config, env, client).tree(version).map(Some)
+        }
+        UpstreamSource::Git { url } => {
+            match git::Git::new(url, &env.cache_dir, !online).tree(version) {
+                Ok(tree) => Ok(Some(tree)),
+                Err(_) if !online => Ok(None),
+                Err(e) => Err(e),
+            }
         }
     }
 }
