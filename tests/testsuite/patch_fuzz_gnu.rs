@@ -8,9 +8,7 @@
 //! upstream chart at v1.14.5 (REVENDOR_REALWORLD).
 
 // Tests print skip notes and read their own switch (REVENDOR_REALWORLD).
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

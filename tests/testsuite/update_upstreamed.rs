@@ -3,9 +3,7 @@
 //! stay; the real binary against the GitHub stand-in, and real git for `git apply --check`.
 
 // Tests read their own switches; clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::process::Command;
 

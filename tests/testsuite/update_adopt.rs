@@ -3,9 +3,7 @@
 //! REVENDOR_REALWORLD, cozystack's kube-ovn patches on the real chart files at v1.14.5.
 
 // Tests print skip notes and read their own switch (REVENDOR_REALWORLD).
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use support::{GitHub, Realworld, Revendor, TempPackage};
 
