@@ -11,6 +11,10 @@
 //! Paths in findings are relative to the package; the github format joins
 //! them to the `-C` directory, because annotations name files from the
 //! workspace root.
+//!
+//! `all.rs` prints the same for many packages at once (`check --all`).
+
+pub mod all;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -1,4 +1,6 @@
-//! `revendor check [--online] [--fix]`.
+//! `revendor check [--online] [--fix] [--all [ROOT]]`.
+
+use std::path::PathBuf;
 
 use crate::console::Format;
 use crate::error::{ExitCode, Result};
@@ -18,6 +20,13 @@ pub struct Args {
     /// change). Needs --online.
     #[arg(long)]
     pub fix: bool,
+    /// Check every package (a directory holding vendor.toml) under ROOT, in parallel: one
+    /// report; with --format github also the job matrix in $GITHUB_OUTPUT.
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: where to look for packages (default: the -C directory).
+    #[arg(value_name = "ROOT", requires = "all")]
+    pub root: Option<PathBuf>,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -25,6 +34,9 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         online: args.online,
         fix: args.fix,
     };
+    if args.all {
+        return super::check_all::exec(ctx, args.root, opts);
+    }
     let report = check(ctx, &opts)?;
     let found = &report.findings;
     match ctx.shell.format() {

@@ -36,20 +36,29 @@ pub struct CheckReport {
     pub changed: Vec<String>,
 }
 
+impl CheckOptions {
+    /// A usage error when the flags contradict each other or `--offline`
+    /// (`offline`); `check --all` asks once, before any package runs.
+    pub fn validate(&self, offline: bool) -> Result<()> {
+        if self.online && offline {
+            return Err(Error::usage(
+                "`--online` and `--offline` contradict each other",
+                "drop one of them",
+            ));
+        }
+        if self.fix && !self.online {
+            return Err(Error::usage(
+                "`--fix` needs `--online`",
+                "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Runs the check.
 pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
-    if opts.online && ctx.client.offline() {
-        return Err(Error::usage(
-            "`--online` and `--offline` contradict each other",
-            "drop one of them",
-        ));
-    }
-    if opts.fix && !opts.online {
-        return Err(Error::usage(
-            "`--fix` needs `--online`",
-            "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
-        ));
-    }
+    opts.validate(ctx.client.offline())?;
     let config = Config::load(&ctx.root)?;
     let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
