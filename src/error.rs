@@ -176,7 +176,8 @@ impl Error {
             Error::Config(_)
             | Error::Usage { .. }
             | Error::NoRelease { .. }
-            | Error::Render { .. } => ExitCode::Usage,
+            | Error::Render { .. }
+            | Error::Builder(crate::builder::Error::Unsupported { .. }) => ExitCode::Usage,
             Error::Conflict(_) | Error::PatchDoesNotApply { .. } | Error::PristineEdited { .. } => {
                 ExitCode::Findings
             }
@@ -210,9 +211,7 @@ impl Error {
             Error::PristineEdited { .. } => Some(
                 "restore it with `git checkout`, or re-fetch it with `revendor update`".into(),
             ),
-            Error::Builder(crate::builder::Error::Spawn { .. }) => Some(
-                "install the builder, or pick the other one with --builder (buildx, buildah)".into(),
-            ),
+            Error::Builder(e) => e.hint(),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             _ => None,
         }

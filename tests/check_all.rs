@@ -54,7 +54,10 @@ fn tree(gh: &GitHub) -> TempPackage {
     );
     tree.write(
         "packages/broken/vendor.toml",
-        VENDOR_TOML.replace("version = \"v1.0.0\"\n", "version = \"v1.0.0\"\nbogus = 1\n"),
+        VENDOR_TOML.replace(
+            "version = \"v1.0.0\"\n",
+            "version = \"v1.0.0\"\nbogus = 1\n",
+        ),
     );
     tree.write("node_modules/x/vendor.toml", VENDOR_TOML);
     tree.write(".cache/y/vendor.toml", VENDOR_TOML);
@@ -120,7 +123,8 @@ fn human_reports_every_package_and_the_worst_exit_code() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("== drift ==\ndrift: clean, no findings"),
+        run.stdout
+            .contains("== drift ==\ndrift: clean, no findings"),
         "{}",
         run.stdout
     );
@@ -197,9 +201,14 @@ fn github_annotates_summarizes_and_writes_the_job_matrix() {
     );
     let text = std::fs::read_to_string(&summary).unwrap();
     assert_eq!(text.matches("| package |").count(), 1, "{text}");
-    assert!(text.contains("| `packages/clean` | | | | clean | |"), "{text}");
     assert!(
-        text.contains("| `packages/drift` | error | `render-drift` | `packages/drift/templates/app.yml:"),
+        text.contains("| `packages/clean` | | | | clean | |"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "| `packages/drift` | error | `render-drift` | `packages/drift/templates/app.yml:"
+        ),
         "{text}"
     );
 
@@ -224,7 +233,8 @@ fn a_tree_without_packages_and_contradicting_flags_are_usage_errors() {
     empty.write("docs/readme.md", "no package here");
     let run = all(&gh, &empty).run(&["check", "--all"]).expect(2);
     assert!(
-        run.stderr.contains("no package (a directory holding vendor.toml)"),
+        run.stderr
+            .contains("no package (a directory holding vendor.toml)"),
         "{}",
         run.stderr
     );

@@ -54,7 +54,8 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
     }
     for p in &all.packages {
         for file in p.outcome.iter().flat_map(|r| &r.changed) {
-            ctx.shell.status("Fixed", Path::new(&p.package).join(file).display());
+            ctx.shell
+                .status("Fixed", Path::new(&p.package).join(file).display());
         }
     }
     Ok(all.exit_code())
