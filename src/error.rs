@@ -232,6 +232,9 @@ fn registry_hint(e: &crate::registry::Error) -> Option<String> {
         crate::registry::Error::Unauthorized { .. } => Some(
             "log in to the registry (docker login) or set DOCKER_CONFIG to a config holding its credentials".into(),
         ),
+        crate::registry::Error::NotAnIndex { .. } => Some(
+            "use an index holding every platform of [image] platforms (`revendor image build --push` pushes one), or change `platforms`".into(),
+        ),
         _ => None,
     }
 }

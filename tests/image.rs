@@ -818,8 +818,25 @@ fn pin_refuses_a_single_platform_tag_and_an_index_missing_arm64() {
     let run = rv.run(&["image", "pin", "--tag", "single"]).expect(3);
     assert!(
         run.stderr.contains(&format!(
-            "error: `{repository}:single` is a single-platform"
-        )) && run.stderr.contains("not a multi-platform index"),
+            "\nerror: `{repository}:single` is a single-platform application/vnd.oci.image.manifest.v1+json \
+             for linux/amd64, not a multi-platform index of the configured platforms \
+             [linux/amd64, linux/arm64]\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("help: use an index holding every platform"),
+        "{}",
+        run.stderr
+    );
+    let arm = content::image("linux/arm64", "single arm64");
+    registry.push_image("team/multus-cni", "single-arm64", &arm);
+    let run = rv.run(&["image", "pin", "--tag", "single-arm64"]).expect(3);
+    assert!(
+        run.stderr
+            .contains("manifest.v1+json for linux/arm64, not a multi-platform index"),
         "{}",
         run.stderr
     );
