@@ -801,6 +801,32 @@ fn pin_resolves_verifies_and_pins_every_site_and_the_lock() {
 }
 
 #[test]
+fn pin_resolves_where_registry_and_image_tag_say() {
+    if !have_registry("pin_resolves_where_registry_and_image_tag_say") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let image = multi_arch(&BOTH, "ci", MediaType::OciIndex);
+    registry.push_multi_arch("ci/multus-cni", "main", &image);
+    let pkg = package("ghcr.io/cozystack/cozystack/multus-cni", "buildah");
+    let rv = revendor(&pkg)
+        .env("REGISTRY", &format!("{}/ci/", registry.host))
+        .env("IMAGE_TAG", "main");
+    rv.run(&["image", "pin"]).expect(0);
+    let pinned = format!(
+        "{}/ci/multus-cni:main@{}",
+        registry.host, image.index.digest
+    );
+    assert_eq!(lock(&pkg).image.unwrap().reference, pinned);
+    assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
+    // Pinned once where REGISTRY put it, the sites are found again.
+    let before = pkg.snapshot();
+    let run = rv.run(&["image", "pin"]).expect(0);
+    assert!(run.stdout.ends_with("no file changed\n"), "{}", run.stdout);
+    assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
 fn pin_refuses_a_single_platform_tag_and_an_index_missing_arm64() {
     if !have_registry("pin_refuses_wrong_content") {
         return;
