@@ -39,6 +39,22 @@ pub struct Env {
     /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
     /// `revendor pr --create` opens the pull request.
     pub repository: Option<String>,
+    /// `GITHUB_WORKSPACE`: what annotation and job-matrix paths of
+    /// `check --all` are relative to (default: the git root).
+    pub workspace: Option<PathBuf>,
+    /// `GITHUB_OUTPUT`: where `check --all --format github` writes the job
+    /// matrix (`matrix={"package":[…]}`).
+    pub github_output: Option<PathBuf>,
+    /// `REGISTRY` (cozystack's `make image`): replaces everything before the
+    /// image name in `[image] repository`, as `$(REGISTRY)/multus-cni`.
+    pub registry: Option<String>,
+    /// `IMAGE_TAG` (cozystack's CI tag scheme: `pr-<N>-<sha>`, a release's
+    /// tag, `main`): the tag to build, push and pin instead of `[image] tag`.
+    pub image_tag: Option<String>,
+    /// `PUBLISH_VERSIONED=1`: also push `[image] tag` when `IMAGE_TAG` differs.
+    pub publish_versioned: bool,
+    /// `PUBLISH_FLOATING=1`: also push `:latest`.
+    pub publish_floating: bool,
 }
 
 impl std::fmt::Debug for Env {
@@ -85,6 +101,12 @@ impl Env {
             no_color: var("NO_COLOR").is_some(),
             clicolor_force: var("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
             repository: var("GITHUB_REPOSITORY"),
+            workspace: var("GITHUB_WORKSPACE").map(PathBuf::from),
+            github_output: var("GITHUB_OUTPUT").map(PathBuf::from),
+            registry: var("REGISTRY").map(|r| r.trim_end_matches('/').to_owned()),
+            image_tag: var("IMAGE_TAG"),
+            publish_versioned: var("PUBLISH_VERSIONED").as_deref() == Some("1"),
+            publish_floating: var("PUBLISH_FLOATING").as_deref() == Some("1"),
             http_timeout: std::time::Duration::from_secs_f64(
                 var("REVENDOR_HTTP_TIMEOUT")
                     .and_then(|v| v.parse::<f64>().ok())

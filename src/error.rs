@@ -188,7 +188,8 @@ impl Error {
             Error::Config(_)
             | Error::Usage { .. }
             | Error::NoRelease { .. }
-            | Error::Render { .. } => ExitCode::Usage,
+            | Error::Render { .. }
+            | Error::Builder(crate::builder::Error::Unsupported { .. }) => ExitCode::Usage,
             Error::Conflict(_) | Error::PatchDoesNotApply { .. } | Error::PristineEdited { .. } => {
                 ExitCode::Findings
             }
@@ -223,9 +224,7 @@ impl Error {
             Error::PristineEdited { .. } => Some(
                 "restore it with `git checkout`, or re-fetch it with `revendor update`".into(),
             ),
-            Error::Builder(crate::builder::Error::Spawn { .. }) => Some(
-                "install the builder, or pick the other one with --builder (buildx, buildah)".into(),
-            ),
+            Error::Builder(e) => e.hint(),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             Error::Unreachable { .. } => Some(
                 "every other check ran and its findings are above; run the check again once the remote answers".into(),
@@ -308,6 +307,9 @@ fn registry_hint(e: &crate::registry::Error) -> Option<String> {
     match e {
         crate::registry::Error::Unauthorized { .. } => Some(
             "log in to the registry (docker login) or set DOCKER_CONFIG to a config holding its credentials".into(),
+        ),
+        crate::registry::Error::NotAnIndex { .. } => Some(
+            "use an index holding every platform of [image] platforms (`revendor image build --push` pushes one), or change `platforms`".into(),
         ),
         _ => None,
     }

@@ -1,4 +1,4 @@
-//! `revendor check [--online] [--fix]`.
+//! `revendor check [--online] [--fix] [--all [ROOT]]`.
 //!
 //! Whatever happens, the asked format gets its report: the findings, or,
 //! when the check could not run at all (a malformed vendor.toml, no lock),
@@ -28,6 +28,13 @@ pub struct Args {
     /// change). Needs --online.
     #[arg(long)]
     pub fix: bool,
+    /// Check every package (a directory holding vendor.toml) under ROOT, in parallel: one
+    /// report; with --format github also the job matrix in $GITHUB_OUTPUT.
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: where to look for packages (default: the -C directory).
+    #[arg(value_name = "ROOT", requires = "all")]
+    pub root: Option<PathBuf>,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -35,6 +42,9 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         online: args.online,
         fix: args.fix,
     };
+    if args.all {
+        return super::check_all::exec(ctx, args.root, opts);
+    }
     let report = match check(ctx, &opts) {
         Ok(report) => report,
         Err(e) => {
@@ -61,15 +71,12 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     for file in &report.changed {
         ctx.shell.status("Fixed", file);
     }
-    if !report.unreachable.is_empty() {
-        return Err(Error::Unreachable {
+    match report.exit_code() {
+        // Said as an error, so stderr names what did not answer.
+        ExitCode::Failure => Err(Error::Unreachable {
             urls: report.unreachable,
-        });
-    }
-    if report::Counts::of(found).error > 0 {
-        Ok(ExitCode::Findings)
-    } else {
-        Ok(ExitCode::Clean)
+        }),
+        code => Ok(code),
     }
 }
 

@@ -8,6 +8,7 @@
 //! there is a hint; the exit code is [`Error::exit_code`].
 
 mod check;
+mod check_all;
 mod image;
 mod patch;
 mod pr;

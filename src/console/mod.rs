@@ -120,6 +120,16 @@ impl Shell {
         }
     }
 
+    /// The same console without progress bars, for work run on several
+    /// threads at once (`check --all`), whose bars would garble the terminal.
+    pub fn without_progress(&self) -> Shell {
+        Shell {
+            progress: false,
+            bars: MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
+            ..self.clone()
+        }
+    }
+
     /// The output format.
     pub fn format(&self) -> Format {
         self.format

@@ -13,7 +13,7 @@
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::Lock;
 use crate::config::{Config, Level};
-use crate::error::{Error, Result};
+use crate::error::{Error, ExitCode, Result};
 use crate::paths::Transaction;
 use crate::workspace::Context;
 
@@ -40,20 +40,44 @@ pub struct CheckReport {
     pub unreachable: Vec<String>,
 }
 
+impl CheckReport {
+    /// The exit code of this package's check (DESIGN.md): 3 when a remote a
+    /// check needed did not answer, else 1 for any error finding, else 0.
+    /// `check` and `check --all` both end with it.
+    pub fn exit_code(&self) -> ExitCode {
+        if !self.unreachable.is_empty() {
+            ExitCode::Failure
+        } else if self.findings.iter().any(|f| f.severity == Severity::Error) {
+            ExitCode::Findings
+        } else {
+            ExitCode::Clean
+        }
+    }
+}
+
+impl CheckOptions {
+    /// A usage error when the flags contradict each other or `--offline`
+    /// (`offline`); `check --all` asks once, before any package runs.
+    pub fn validate(&self, offline: bool) -> Result<()> {
+        if self.online && offline {
+            return Err(Error::usage(
+                "`--online` and `--offline` contradict each other",
+                "drop one of them",
+            ));
+        }
+        if self.fix && !self.online {
+            return Err(Error::usage(
+                "`--fix` needs `--online`",
+                "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Runs the check.
 pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
-    if opts.online && ctx.client.offline() {
-        return Err(Error::usage(
-            "`--online` and `--offline` contradict each other",
-            "drop one of them",
-        ));
-    }
-    if opts.fix && !opts.online {
-        return Err(Error::usage(
-            "`--fix` needs `--online`",
-            "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
-        ));
-    }
+    opts.validate(ctx.client.offline())?;
     let config = Config::load(&ctx.root)?;
     let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(

@@ -8,6 +8,7 @@
 //! [`crate::workspace::Context`].
 
 pub mod check;
+pub mod check_all;
 pub mod image_build;
 pub mod image_pin;
 pub mod outcome;

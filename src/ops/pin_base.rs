@@ -274,11 +274,7 @@ fn resolve_base(
     let index = match fetched.manifest {
         Manifest::Index(index) => index,
         Manifest::Image(image) => {
-            return Err(registry::Error::NotAnIndex {
-                reference: reference.to_string(),
-                media_type: image.media_type,
-            }
-            .into());
+            return Err(client.not_an_index(reference, &image, platforms).into());
         }
     };
     let missing: Vec<Platform> = platforms

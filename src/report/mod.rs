@@ -18,7 +18,10 @@
 //! reported in the same three formats, as a [`Failure`]: one finding-like
 //! entry under `"error"` in the JSON, one `::error` annotation, one line in
 //! the step summary (docs/output.md).
+//!
+//! `all.rs` prints the same for many packages at once (`check --all`).
 
+pub mod all;
 mod failure;
 
 pub use failure::{Failure, github_failure, json_failure, markdown_failure};

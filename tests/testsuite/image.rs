@@ -127,6 +127,7 @@ fn hash_of(pkg: &TempPackage, context: &str, version: &str) -> Digest {
         &pkg.join(&format!("{context}/Dockerfile")),
         &[("VERSION".to_owned(), version.to_owned())],
         &BOTH.map(str::to_owned),
+        &[],
     )
     .unwrap()
 }
@@ -320,18 +321,49 @@ fn a_missing_builder_is_exit_3_with_a_hint() {
     let rv = revendor(&pkg).env("PATH", "/nonexistent");
     let run = rv.run(&["image", "build"]).expect(3);
     assert!(
-        run.stderr.contains("failed to run `docker`"),
+        run.stderr.starts_with(
+            "error: buildx cannot build here: `docker` is not installed (not found on PATH)\n"
+        ),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("--builder"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`builder = \"buildah\"`") && run.stderr.contains("--builder buildah"),
+        "{}",
+        run.stderr
+    );
+    let run = rv
+        .run(&["image", "build", "--builder", "buildah"])
+        .expect(3);
+    assert!(
+        run.stderr
+            .starts_with("error: buildah cannot build here: `buildah` is not installed"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("`builder = \"buildx\"`"),
+        "{}",
+        run.stderr
+    );
 }
 
 // ---- buildx, with a fake docker in front of the real registry ----
 
-/// A `docker` that records its arguments, then either fails or writes buildx's metadata file
-/// claiming `REVENDOR_TEST_DIGEST` was pushed.
+/// A `docker` that answers `docker buildx version` (as a docker without the plugin does when
+/// `REVENDOR_TEST_NO_BUILDX` is set), and otherwise records its arguments, then either fails or
+/// writes buildx's metadata file claiming `REVENDOR_TEST_DIGEST` was pushed.
 const FAKE_DOCKER: &str = r#"#!/bin/sh
+if [ "$1 $2" = "buildx version" ]; then
+  if [ -n "$REVENDOR_TEST_NO_BUILDX" ]; then
+    echo "docker: unknown command: docker buildx" >&2
+    echo >&2
+    echo "Run 'docker --help' for more information" >&2
+    exit 1
+  fi
+  echo "github.com/docker/buildx v0.30.1 fake"
+  exit 0
+fi
 printf '%s\n' "$@" > "$REVENDOR_TEST_ARGV"
 if [ -n "$REVENDOR_TEST_FAIL" ]; then
   echo "building..."
@@ -461,6 +493,204 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
 }
 
 #[test]
+fn a_docker_without_buildx_is_named_before_anything_is_built() {
+    let pkg = multus_package();
+    let before = pkg.snapshot();
+    let fake = FakeBuildx::new();
+    let run = fake
+        .revendor(&pkg, &Digest::of(b"never built"))
+        .env("REVENDOR_TEST_NO_BUILDX", "1")
+        .run(&["image", "build", "--push"])
+        .expect(3);
+    assert_eq!(
+        run.stderr.lines().next().unwrap(),
+        "error: buildx cannot build here: `docker buildx version` failed (exit status: 1): \
+         docker: unknown command: docker buildx / Run 'docker --help' for more information",
+    );
+    assert!(
+        run.stderr
+            .contains("set `builder = \"buildah\"` in vendor.toml's [image]"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("unknown flag"), "{}", run.stderr);
+    assert!(!fake.argv_log().exists(), "nothing may be built");
+    assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
+fn registry_tags_caches_and_builder_arguments_as_make_image_passes_them() {
+    if !have_registry("registry_tags_caches_and_builder_arguments") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let ci = format!("{}/ci", registry.host);
+    let pushed = format!("{ci}/multus-cni");
+    let image = multi_arch(&BOTH, "ci build", MediaType::OciIndex);
+    registry.push_multi_arch("ci/multus-cni", "pr-7-abc", &image);
+    let pkg = package("ghcr.io/cozystack/cozystack/multus-cni", "buildx");
+    let fake = FakeBuildx::new();
+    let rv = fake
+        .revendor(&pkg, &image.index.digest)
+        .env("REGISTRY", &ci)
+        .env("IMAGE_TAG", "pr-7-abc")
+        .env("PUBLISH_VERSIONED", "1")
+        .env("PUBLISH_FLOATING", "1");
+    let cache = format!("type=registry,ref={pushed}:buildcache");
+    let cache_to = format!("{cache},mode=max");
+    let build = [
+        "image",
+        "build",
+        "--push",
+        "--cache-from",
+        &cache,
+        "--cache-to",
+        &cache_to,
+        "--",
+        "--build-arg",
+        "GOFLAGS=-mod=vendor",
+        "--label",
+        "org.opencontainers.image.source=https://github.com/cozystack/cozystack",
+    ];
+    let run = rv.run(&build).expect(0);
+    let hash = revendor::builder::content_hash(
+        &pkg.join("images/hello"),
+        &pkg.join("images/hello/Dockerfile"),
+        &[("VERSION".to_owned(), "v1.0.0".to_owned())],
+        &BOTH.map(str::to_owned),
+        &build[8..].iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    assert_ne!(hash, hash_of(&pkg, "images/hello", "v1.0.0"));
+    let metadata = format!(
+        "{}/image-build/{}/metadata.json",
+        rv.cache().display(),
+        hash.hex()
+    );
+    let expected_argv = [
+        "buildx",
+        "build",
+        "images/hello",
+        "--platform",
+        "linux/amd64,linux/arm64",
+        "--build-arg",
+        "VERSION=v1.0.0",
+        "--label",
+        &format!("org.revendor.content-hash={hash}"),
+        "--provenance=false",
+        "--tag",
+        &format!("{pushed}:pr-7-abc"),
+        "--tag",
+        &format!("{pushed}:{TAG}"),
+        "--tag",
+        &format!("{pushed}:latest"),
+        "--cache-from",
+        &cache,
+        "--cache-to",
+        &cache_to,
+        "--push",
+        "--metadata-file",
+        &metadata,
+        "--build-arg",
+        "GOFLAGS=-mod=vendor",
+        "--label",
+        "org.opencontainers.image.source=https://github.com/cozystack/cozystack",
+    ];
+    assert_eq!(fake.argv(), expected_argv);
+    let pinned = format!("{pushed}:pr-7-abc@{}", image.index.digest);
+    assert!(
+        run.stdout.starts_with(&format!("pinned {pinned}\n")),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
+    assert_eq!(lock(&pkg).image.unwrap().reference, pinned);
+
+    // The same build again is up to date; other builder arguments are another build.
+    std::fs::remove_file(fake.argv_log()).unwrap();
+    let run = rv.run(&build).expect(0);
+    assert!(run.stdout.starts_with("up to date: "), "{}", run.stdout);
+    assert!(!fake.argv_log().exists());
+    rv.run(&build[..8]).expect(0);
+    assert!(
+        fake.argv_log().exists(),
+        "without the arguments the content differs"
+    );
+
+    // --tag wins over IMAGE_TAG, and a tag equal to [image] tag is pushed once.
+    let run = rv
+        .run(&["image", "build", "--dry-run", "--tag", TAG])
+        .expect(0);
+    let tags: Vec<&str> = run.stdout.matches("--tag ").collect();
+    assert_eq!(tags.len(), 2, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains(&format!("--tag {pushed}:{TAG} --tag {pushed}:latest ")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn buildah_caches_in_a_repository_and_refuses_other_caches() {
+    let pkg = multus_package();
+    let rv = revendor(&pkg).env("REGISTRY", "127.0.0.1:5000/ci");
+    let run = rv
+        .run(&[
+            "--offline",
+            "image",
+            "build",
+            "--push",
+            "--dry-run",
+            "--builder",
+            "buildah",
+            "--cache-from",
+            "type=registry,ref=127.0.0.1:5000/ci/multus-cni-cache",
+            "--cache-to",
+            "127.0.0.1:5000/ci/multus-cni-cache",
+            "--",
+            "--jobs",
+            "2",
+        ])
+        .expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[1].starts_with(
+            "buildah build --platform linux/amd64,linux/arm64 \
+             --manifest localhost/revendor-build/multus-cni:v1.6.0 --layers \
+             --cache-from 127.0.0.1:5000/ci/multus-cni-cache \
+             --cache-to 127.0.0.1:5000/ci/multus-cni-cache --build-arg VERSION=v4.3.0"
+        ) && lines[1].ends_with(" --jobs 2 images/multus-cni"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines[2].ends_with(" docker://127.0.0.1:5000/ci/multus-cni:v1.6.0"),
+        "{}",
+        run.stdout
+    );
+    let run = rv
+        .run(&[
+            "--offline",
+            "image",
+            "build",
+            "--dry-run",
+            "--builder",
+            "buildah",
+            "--cache-to",
+            "type=inline",
+        ])
+        .expect(2);
+    assert!(
+        run.stderr.starts_with(
+            "error: buildah cannot use the cache `--cache-to type=inline`: only a registry repository\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn buildx_failure_is_exit_3_with_its_stderr_and_nothing_pinned() {
     if !have_registry("buildx_failure_is_exit_3") {
         return;
@@ -567,6 +797,32 @@ fn pin_resolves_verifies_and_pins_every_site_and_the_lock() {
 }
 
 #[test]
+fn pin_resolves_where_registry_and_image_tag_say() {
+    if !have_registry("pin_resolves_where_registry_and_image_tag_say") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let image = multi_arch(&BOTH, "ci", MediaType::OciIndex);
+    registry.push_multi_arch("ci/multus-cni", "main", &image);
+    let pkg = package("ghcr.io/cozystack/cozystack/multus-cni", "buildah");
+    let rv = revendor(&pkg)
+        .env("REGISTRY", &format!("{}/ci/", registry.host))
+        .env("IMAGE_TAG", "main");
+    rv.run(&["image", "pin"]).expect(0);
+    let pinned = format!(
+        "{}/ci/multus-cni:main@{}",
+        registry.host, image.index.digest
+    );
+    assert_eq!(lock(&pkg).image.unwrap().reference, pinned);
+    assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
+    // Pinned once where REGISTRY put it, the sites are found again.
+    let before = pkg.snapshot();
+    let run = rv.run(&["image", "pin"]).expect(0);
+    assert!(run.stdout.ends_with("no file changed\n"), "{}", run.stdout);
+    assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
 fn pin_refuses_a_single_platform_tag_and_an_index_missing_arm64() {
     if !have_registry("pin_refuses_wrong_content") {
         return;
@@ -584,8 +840,25 @@ fn pin_refuses_a_single_platform_tag_and_an_index_missing_arm64() {
     let run = rv.run(&["image", "pin", "--tag", "single"]).expect(3);
     assert!(
         run.stderr.contains(&format!(
-            "error: `{repository}:single` is a single-platform"
-        )) && run.stderr.contains("not a multi-platform index"),
+            "\nerror: `{repository}:single` is a single-platform application/vnd.oci.image.manifest.v1+json \
+             for linux/amd64, not a multi-platform index of the configured platforms \
+             [linux/amd64, linux/arm64]\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("help: use an index holding every platform"),
+        "{}",
+        run.stderr
+    );
+    let arm = content::image("linux/arm64", "single arm64");
+    registry.push_image("team/multus-cni", "single-arm64", &arm);
+    let run = rv.run(&["image", "pin", "--tag", "single-arm64"]).expect(3);
+    assert!(
+        run.stderr
+            .contains("manifest.v1+json for linux/arm64, not a multi-platform index"),
         "{}",
         run.stderr
     );

@@ -12,6 +12,7 @@ mod support;
 
 mod analyzers_realworld;
 mod check;
+mod check_all;
 mod check_realworld;
 mod cli_help;
 mod console;

@@ -62,8 +62,13 @@ fn fake_single_platform_tag_is_not_an_index() {
         ),
         "{err:?}"
     );
+    // The fake serves no config blob: the refusal stands without the platform.
     assert!(
-        err.to_string().contains("not a multi-platform index"),
+        err.to_string().ends_with(
+            "is a single-platform application/vnd.oci.image.manifest.v1+json for a platform its \
+             config does not name, not a multi-platform index of the configured platforms \
+             [linux/amd64, linux/arm64]"
+        ),
         "{err}"
     );
 }
