@@ -35,7 +35,7 @@ pub enum ApplyError {
     /// the end). Line texts are shown without their `\n`.
     #[error(
         "hunk #{hunk} `{header}` does not apply: line {line} is {}, expected {expected:?}",
-        found_text(.found)
+        found_text(.found, *.line)
     )]
     Mismatch {
         /// 1-based hunk number.
@@ -48,6 +48,43 @@ pub enum ApplyError {
         expected: String,
         /// The file's line there; `None` past the end.
         found: Option<String>,
+    },
+    /// The line is there but for its line ending: one side has CRLF, the other LF (a patch
+    /// saved on another system, or an upstream file that changed its endings).
+    #[error(
+        "hunk #{hunk} `{header}` does not apply: line {line} differs only in its line ending: the patch has {}, the file {}",
+        if *patch_crlf { "CRLF" } else { "LF" },
+        if *patch_crlf { "LF" } else { "CRLF" }
+    )]
+    LineEnding {
+        /// 1-based hunk number.
+        hunk: usize,
+        /// The hunk's `@@` line.
+        header: String,
+        /// 1-based line of the file.
+        line: usize,
+        /// Whether the patch's line ends with CRLF (and the file's with LF).
+        patch_crlf: bool,
+    },
+    /// The file's last line is there but for its newline: one side says
+    /// `\ No newline at end of file` and the other does not.
+    #[error(
+        "hunk #{hunk} `{header}` does not apply: line {line} differs only in the newline at the end of the file: {}",
+        if *patch_newline {
+            "the patch's line has one, the file ends without it"
+        } else {
+            "the patch says `\\ No newline at end of file`, the file ends with one"
+        }
+    )]
+    EndOfFile {
+        /// 1-based hunk number.
+        hunk: usize,
+        /// The hunk's `@@` line.
+        header: String,
+        /// 1-based line of the file: its last.
+        line: usize,
+        /// Whether the patch's line ends with a newline (and the file's does not).
+        patch_newline: bool,
     },
     /// The hunk matches only where it would overlap the hunk before it.
     #[error("hunk #{hunk} `{header}` matches only at line {line}, inside the hunk before it")]
@@ -91,9 +128,11 @@ pub enum ApplyError {
     },
 }
 
-fn found_text(found: &Option<String>) -> String {
+fn found_text(found: &Option<String>, line: usize) -> String {
     match found {
         Some(text) => format!("{text:?}"),
+        // Line 1 is past the end only of an empty file: say so, not "does not apply".
+        None if line == 1 => "past the end of the file (the file is empty)".to_string(),
         None => "past the end of the file".to_string(),
     }
 }
@@ -280,6 +319,26 @@ impl Fail {
             Fail::Mismatch {
                 line,
                 expected,
+                found: Some(found),
+            } if ending(&expected) != ending(&found) && body(&expected) == body(&found) => {
+                match (ending(&expected), ending(&found)) {
+                    (Ending::None, _) | (_, Ending::None) => ApplyError::EndOfFile {
+                        hunk: hunk_number,
+                        header,
+                        line,
+                        patch_newline: ending(&expected) != Ending::None,
+                    },
+                    (patch, _) => ApplyError::LineEnding {
+                        hunk: hunk_number,
+                        header,
+                        line,
+                        patch_crlf: patch == Ending::Crlf,
+                    },
+                }
+            }
+            Fail::Mismatch {
+                line,
+                expected,
                 found,
             } => ApplyError::Mismatch {
                 hunk: hunk_number,
@@ -301,6 +360,31 @@ impl Fail {
             },
         }
     }
+}
+
+/// How a line ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The last line of a file without a newline.
+    None,
+    Lf,
+    Crlf,
+}
+
+fn ending(line: &[u8]) -> Ending {
+    if line.ends_with(b"\r\n") {
+        Ending::Crlf
+    } else if line.ends_with(b"\n") {
+        Ending::Lf
+    } else {
+        Ending::None
+    }
+}
+
+/// The line without its ending.
+fn body(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 fn show(line: &[u8]) -> String {
@@ -366,6 +450,11 @@ mod tests {
                 .to_string()
                 .contains("line 4 is past the end of the file")
         );
+        let empty = apply(&p, b"").unwrap_err().to_string();
+        assert!(
+            empty.contains("line 1 is past the end of the file (the file is empty)"),
+            "{empty}"
+        );
     }
 
     #[test]
@@ -373,7 +462,29 @@ mod tests {
         let p = file("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n");
         assert_eq!(apply(&p, b"a\r\nb\r\n").unwrap().content, b"a\r\nc\r\n");
         let err = apply(&p, b"a\nb\n").unwrap_err();
-        assert!(matches!(err, ApplyError::Mismatch { line: 1, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ApplyError::LineEnding {
+                    line: 1,
+                    patch_crlf: true,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().ends_with(
+                "line 1 differs only in its line ending: the patch has CRLF, the file LF"
+            ),
+            "{err}"
+        );
+        let lf = file("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+        let err = apply(&lf, b"a\r\nb\r\n").unwrap_err();
+        assert!(
+            err.to_string().ends_with("the patch has LF, the file CRLF"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -381,7 +492,18 @@ mod tests {
         let p =
             file("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
         assert_eq!(apply(&p, b"a\nb").unwrap().content, b"a\nb\n");
-        assert!(apply(&p, b"a\nb\n").is_err());
+        // issue 13: not `line 2 is "b", expected "b"`.
+        let err = apply(&p, b"a\nb\n").unwrap_err().to_string();
+        assert!(
+            err.ends_with("line 2 differs only in the newline at the end of the file: the patch says `\\ No newline at end of file`, the file ends with one"),
+            "{err}"
+        );
+        let with_newline = file("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+        let err = apply(&with_newline, b"a\nb").unwrap_err().to_string();
+        assert!(
+            err.ends_with("the patch's line has one, the file ends without it"),
+            "{err}"
+        );
         assert_eq!(apply_reverse(&p, b"a\nb\n").unwrap().content, b"a\nb");
     }
 

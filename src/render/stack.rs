@@ -99,6 +99,8 @@ impl SectionError {
     pub fn hunk(&self) -> usize {
         match &self.error {
             ApplyError::Mismatch { hunk, .. }
+            | ApplyError::LineEnding { hunk, .. }
+            | ApplyError::EndOfFile { hunk, .. }
             | ApplyError::Overlap { hunk, .. }
             | ApplyError::OutOfRange { hunk, .. } => hunk.saturating_sub(1),
             _ => 0,
