@@ -131,13 +131,15 @@ pub enum Error {
     /// A patch section does not apply strictly where it must (render,
     /// refresh, the locked side of an update); the hunk error is the cause.
     #[error(
-        "patch `{patch}` ({file}) does not apply to `{target}` at the locked version {version}"
+        "patch `{patch}` ({file}:{line}) does not apply to `{target}` at the locked version {version}"
     )]
     PatchDoesNotApply {
         /// The patch's name in vendor.toml.
         patch: String,
         /// The patch file, relative to the package.
         file: String,
+        /// The 1-based line in it of the hunk that fails.
+        line: usize,
         /// The vendored file's upstream path.
         target: String,
         /// The locked version.

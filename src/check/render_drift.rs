@@ -70,12 +70,11 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         let patched = match &walk.output {
             Ok(patched) => patched,
             Err(e) => {
-                let patches = input.vendor_patches()?;
                 sink.push(
                     Finding::error(
                         id,
                         &e.file,
-                        patches.hunk_line(e.id, e.hunk()),
+                        e.line,
                         format!("`{}` cannot be rendered: {e}", vendor.to),
                     )
                     .fix(format!(

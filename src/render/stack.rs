@@ -76,7 +76,7 @@ pub struct FuzzyStep {
 /// version: the one error every walk stops with.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(
-    "patch `{patch}` ({file}) does not apply to `{target}` at the locked version {version}: {error}"
+    "patch `{patch}` ({file}:{line}) does not apply to `{target}` at the locked version {version}: {error}"
 )]
 pub struct SectionError {
     /// The section.
@@ -85,6 +85,9 @@ pub struct SectionError {
     pub patch: String,
     /// Its patch's file, relative to the package.
     pub file: String,
+    /// The 1-based line of the failing hunk's `@@` in that file (1 when the
+    /// error names no hunk): where the user looks.
+    pub line: usize,
     /// The vendored file's upstream path.
     pub target: String,
     /// The locked version.
@@ -114,6 +117,7 @@ impl From<SectionError> for Error {
         Error::PatchDoesNotApply {
             patch: e.patch,
             file: e.file,
+            line: e.line,
             target: e.target,
             version: e.version,
             error: Box::new(e.error),
@@ -251,14 +255,17 @@ impl<'a> Stack<'a> {
 
     fn error(&self, id: SectionId, error: ApplyError) -> SectionError {
         let (p, _) = self.patches.section(id);
-        SectionError {
+        let mut e = SectionError {
             id,
             patch: p.name.clone(),
             file: p.file.clone(),
+            line: 1,
             target: self.vendor.from.clone(),
             version: self.version.to_owned(),
             error,
-        }
+        };
+        e.line = self.patches.hunk_line(id, e.hunk());
+        e
     }
 }
 
@@ -340,7 +347,7 @@ mod tests {
         assert_eq!(e.hunk(), 0);
         assert_eq!(
             e.to_string(),
-            "patch `first` (first.patch) does not apply to `a.yml` at the locked version v1: \
+            "patch `first` (first.patch:3) does not apply to `a.yml` at the locked version v1: \
              hunk #1 `@@ -2,3 +2,3 @@` does not apply: line 3 is \"X\", expected \"c\""
         );
     }
