@@ -173,7 +173,7 @@ impl Lock {
             ConfigError::at(
                 path,
                 line,
-                format!("malformed lock: {}", e.message().trim()),
+                format!("malformed lock: {}", super::toml_message(e.message())),
             )
             .hint("the lock is written by revendor; restore it from git or run `revendor update`")
         })

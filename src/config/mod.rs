@@ -393,8 +393,21 @@ impl Config {
     }
 }
 
-/// Turns serde's wording into ours: "unknown field" becomes "unknown key".
+/// Turns serde's wording into ours: "unknown field" becomes "unknown key",
+/// and Rust's type names the TOML ones ("expected usize" meant a number).
 fn toml_message(message: &str) -> String {
-    let message = message.trim().replace("unknown field", "unknown key");
-    message.replace("missing field", "missing key")
+    let mut message = message.trim().replace("unknown field", "unknown key");
+    message = message.replace("missing field", "missing key");
+    for (rust, toml) in [
+        ("expected usize", "expected a non-negative integer"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected a table"),
+        ("invalid type: sequence", "invalid type: array"),
+        ("invalid type: map", "invalid type: table"),
+    ] {
+        message = message.replace(rust, toml);
+    }
+    message
 }

@@ -128,6 +128,17 @@ pub(super) fn validate(
         }
         pristine_copy(&cx, &from)?;
         let (to, resolved) = cx.path_of("to", &v.get_ref().to, true)?;
+        if !from.get_ref().ends_with('/') && dir.join(&to).is_dir() {
+            return Err(cx
+                .err(
+                    &v.get_ref().to,
+                    format!(
+                        "`to` = \"{to}\" is a directory, but `from` = \"{}\" is one file: its rendered copy needs a file name",
+                        from.get_ref()
+                    ),
+                )
+                .hint(format!("name the file inside it, e.g. `to = \"{}/{}\"`", to.trim_end_matches('/'), from.get_ref().rsplit('/').next().unwrap_or_default())));
+        }
         outputs.push((resolved, v.get_ref().to.clone()));
         vendor.push(Vendor {
             from: from.into_inner(),
@@ -692,6 +703,21 @@ mod tests {
         let e = Config::parse(dir.path(), Path::new("vendor.toml"), &text).unwrap_err();
         assert_eq!(e.line, Some(6), "{e}");
         assert!(e.message.contains("[[patch]] `x` (line 9)"), "{e}");
+    }
+
+    /// issue 13: a `to` that names a directory was a failure to write (exit 3).
+    #[test]
+    fn a_to_naming_a_directory_is_refused_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("charts/app")).unwrap();
+        let text = format!("{MINIMAL}[[vendor]]\nfrom = \"d/a.yml\"\nto = \"charts/app\"\n");
+        let e = Config::parse(dir.path(), Path::new("vendor.toml"), &text).unwrap_err();
+        assert_eq!(e.line, Some(6), "{e}");
+        assert!(
+            e.message.contains("`to` = \"charts/app\" is a directory"),
+            "{e}"
+        );
+        assert!(e.hint.unwrap().contains("charts/app/a.yml"));
     }
 
     #[test]
