@@ -4,6 +4,9 @@
 //! 1. A GET whose earlier answer carried an `ETag` is sent with `If-None-Match`; a 304 is
 //!    answered from the validator cache, so an unchanged upstream costs a request and no bytes
 //!    (and on GitHub, no rate limit: conditional requests that return 304 are not counted).
+//!    The cached body is stored with its sha256 and verified before it is used, like an entry
+//!    of the content-addressed cache: one that no longer matches is dropped and the request
+//!    goes unconditional.
 //! 2. The token goes only to a URL whose parsed origin equals one of the configured GitHub
 //!    origins; a pagination link or a redirect elsewhere goes without it.
 //! 3. An error names the URL and at most the body's recognized message, scrubbed of the token.
@@ -122,6 +125,28 @@ impl Client {
 
     /// GETs `url` with extra request headers.
     pub fn get_with(&self, url: &str, headers: &[(&str, &str)]) -> Result<Response, HttpError> {
+        self.fetch(url, headers, true)
+    }
+
+    /// GETs `url` unconditionally, whatever the validator cache holds, and
+    /// caches the answer anew: for a caller whose 304 body turned out
+    /// unusable (an archive that does not unpack, JSON that does not parse),
+    /// so a bad cached body heals on the next request instead of failing
+    /// every run.
+    pub fn get_fresh_with(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+    ) -> Result<Response, HttpError> {
+        self.fetch(url, headers, false)
+    }
+
+    fn fetch(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        conditional: bool,
+    ) -> Result<Response, HttpError> {
         let mut request = self.request(Method::GET, url)?;
         for (name, value) in headers {
             let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
@@ -129,9 +154,11 @@ impl Client {
             request = request.header(name, value)?;
         }
         let validator = self.validator_path(url);
-        let cached = std::fs::read(&validator)
-            .ok()
-            .and_then(|b| split_validator(&b));
+        let cached = if conditional {
+            read_validator(&validator)
+        } else {
+            None
+        };
         if let Some((etag, _)) = &cached {
             request = request.header(IF_NONE_MATCH, etag)?;
         }
@@ -266,18 +293,66 @@ impl Client {
     }
 }
 
+/// The ETag and body a validator file holds, when the body still has the
+/// sha256 recorded with it. Anything else (edited, truncated, corrupted on
+/// disk, or written by an older revendor without the sha256) is removed and
+/// read as absent: the request then goes unconditional and heals the entry,
+/// as a corrupted entry of the content-addressed cache is dropped too.
+fn read_validator(path: &std::path::Path) -> Option<(String, Vec<u8>)> {
+    let bytes = std::fs::read(path).ok()?;
+    let verified = split_validator(&bytes);
+    if verified.is_none() {
+        let _ = std::fs::remove_file(path);
+    }
+    verified
+}
+
+/// `<etag>\nsha256:<hex of body>\n<body>` → the ETag and the body, if the
+/// body hashes to the recorded sha256.
 fn split_validator(bytes: &[u8]) -> Option<(String, Vec<u8>)> {
-    let nl = bytes.iter().position(|&b| b == b'\n')?;
-    let etag = std::str::from_utf8(&bytes[..nl]).ok()?.to_string();
-    Some((etag, bytes[nl + 1..].to_vec()))
+    let mut parts = bytes.splitn(3, |&b| b == b'\n');
+    let etag = std::str::from_utf8(parts.next()?).ok()?.to_string();
+    let sha = std::str::from_utf8(parts.next()?)
+        .ok()?
+        .strip_prefix("sha256:")?
+        .to_owned();
+    let body = parts.next()?;
+    (hex::encode(Sha256::digest(body)) == sha).then(|| (etag, body.to_vec()))
 }
 
 fn store_validator(path: &std::path::Path, etag: &str, body: &[u8]) {
-    let mut bytes = Vec::with_capacity(etag.len() + 1 + body.len());
+    let sha = hex::encode(Sha256::digest(body));
+    let mut bytes = Vec::with_capacity(etag.len() + sha.len() + 9 + body.len());
     bytes.extend_from_slice(etag.as_bytes());
     bytes.push(b'\n');
+    bytes.extend_from_slice(format!("sha256:{sha}\n").as_bytes());
     bytes.extend_from_slice(body);
     // The validator cache is an optimisation: failing to write it only costs
     // a full download next time, so errors are ignored on purpose.
     let _ = write_atomic(path, &bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// issue 13: a cached body edited on disk was served on every 304.
+    #[test]
+    fn a_cached_body_is_used_only_while_it_has_its_sha256() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("http").join("entry");
+        store_validator(&path, "\"abc\"", b"[{\"tag_name\":\"v1\"}]");
+        assert_eq!(
+            read_validator(&path),
+            Some(("\"abc\"".to_owned(), b"[{\"tag_name\":\"v1\"}]".to_vec()))
+        );
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 3;
+        bytes[last] = b'9';
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(read_validator(&path), None);
+        assert!(!path.exists(), "a bad entry is removed");
+        std::fs::write(&path, "\"abc\"\n[]").unwrap();
+        assert_eq!(read_validator(&path), None, "no sha256: an older entry");
+    }
 }
