@@ -135,9 +135,13 @@ impl Source for Git {
         let repo = self.with_tag(tag)?;
         let tree = self.tree_at(&repo, tag)?;
         let mut files = std::collections::BTreeMap::new();
+        let mut links = std::collections::BTreeMap::new();
         let mut failure = None;
         tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
-            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000 {
+            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() == 0o120000 {
+                let name = entry.name().unwrap_or_default();
+                links.insert(format!("{dir}{name}"), "a symlink".to_owned());
+            } else if entry.kind() == Some(ObjectType::Blob) {
                 match entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
                     Ok(blob) => {
                         let name = entry.name().unwrap_or_default();
@@ -157,6 +161,7 @@ impl Source for Git {
         }
         Ok(SourceTree {
             files,
+            links,
             archive_sha256: None,
         })
     }

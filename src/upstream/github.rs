@@ -107,17 +107,33 @@ impl Source for GitHub<'_> {
             self.env.api_url, self.repo
         );
         let mut out = Vec::new();
+        let mut read = std::collections::HashSet::new();
         for _ in 0..MAX_PAGES {
-            let resp = self
-                .client
-                .get_with(&url, &[("Accept", "application/vnd.github+json")])
-                .map_err(|e| self.not_found(e, "the releases"))?;
-            let page: Vec<ApiRelease> =
-                serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+            if !read.insert(url.clone()) {
+                return Err(Error::Malformed {
                     what: "a list of releases".into(),
-                    url: url.clone(),
-                    detail: e.to_string(),
-                })?;
+                    url,
+                    detail: "its `Link` header points back at a page already read".into(),
+                });
+            }
+            let accept = [("Accept", "application/vnd.github+json")];
+            let mut resp = self
+                .client
+                .get_with(&url, &accept)
+                .map_err(|e| self.not_found(e, "the releases"))?;
+            let parse = |body: &[u8]| serde_json::from_slice::<Vec<ApiRelease>>(body);
+            if resp.not_modified && parse(&resp.body).is_err() {
+                // A cached page that no longer parses is fetched again.
+                resp = self
+                    .client
+                    .get_fresh_with(&url, &accept)
+                    .map_err(|e| self.not_found(e, "the releases"))?;
+            }
+            let page = parse(&resp.body).map_err(|e| Error::Malformed {
+                what: "a list of releases".into(),
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
             out.extend(page.into_iter().filter(|r| !r.draft).map(|r| Release {
                 tag: r.tag_name,
                 prerelease: r.prerelease,
@@ -152,12 +168,19 @@ impl Source for GitHub<'_> {
             .client
             .get_with(&url, &[("Accept", "application/vnd.github+json")])
             .map_err(|e| self.not_found(e, &format!("tag {tag}")))?;
+        let malformed = |detail: String| Error::Malformed {
+            what: "a commit".into(),
+            url: url.clone(),
+            detail,
+        };
         let commit: ApiCommit =
-            serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
-                what: "a commit".into(),
-                url: url.clone(),
-                detail: e.to_string(),
-            })?;
+            serde_json::from_slice(&resp.body).map_err(|e| malformed(e.to_string()))?;
+        if commit.sha.len() != 40 || !commit.sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(malformed(format!(
+                "`sha` = \"{}\" is not a 40-hex commit id",
+                commit.sha
+            )));
+        }
         Ok(Some(commit.sha))
     }
 
@@ -166,20 +189,32 @@ impl Source for GitHub<'_> {
             "{}/{}/archive/refs/tags/{tag}.tar.gz",
             self.env.server_url, self.repo
         );
-        let resp = self
+        let what = format!("the archive of {tag}");
+        let mut resp = self
             .client
             .get(&url)
-            .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        // Kept by its sha256, which the lock records: an offline `check`
-        // reads the locked tree from there (`upstream::locked_tree`).
-        let sha = super::cache::Cache::new(&self.env.cache_dir).put(&resp.body);
-        let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
+            .map_err(|e| self.not_found(e, &what))?;
+        let mut unpacked = archive::unpack_tar_gz(&resp.body, true);
+        if resp.not_modified && unpacked.is_err() {
+            // A cached archive that does not unpack is fetched again, so it
+            // heals instead of failing every run (issue 13).
+            resp = self
+                .client
+                .get_fresh_with(&url, &[])
+                .map_err(|e| self.not_found(e, &what))?;
+            unpacked = archive::unpack_tar_gz(&resp.body, true);
+        }
+        let unpacked = unpacked.map_err(|e| Error::Malformed {
             what: "a usable tar.gz archive".into(),
             url: url.clone(),
             detail: e.to_string(),
         })?;
+        // Kept by its sha256, which the lock records: an offline `check`
+        // reads the locked tree from there (`upstream::locked_tree`).
+        let sha = super::cache::Cache::new(&self.env.cache_dir).put(&resp.body);
         Ok(SourceTree {
-            files,
+            files: unpacked.files,
+            links: unpacked.links,
             archive_sha256: Some(sha),
         })
     }

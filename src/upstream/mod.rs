@@ -42,6 +42,10 @@ pub struct Release {
 pub struct SourceTree {
     /// Path (relative, `/`-separated) → contents.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// Symbolic and hard links, which are never followed: path → what it is
+    /// ("a symlink to `…`"), so a patch aimed at one can be told why its
+    /// file is missing.
+    pub links: BTreeMap<String, String>,
     /// sha256 of the archive it came from, when it came from one.
     pub archive_sha256: Option<String>,
 }
@@ -87,14 +91,15 @@ pub fn locked_tree(
             if let Some(sha) = &lock.upstream.source_sha256
                 && let Some(bytes) = cache.get(sha)
             {
-                let files =
+                let unpacked =
                     archive::unpack_tar_gz(&bytes, true).map_err(|detail| Error::Malformed {
                         what: "a usable tar.gz archive".into(),
                         url: format!("the download cache entry {sha}"),
                         detail,
                     })?;
                 return Ok(Some(SourceTree {
-                    files,
+                    files: unpacked.files,
+                    links: unpacked.links,
                     archive_sha256: Some(sha.clone()),
                 }));
             }

@@ -90,8 +90,14 @@ pub(super) fn verify(
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             if !fp.is_new() && !tree.files.contains_key(&path) {
+                let what = match tree.links.get(&path) {
+                    Some(link) => format!(
+                        "which is {link} in the source at {target}, and links are never followed"
+                    ),
+                    None => format!("which does not exist in the source at {target}"),
+                };
                 return Err(Error::Conflict(format!(
-                    "source patch `{}` ({}) targets `{path}`, which does not exist in the source at {target}",
+                    "source patch `{}` ({}) targets `{path}`, {what}",
                     p.name, p.file
                 )));
             }
