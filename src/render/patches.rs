@@ -58,6 +58,92 @@ impl SectionId {
     }
 }
 
+/// Refuses, before anything is applied, a patch whose sections can never
+/// apply as written: a binary section, a `strip` level that leaves no name,
+/// or a name that climbs out of the tree with `..` or starts at `/`. Each
+/// is named at the line that shows it, in the patch file or in vendor.toml.
+fn check_sections(
+    config: &Config,
+    p: &crate::config::Patch,
+    path: &std::path::Path,
+    bytes: &[u8],
+    set: &PatchSet,
+) -> Result<()> {
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    let mut cursor = 0;
+    for fp in &set.files {
+        let header = fp.new_line.as_deref().or(fp.old_line.as_deref());
+        let found = |needle: &dyn Fn(&[u8]) -> bool, from: usize| {
+            (from..lines.len()).find(|&i| needle(lines[i]))
+        };
+        let at = header
+            .and_then(|h| found(&|l| l == h, cursor))
+            .or_else(|| found(&|l| l.starts_with(b"diff --git "), cursor))
+            .unwrap_or(cursor);
+        cursor = at + 1;
+        let name = fp.name();
+        if fp.is_binary() {
+            let line = found(
+                &|l| l.starts_with(b"GIT binary patch") || l.starts_with(b"Binary files "),
+                at,
+            )
+            .unwrap_or(at);
+            return Err(ConfigError::at(
+                path,
+                Some(line + 1),
+                format!("`{name}` is a binary patch; revendor applies text patches only"),
+            )
+            .hint("vendor the file as it is, or change it with a text patch (`git diff` without --binary)")
+            .into());
+        }
+        let Some(target) = fp.target_path(p.strip) else {
+            let parts = name.split('/').filter(|c| !c.is_empty()).count();
+            return Err(ConfigError::at(
+                config.path("vendor.toml"),
+                Some(p.line),
+                format!(
+                    "[[patch]] `{}` has strip = {}, but `{name}` ({}:{}) has only {parts} path components, so no file is left to patch",
+                    p.name,
+                    p.strip,
+                    p.file,
+                    at + 1
+                ),
+            )
+            .hint("set `strip` to the number of leading directories to drop: 1 for git's a/ and b/")
+            .into());
+        };
+        let climbs = std::path::Path::new(&target).components().any(|c| {
+            !matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+        let vendored_file = config
+            .vendor
+            .iter()
+            .any(|v| !v.from.ends_with('/') && (v.from == target || v.to == target));
+        if p.applies_to == AppliesTo::Vendor && fp.is_delete() && vendored_file {
+            return Err(ConfigError::at(
+                path,
+                Some(at + 1),
+                format!("`{name}` deletes `{target}`, the file a [[vendor]] renders"),
+            )
+            .hint("to stop vendoring it, remove its [[vendor]] from vendor.toml")
+            .into());
+        }
+        if climbs {
+            return Err(ConfigError::at(
+                path,
+                Some(at + 1),
+                format!("`{name}` leaves the tree it patches (`..` or an absolute path)"),
+            )
+            .hint("name the file by its path inside the vendored tree")
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// All patches of one kind of a package.
 #[derive(Debug, Clone)]
 pub struct Patches {
@@ -115,6 +201,7 @@ impl Patches {
                         .hint(hint),
                 )
             })?;
+            check_sections(config, p, &path, &bytes, &set)?;
             recounted.extend(found.into_iter().map(|found| RecountedHunk {
                 id: SectionId {
                     patch: loaded.len(),
