@@ -159,8 +159,16 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         } else {
             ctx.shell
                 .status("Fetching", format!("{} at {target}", vendor.from));
-            upstream::fetch_file(&*source, &ctx.cache, &target, &vendor.from, None)?
+            vendored_file(ctx, &*source, vendor, &target, None)?
         };
+        if theirs.is_empty() && !base.is_empty() {
+            // Every patch of it conflicts; say why first (issue 13).
+            ctx.shell.warn(format!(
+                "`{}` is empty at {target} (it has {} bytes at {base_version})",
+                vendor.from,
+                base.len()
+            ));
+        }
 
         let on_disk = read_current(&vendor.to)?;
         if lock.is_none() {
@@ -344,11 +352,17 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     }
     report.notes.extend(removed.notes());
 
-    // The commit is information for people reading the lock: a failure to
-    // learn it is not worth failing an update that verified everything else.
+    // The commit is information for people reading the lock (everything the
+    // lock vouches for is verified by sha256): a failure to learn it is not
+    // worth failing an update that verified everything else, but it is said,
+    // not dropped in silence (issue 13).
     let commit = match lock.as_ref().and_then(|l| l.upstream.commit.clone()) {
         Some(c) if same_release => Some(c),
-        _ => source.commit(&target).ok().flatten(),
+        _ => source.commit(&target).unwrap_or_else(|e| {
+            ctx.shell
+                .warn(format!("the lock records no `commit` for {target}: {e}"));
+            None
+        }),
     };
     let new_lock = Lock {
         upstream: LockedUpstream {
@@ -448,7 +462,32 @@ fn locked_copy(
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
     let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
-    upstream::fetch_file(source, &ctx.cache, version, &vendor.from, expected)
+    vendored_file(ctx, source, vendor, version, expected)
+}
+
+/// `vendor`'s upstream file at `tag` ([`upstream::fetch_file`]). An upstream
+/// that answers it has no such file names vendor.toml's `from`, exit 2: the
+/// fix is in vendor.toml (the path, or the release), not in the network.
+fn vendored_file(
+    ctx: &Context,
+    source: &dyn Source,
+    vendor: &Vendor,
+    tag: &str,
+    expected: Option<&str>,
+) -> Result<Vec<u8>> {
+    upstream::fetch_file(source, &ctx.cache, tag, &vendor.from, expected).map_err(|e| match e {
+        crate::error::Error::NotFound { url, .. } => crate::config::ConfigError::at(
+            ctx.root.join("vendor.toml"),
+            Some(vendor.line),
+            format!(
+                "[[vendor]] `from` = \"{}\" is not in the upstream at {tag} (`{url}` answered 404)",
+                vendor.from
+            ),
+        )
+        .hint("fix `from`, or move to a release that has the file with `--to`")
+        .into(),
+        e => e,
+    })
 }
 
 /// Every source patch file, parsed, keyed by its name.

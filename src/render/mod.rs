@@ -81,7 +81,21 @@ pub fn rewrite_in_place(
         }
         let current = match out.iter().find(|(f, _)| *f == r.file) {
             Some((_, bytes)) => bytes.clone(),
-            None => read(&r.file)?,
+            None => read(&r.file).map_err(|e| match e {
+                Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                    crate::config::ConfigError::at(
+                        config.root.join("vendor.toml"),
+                        Some(r.line),
+                        format!(
+                            "[[rewrite]] of `{}`: no [[vendor]] renders it and the package has no such file",
+                            r.file
+                        ),
+                    )
+                    .hint("point `file` at a rendered output or at a file of the package")
+                    .into()
+                }
+                e => e,
+            })?,
         };
         let text = String::from_utf8(current).map_err(|_| Error::Render {
             file: r.file.clone(),
