@@ -153,5 +153,57 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             Some(_) => {}
         }
     }
+    duplicates(input, sink)
+}
+
+/// A `[[file]]` or `[[patch]]` the lock records twice: a hand edit or a bad
+/// merge, and no way to tell which sha256 vouches (issue 13: it passed).
+fn duplicates(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let text = input
+        .read(LOCK_PATH)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let tables = [
+        (
+            "[[file]]",
+            "from",
+            input
+                .lock
+                .files
+                .iter()
+                .map(|f| f.from.as_str())
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "[[patch]]",
+            "name",
+            input.lock.patches.iter().map(|p| p.name.as_str()).collect(),
+        ),
+    ];
+    for (table, key, names) in tables {
+        let mut seen = std::collections::HashSet::new();
+        for name in names.into_iter().filter(|n| !seen.insert(*n)) {
+            let line = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| {
+                    l.split_once('=')
+                        .is_some_and(|(k, v)| k.trim() == key && v.trim() == format!("\"{name}\""))
+                })
+                .nth(1)
+                .map_or(1, |(i, _)| i + 1);
+            sink.push(
+                Finding::error(
+                    LOCK_INTEGRITY.name,
+                    LOCK_PATH,
+                    line,
+                    format!(
+                        "the lock records {table} `{name}` twice: which sha256 vouches for it cannot be told"
+                    ),
+                )
+                .fix("restore the lock from git: revendor writes each entry once"),
+            );
+        }
+    }
     Ok(())
 }

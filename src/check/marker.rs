@@ -155,6 +155,34 @@ fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
         );
         return Ok(());
     }
+    // The value the marker vouches for must be there: an empty or missing
+    // ARG vouches for nothing (issue 13: `ARG CNI_PLUGINS_VERSION=` passed).
+    if let Some(name) = &m.pin {
+        let empty = match pinned(&df, name) {
+            None => Some((
+                1,
+                format!(
+                    "no `ARG {name}=<value>` holds the value the `{}` marker vouches for",
+                    m.key
+                ),
+            )),
+            Some((value, at)) if value.trim().is_empty() => Some((
+                at,
+                format!(
+                    "`ARG {name}=` is empty: the `{}` marker vouches for no value",
+                    m.key
+                ),
+            )),
+            Some(_) => None,
+        };
+        if let Some((at, message)) = empty {
+            sink.push(
+                Finding::error(&id, &m.file, at, message)
+                    .fix(format!("set `ARG {name}=` to the value that was compared")),
+            );
+            return Ok(());
+        }
+    }
     let expected = match expected(input, m)? {
         Ok(e) => e,
         Err(finding) => {
