@@ -217,6 +217,22 @@ pub(crate) fn image_reference(
     image: &Image,
     tag: Option<&str>,
 ) -> Result<Reference> {
+    // A tag from the command line or the environment is a usage error there,
+    // not a fault of vendor.toml (issue 13: `--tag` was blamed on `[image]`).
+    let given = match (tag, &ctx.env.image_tag) {
+        (Some(flag), _) => Some(("--tag", flag)),
+        (None, Some(env)) => Some(("IMAGE_TAG", env.as_str())),
+        (None, None) => None,
+    };
+    if let Some((from, given)) = given
+        && let Err(crate::image::Error::Reference { reason, .. }) =
+            Reference::parse(&format!("example.org/image:{given}"))
+    {
+        return Err(Error::usage(
+            format!("{from} `{given}` is not an image tag: {reason}"),
+            format!("pass another {from}"),
+        ));
+    }
     let tag = tag.or(ctx.env.image_tag.as_deref()).unwrap_or(&image.tag);
     let repository = match &ctx.env.registry {
         Some(registry) => {
