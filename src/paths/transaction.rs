@@ -100,7 +100,27 @@ impl Transaction {
             fs::remove_dir_all(&staging).map_err(io("remove", &staging))?;
         }
         fs::create_dir(&staging).map_err(io("create", &staging))?;
+        let plan_path = staging.join("plan");
+        let plan = match self.write_staged(&staging, &plan_path) {
+            Ok(plan) => plan,
+            Err(e) => {
+                // Before the commit point nothing in the tree has changed:
+                // a failure to stage (a full disk) leaves nothing behind
+                // either. After it, the plan stays for `recover`.
+                if !plan_path.exists() {
+                    let _ = fs::remove_dir_all(&staging);
+                }
+                return Err(e);
+            }
+        };
 
+        roll_forward(&self.root, &staging, &plan)?;
+        Ok(changed)
+    }
+
+    /// Writes every staged file under `staging`, then the plan (`plan.tmp`
+    /// renamed to `plan_path`, the commit point); returns the plan.
+    fn write_staged(&self, staging: &Path, plan_path: &Path) -> Result<String> {
         let mut plan = String::new();
         for (n, (path, new)) in self.changes.iter().enumerate() {
             match new {
@@ -118,12 +138,9 @@ impl Transaction {
         }
         let tmp = staging.join("plan.tmp");
         write_synced(&tmp, plan.as_bytes())?;
-        let plan_path = staging.join("plan");
-        fs::rename(&tmp, &plan_path).map_err(io("rename", &tmp))?;
-        sync_dir(&staging)?;
-
-        roll_forward(&self.root, &staging, &plan)?;
-        Ok(changed)
+        fs::rename(&tmp, plan_path).map_err(io("rename", &tmp))?;
+        sync_dir(staging)?;
+        Ok(plan)
     }
 }
 
