@@ -168,15 +168,36 @@ impl Lock {
 
     /// Parses lock text; `path` is used in messages only.
     pub fn parse(path: &Path, text: &str) -> Result<Lock, ConfigError> {
-        toml::from_str(text).map_err(|e| {
+        let hint = "the lock is written by revendor; restore it from git or run `revendor update`";
+        let lock: Lock = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
             ConfigError::at(
                 path,
                 line,
                 format!("malformed lock: {}", super::toml_message(e.message())),
             )
-            .hint("the lock is written by revendor; restore it from git or run `revendor update`")
-        })
+            .hint(hint)
+        })?;
+        // A digest that is no digest would read as an edited file; it is the
+        // lock that is wrong (issue 13).
+        let digests = lock
+            .files
+            .iter()
+            .map(|f| f.sha256.as_str())
+            .chain(lock.patches.iter().map(|p| p.sha256.as_str()))
+            .chain(lock.upstream.source_sha256.as_deref());
+        for sha in digests {
+            if sha.len() != 64 || !sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+                let line = text.find(&format!("\"{sha}\"")).map(|at| line_of(text, at));
+                return Err(ConfigError::at(
+                    path,
+                    line,
+                    format!("malformed lock: \"{sha}\" is not a sha256 (64 lowercase hex digits)"),
+                )
+                .hint(hint));
+            }
+        }
+        Ok(lock)
     }
 
     /// Refuses a lock vendored from another source than vendor.toml's
@@ -421,11 +442,11 @@ mod tests {
             },
             files: vec![LockedFile {
                 from: "a.yml".into(),
-                sha256: "00".into(),
+                sha256: "0".repeat(64),
             }],
             patches: vec![LockedPatch {
                 name: "p".into(),
-                sha256: "11".into(),
+                sha256: "1".repeat(64),
             }],
             image: Some(LockedImage {
                 reference: "r/x:v1@sha256:22".into(),
@@ -444,6 +465,15 @@ mod tests {
             }],
             pending: None,
         }
+    }
+
+    /// issue 13: a digest that is no digest read as an edited pristine copy.
+    #[test]
+    fn a_digest_that_is_not_one_is_a_malformed_lock() {
+        let text = "[upstream]\nsource = \"github:o/r\"\nversion = \"v1\"\n\n[[file]]\nfrom = \"a.yml\"\nsha256 = \"zz\"\n";
+        let e = Lock::parse(Path::new("lock.toml"), text).unwrap_err();
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("\"zz\" is not a sha256"), "{e}");
     }
 
     #[test]
@@ -518,7 +548,7 @@ mod tests {
     fn a_lock_without_the_later_tables_still_reads() {
         let lock = Lock::parse(
             Path::new("lock.toml"),
-            "[upstream]\nsource = \"github:o/r\"\nversion = \"v1\"\n\n[[file]]\nfrom = \"a.yml\"\nsha256 = \"00\"\n",
+            "[upstream]\nsource = \"github:o/r\"\nversion = \"v1\"\n\n[[file]]\nfrom = \"a.yml\"\nsha256 = \"0000000000000000000000000000000000000000000000000000000000000000\"\n",
         )
         .unwrap();
         assert!(lock.outputs.is_empty() && lock.pending.is_none());
