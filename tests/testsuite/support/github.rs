@@ -8,7 +8,8 @@
 //!    at commits, releases point at tags and carry assets.
 //! 3. Every request goes through the same steps: injected faults, then the origin's routes
 //!    (with GitHub's `User-Agent`, token and rate-limit rules on the API), then an `ETag` and
-//!    `304` on API, raw and release-asset answers, then the request log.
+//!    `304` on API, raw and release-asset answers (and archives, with
+//!    [`GitHub::archive_etags`]), then the request log.
 //!
 //! What is deliberately like the real thing, because tools get it wrong: pagination links point
 //! at `/repositories/{id}/...` (follow them, do not rebuild them); archive and asset downloads
@@ -165,6 +166,8 @@ struct State {
     faults: Vec<Fault>,
     /// Where pagination links point instead of the API, if set.
     link_base: Option<String>,
+    /// Whether archives carry an `ETag` (and answer `304`), as codeload does.
+    archive_etags: bool,
 }
 
 struct Fault {
@@ -188,6 +191,8 @@ enum FaultKind {
     },
     /// The normal answer, its body spread over this time in twenty pieces.
     Spread(Duration),
+    /// This answer instead of the route's.
+    Canned(Response),
 }
 
 struct RepoState {
@@ -443,6 +448,28 @@ impl GitHub {
         self.state().link_base = Some(base.to_string());
     }
 
+    /// The bytes `{server}/{repo}/archive/refs/tags/{tag}.tar.gz` serves (after its redirect):
+    /// for a test that serves them cut short or changed.
+    pub fn archive(&self, full_name: &str, tag: &str) -> Vec<u8> {
+        let state = self.state();
+        let repo = &state.repos[full_name];
+        let sha = repo
+            .resolve(tag)
+            .unwrap_or_else(|| panic!("`{tag}` is not a ref of {full_name}"));
+        let top = format!(
+            "{}-{}",
+            repo.name,
+            archive_label(repo, &format!("refs/tags/{tag}"))
+        );
+        tarball(&top, sha, &repo.commits[sha])
+    }
+
+    /// Archives carry an `ETag` and answer a matching `If-None-Match` with `304` from now on,
+    /// as codeload.github.com does; off by default, so request counts of other tests stay.
+    pub fn archive_etags(&self, on: bool) {
+        self.state().archive_etags = on;
+    }
+
     /// The three variables that point the tool here, for `Command::envs`.
     pub fn env(&self) -> [(&'static str, String); 3] {
         [
@@ -538,6 +565,14 @@ impl GitHub {
     /// show). The headers, `Content-Length` included, come at once.
     pub fn throttle_next(&self, prefix: &str, over: Duration, n: usize) {
         self.add_fault(prefix, FaultKind::Spread(over), n);
+    }
+
+    /// The next `n` requests starting with `prefix` get `response` instead of the route's
+    /// answer: what no real GitHub sends on purpose but a broken proxy, a bug or an attacker
+    /// might (malformed JSON, a truncated or hostile archive, a `Link` back to the same page).
+    /// ETags are added to it as to the route's answers.
+    pub fn respond_next(&self, prefix: &str, response: Response, n: usize) {
+        self.add_fault(prefix, FaultKind::Canned(response), n);
     }
 
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
@@ -857,6 +892,7 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         Some(FaultKind::Status(status)) => fault_response(origin, status),
         Some(FaultKind::Redirect(base)) => redirect(format!("{base}{}", request.target)),
         Some(FaultKind::Echo { status, json }) => echo(request, status, json),
+        Some(FaultKind::Canned(response)) => response,
         _ => {
             let mut response = match origin {
                 Origin::Api | Origin::Lookalike => api(shared, request),
@@ -875,8 +911,11 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         }
     };
     // Release assets come from a download host that sends ETags, as the
-    // real one does; archives are generated per request and carry none.
-    let validated = origin != Origin::Server || request.target.starts_with("/_release-assets/");
+    // real one does; archives carry one only when asked (`archive_etags`).
+    let archive_etags = lock(&shared.state).archive_etags;
+    let validated = origin != Origin::Server
+        || request.target.starts_with("/_release-assets/")
+        || (archive_etags && request.target.starts_with("/_codeload/"));
     if validated && response.status == 200 {
         response = with_etag(request, response);
     }

@@ -103,12 +103,18 @@ impl TempPackage {
 
     /// Every directory's relative path, sorted; catches leftover empty directories.
     pub fn dirs(&self) -> Vec<String> {
-        walk(self.path())
-            .into_iter()
-            .filter(|(_, is_dir)| *is_dir)
-            .map(|(path, _)| path)
-            .collect()
+        read_dirs(self.path())
     }
+}
+
+/// Every directory under `dir` (not following symlinks), by sorted relative path: with
+/// [`read_tree`], the whole of a tree that is not a [`TempPackage`] (one on a mount).
+pub fn read_dirs(dir: &Path) -> Vec<String> {
+    walk(dir)
+        .into_iter()
+        .filter(|(_, is_dir)| *is_dir)
+        .map(|(path, _)| path)
+        .collect()
 }
 
 /// Every file under `dir` with its bytes, keyed by `/`-separated relative path. A symlink is
