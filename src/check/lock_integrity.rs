@@ -19,9 +19,10 @@ pub const LOCK_INTEGRITY: Id = Id {
 ### What
 A pristine copy under `upstream/` does not have the sha256 the lock records
 for it (edited, missing, or not in the lock), a patch file is not the one
-that was verified (edited since the last `update` or `patch refresh`), or
+that was verified (edited since the last `update` or `patch refresh`),
 vendor.toml's `[upstream]` names another repository than the lock's
-`source` (pointed at a fork, say).
+`source` (pointed at a fork, say), or the lock records a `[[file]]` or
+`[[patch]]` twice (a hand edit or a bad merge).
 
 A moved source is fixed by `revendor update`: it treats the new repository
 as a new upstream, the locked copies (from the old one) as the merge base,

@@ -37,7 +37,8 @@ pub const MARKER: Id = Id {
     doc: "\
 ### What
 The `# <key>: <value>` marker of a `[[marker]]` is missing, duplicated or
-empty, or differs from its expected value (`expect`: a literal, or a key of a
+empty, the Dockerfile ARG it vouches for (`pin`) is missing or empty, or the
+marker differs from its expected value (`expect`: a literal, or a key of a
 YAML file such as the Talos installer profile). With `--online`, the release
 the marker names ships another CNI plugins version than the Dockerfile ARG the
 marker vouches for (`pin`), or its files no longer have the layout the

@@ -123,11 +123,8 @@ pub(super) const CACHE_CASES: &[Case] = &[
     Case {
         name: "disk: a cache directory that does not exist",
         setup: |fx| {
-            let gone = std::env::temp_dir().join(format!("revendor-gone-{}", std::process::id()));
-            fx.env(
-                "REVENDOR_CACHE_DIR",
-                gone.join("cache").display().to_string(),
-            );
+            let gone = fx.rv.cache().join("gone").join("cache");
+            fx.env("REVENDOR_CACHE_DIR", gone.display().to_string());
         },
         args: &["update"],
         code: 0,
