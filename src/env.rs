@@ -33,6 +33,24 @@ pub struct Env {
     /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
     /// `revendor pr --create` opens the pull request.
     pub repository: Option<String>,
+    /// `GIT_AUTHOR_NAME`, `_EMAIL`, `_DATE`: who `pr --create` commits as
+    /// (git config's `user.*` fills in what is unset).
+    pub git_author: GitIdentity,
+    /// `GIT_COMMITTER_NAME`, `_EMAIL`, `_DATE`: likewise for the committer,
+    /// who also signs off with `--signoff`.
+    pub git_committer: GitIdentity,
+}
+
+/// A git identity as the `GIT_AUTHOR_*` / `GIT_COMMITTER_*` variables give
+/// it; each part may be unset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitIdentity {
+    /// `*_NAME`.
+    pub name: Option<String>,
+    /// `*_EMAIL`.
+    pub email: Option<String>,
+    /// `*_DATE`, as written (`@1767225600 +0000`).
+    pub date: Option<String>,
 }
 
 impl std::fmt::Debug for Env {
@@ -77,6 +95,16 @@ impl Env {
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
             repository: var("GITHUB_REPOSITORY"),
+            git_author: GitIdentity {
+                name: var("GIT_AUTHOR_NAME"),
+                email: var("GIT_AUTHOR_EMAIL"),
+                date: var("GIT_AUTHOR_DATE"),
+            },
+            git_committer: GitIdentity {
+                name: var("GIT_COMMITTER_NAME"),
+                email: var("GIT_COMMITTER_EMAIL"),
+                date: var("GIT_COMMITTER_DATE"),
+            },
             http_timeout: std::time::Duration::from_secs_f64(
                 var("REVENDOR_HTTP_TIMEOUT")
                     .and_then(|v| v.parse::<f64>().ok())

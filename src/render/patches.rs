@@ -55,10 +55,25 @@ impl Patches {
 
     /// Reads and parses every patch of one kind.
     pub fn load_kind(config: &Config, kind: AppliesTo) -> Result<Patches> {
+        Self::load_with(config, kind, |p| {
+            crate::paths::read(&config.path(&p.file)).map(Some)
+        })
+    }
+
+    /// Parses every patch of one kind from the bytes `read` gives for it,
+    /// leaving out those it gives none for: how `pr` reads the patches of the
+    /// base commit, which are in git, not on disk.
+    pub fn load_with(
+        config: &Config,
+        kind: AppliesTo,
+        mut read: impl FnMut(&crate::config::Patch) -> Result<Option<Vec<u8>>>,
+    ) -> Result<Patches> {
         let mut loaded = Vec::new();
         for p in config.patches_for(kind) {
             let path = config.path(&p.file);
-            let bytes = crate::paths::read(&path)?;
+            let Some(bytes) = read(p)? else {
+                continue;
+            };
             let set = patch::parse(&bytes).map_err(|e| {
                 // The parser's message starts with "line N: "; the line goes
                 // into the location instead.
