@@ -11,10 +11,17 @@
 
 mod support;
 
+#[allow(dead_code)]
+mod registry_support;
+
 use std::path::Path;
 use std::process::Command;
 
-use support::{GitHub, GitRepo, Revendor};
+use registry_support::content::multi_arch;
+use registry_support::{Auth, Registry, have_registry};
+use revendor::image::MediaType;
+use support::realworld::cozystack_vendor_toml;
+use support::{GitHub, GitRepo, Realworld, Revendor};
 
 const UPSTREAM: &str = "example/app";
 const PLATFORM: &str = "example/platform";
@@ -565,3 +572,312 @@ fn make_executable(path: &Path) {
 
 #[cfg(not(unix))]
 fn make_executable(_: &Path) {}
+
+// ---- cozystack's multus package, v4.2.3 without a lock → v4.3.0 ----
+
+/// The package's path in cozystack's repository.
+const PKG: &str = "packages/system/multus";
+const TEMPLATE: &str = "templates/multus-daemonset-thick.yml";
+const PATCH: &str = "patches/customize-deployment.patch";
+const GO_PATCH: &str = "images/multus-cni/patches/fix-del-without-cache.diff";
+const DOCKERFILE: &str = "images/multus-cni/Dockerfile";
+const COZYSTACK: &str = "cozystack/cozystack";
+const GOLDEN: &str = "tests/snapshots/pr/multus-v4.2.3-to-v4.3.0.md";
+
+/// Our Dockerfile in cozystack's shape at `version`, every value from facts.toml.
+fn multus_dockerfile(rw: &Realworld, version: &str) -> String {
+    let fact = |keys: &[&str]| rw.fact_str(keys).to_owned();
+    let sha = |arch: &str| fact(&["cni-plugins", &format!("sha256-{arch}-v1-9-1")]);
+    format!(
+        "# syntax=docker/dockerfile:1
+# talos-cni-plugins-checked-against: {talos}
+# kube-ovn-cni-plugins-checked-against: {ovn}
+ARG CNI_PLUGINS_VERSION={cni}
+ARG CNI_PLUGINS_SHA256_AMD64={amd64}
+ARG CNI_PLUGINS_SHA256_ARM64={arm64}
+
+FROM --platform=$BUILDPLATFORM {builder} AS builder
+ARG VERSION={version}
+ARG TARGETPLATFORM
+WORKDIR /usr/src/multus-cni
+RUN git clone --depth 1 --branch \"${{VERSION}}\" https://github.com/k8snetworkplumbingwg/multus-cni.git .
+COPY patches/ /patches/
+RUN git apply --verbose /patches/*.diff
+RUN TARGETPLATFORM=\"${{TARGETPLATFORM}}\" ./hack/build-go.sh
+
+FROM --platform=$BUILDPLATFORM {builder} AS cni-plugins
+ARG CNI_PLUGINS_VERSION
+ARG CNI_PLUGINS_SHA256_AMD64
+ARG CNI_PLUGINS_SHA256_ARM64
+ARG TARGETARCH
+WORKDIR /cni-plugins
+RUN set -eu; \\
+    case \"${{TARGETARCH}}\" in \\
+      amd64) sha=\"${{CNI_PLUGINS_SHA256_AMD64}}\" ;; \\
+      arm64) sha=\"${{CNI_PLUGINS_SHA256_ARM64}}\" ;; \\
+      *) echo \"no CNI plugins checksum for ${{TARGETARCH}}\" >&2; exit 1 ;; \\
+    esac; \\
+    archive=\"cni-plugins-linux-${{TARGETARCH}}-${{CNI_PLUGINS_VERSION}}.tgz\"; \\
+    curl -fsSLo \"/tmp/${{archive}}\" \"https://github.com/containernetworking/plugins/releases/download/${{CNI_PLUGINS_VERSION}}/${{archive}}\"; \\
+    echo \"${{sha}}  /tmp/${{archive}}\" | sha256sum -c -; \\
+    tar -xzf \"/tmp/${{archive}}\" -C /cni-plugins ./bridge ./host-local ./portmap; \\
+    rm -f \"/tmp/${{archive}}\"
+
+FROM {base}
+COPY --from=builder /usr/src/multus-cni/bin /usr/src/multus-cni/bin
+COPY --from=cni-plugins /cni-plugins /cni-plugins
+ENTRYPOINT [\"/usr/src/multus-cni/bin/thin_entrypoint\"]
+",
+        talos = fact(&["talos", "shipped"]),
+        ovn = fact(&["kube-ovn", "vendored"]),
+        cni = fact(&["cni-plugins", "pinned"]),
+        amd64 = sha("amd64"),
+        arm64 = sha("arm64"),
+        builder = fact(&["cozystack-multus", "builder-image"]),
+        base = fact(&["cozystack-multus", "final-base-image"]),
+    )
+}
+
+/// cozystack's repository as it stood at v4.2.3, without a lock: the
+/// manifest patch made against v4.2.3 without the multusMasterCNI line, a
+/// template that has that line as a hand edit no patch carries, the Talos
+/// installer profile and kube-ovn's values where the markers look.
+fn cozystack_at_v4_2_3(rw: &Realworld) -> Vec<(String, Vec<u8>)> {
+    let scratch = tempfile::tempdir().unwrap();
+    let new = scratch.path().join("new.yml");
+    std::fs::write(&new, rw.multus_manifest("v4.2.3")).unwrap();
+    let status = Command::new("patch")
+        .args(["-p4", "-s", "-F0"])
+        .arg(&new)
+        .arg(rw.root().join("cozystack-multus").join(PATCH))
+        .status()
+        .expect("GNU patch");
+    assert!(status.success());
+    let line = "        \"multusMasterCNI\": \"05-cilium.conflist\",\n";
+    let edited = std::fs::read_to_string(&new).unwrap();
+    std::fs::write(&new, edited.replacen(line, "", 1)).unwrap();
+    let old = scratch.path().join("old.yml");
+    std::fs::write(&old, rw.multus_manifest("v4.2.3")).unwrap();
+    let label = format!("a/{PKG}/{TEMPLATE}");
+    let patch = Command::new("diff")
+        .args([
+            "-u",
+            "--label",
+            &label,
+            "--label",
+            &label.replacen("a/", "b/", 1),
+        ])
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .expect("GNU diff")
+        .stdout;
+    let template = String::from_utf8(rw.read(&format!("cozystack-multus/{TEMPLATE}")))
+        .unwrap()
+        .replacen("      - nad\n", "", 1);
+    let mut files: Vec<(String, Vec<u8>)> = ["Chart.yaml", "values.yaml", GO_PATCH]
+        .iter()
+        .map(|f| {
+            (
+                format!("{PKG}/{f}"),
+                rw.read(&format!("cozystack-multus/{f}")),
+            )
+        })
+        .collect();
+    files.extend([
+        (format!("{PKG}/{PATCH}"), patch),
+        (format!("{PKG}/{TEMPLATE}"), template.into_bytes()),
+        (
+            format!("{PKG}/vendor.toml"),
+            cozystack_vendor_toml("v4.2.3").into_bytes(),
+        ),
+        (
+            format!("{PKG}/{DOCKERFILE}"),
+            multus_dockerfile(rw, "v4.2.3").into_bytes(),
+        ),
+        (
+            "packages/core/talos/images/talos/profiles/installer.yaml".into(),
+            rw.read("cozystack-talos/installer.yaml"),
+        ),
+        (
+            "packages/system/kubeovn/values.yaml".into(),
+            format!(
+                "global:\n  images:\n    kubeovn:\n      repository: kube-ovn\n      tag: {}@sha256:{}\n",
+                rw.fact_str(&["kube-ovn", "vendored"]),
+                "5".repeat(64)
+            )
+            .into_bytes(),
+        ),
+    ]);
+    files
+}
+
+/// The done-when of issue 10 on the real package: `update --to v4.3.0
+/// --adopt-edits`, `image pin` (as the nightly's `image build --push`
+/// pins), then `pr --create --signoff`: one branch, one commit of the
+/// package's files only, one pull request whose body carries every fact
+/// (the golden file), updated in place by a second run.
+#[test]
+fn cozystacks_multus_upgrade_from_v4_2_3_without_a_lock_is_one_honest_pull_request() {
+    let Some(rw) = Realworld::from_env() else {
+        return;
+    };
+    if !have_registry("the realworld pull request") {
+        return;
+    }
+    let gh = GitHub::start();
+    rw.register_multus(&gh);
+    rw.register_multus_source(&gh);
+    rw.register_talos(&gh, rw.fact_str(&["talos", "shipped"]));
+    rw.register_kube_ovn(&gh, rw.fact_str(&["kube-ovn", "vendored"]));
+    gh.repo(COZYSTACK).branch("main", &"2".repeat(40));
+    gh.accept_token(TOKEN);
+    let registry = Registry::start(Auth::Anonymous);
+    let image = multi_arch(
+        &["linux/amd64", "linux/arm64"],
+        "multus",
+        MediaType::OciIndex,
+    );
+    registry.push_multi_arch("cozystack/cozystack/multus-cni", "v1.6.0", &image);
+
+    let repo = GitRepo::new();
+    repo.commit("multus at v4.2.3", cozystack_at_v4_2_3(&rw));
+    let base = repo.head();
+    let origin = tempfile::tempdir().unwrap();
+    let init = Command::new("git")
+        .args(["init", "--quiet", "--bare"])
+        .arg(origin.path())
+        .status()
+        .unwrap();
+    assert!(init.success());
+    repo.git(&[
+        "remote",
+        "add",
+        "origin",
+        &format!("file://{}", origin.path().display()),
+    ]);
+    std::fs::write(repo.path().join("WIP-notes.txt"), "half a thought\n").unwrap();
+    repo.git(&["add", "WIP-notes.txt"]);
+
+    let docker = tempfile::tempdir().unwrap();
+    let rv = Revendor::new(&repo.path().join(PKG), &gh)
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", COZYSTACK)
+        .env(
+            "REVENDOR_REGISTRY_MIRRORS",
+            &format!("ghcr.io={}", registry.host),
+        )
+        .env("DOCKER_CONFIG", &docker.path().display().to_string())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "github-actions[bot]")
+        .env(
+            "GIT_AUTHOR_EMAIL",
+            "41898282+github-actions[bot]@users.noreply.github.com",
+        )
+        .env("GIT_COMMITTER_NAME", "github-actions[bot]")
+        .env(
+            "GIT_COMMITTER_EMAIL",
+            "41898282+github-actions[bot]@users.noreply.github.com",
+        );
+    rv.run(&["update", "--to", "v4.3.0", "--adopt-edits"])
+        .expect(0);
+    rv.run(&["image", "pin"]).expect(0);
+
+    let out = rv.run(&["pr", "--create", "--signoff"]).expect(0);
+    let url = format!("{}/{COZYSTACK}/pull/1", gh.server_url());
+    assert_eq!(out.stdout, format!("{url}\n"));
+    assert!(
+        out.stderr.contains(&format!("Opened {url}")),
+        "{}",
+        out.stderr
+    );
+    let pulls = gh.pulls(COZYSTACK);
+    assert_eq!(pulls.len(), 1);
+    assert_eq!(
+        pulls[0].title,
+        "chore(packages/system/multus): bump multus-cni to v4.3.0"
+    );
+    assert_eq!(pulls[0].head, "revendor/multus-v4.3.0");
+    let text = format!("{}\n\n{}", pulls[0].title, pulls[0].body)
+        .replace(&gh.server_url(), "https://github.com");
+    golden(GOLDEN, &text);
+
+    // One commit on the base, with the package's files only.
+    let origin_git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(origin.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let head = origin_git(&["rev-parse", "refs/heads/revendor/multus-v4.3.0"]);
+    assert_eq!(origin_git(&["rev-parse", &format!("{head}^")]), base);
+    let files = origin_git(&["diff", "--name-only", &base, &head]);
+    assert!(
+        files.lines().all(|f| f.starts_with(&format!("{PKG}/"))),
+        "{files}"
+    );
+    assert!(files.contains(&format!("{PKG}/{PATCH}")), "{files}");
+    let message = origin_git(&["log", "-1", "--format=%B", &head]);
+    assert!(
+        message.contains(&format!("- {DOCKERFILE}: ARG VERSION v4.2.3 → v4.3.0")),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(
+            "Signed-off-by: github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-only"]),
+        "WIP-notes.txt"
+    );
+
+    // The JSON carries the facts the body was rendered from.
+    let json = rv.run(&["pr", "--format", "json"]).expect(0).stdout;
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let customize = &report["summary"]["patches"][0];
+    assert_eq!(customize["name"], "customize-deployment");
+    assert_eq!(
+        customize["adopted"][0]["added"][0],
+        "        \"multusMasterCNI\": \"05-cilium.conflist\","
+    );
+    assert_eq!(
+        report["summary"]["patches"][1]["sections"][0]["moved"][0]["offset"],
+        106
+    );
+
+    // The next night: the same pull request, updated, the branch as it was.
+    let out = rv.run(&["pr", "--create", "--signoff"]).expect(0);
+    assert!(
+        out.stderr.contains(&format!("Updated {url}")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(gh.pulls(COZYSTACK).len(), 1);
+    assert_eq!(
+        origin_git(&["rev-parse", "refs/heads/revendor/multus-v4.3.0"]),
+        head
+    );
+}
+
+/// Compares `text` with the golden file at `rel`; `SNAPSHOTS=overwrite`
+/// rewrites it (then read the diff).
+fn golden(rel: &str, text: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if std::env::var_os("SNAPSHOTS").is_some_and(|v| v == "overwrite") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        expected == text,
+        "{rel} differs (SNAPSHOTS=overwrite to accept):\n{text}"
+    );
+}

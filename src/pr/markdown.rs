@@ -96,12 +96,12 @@ fn patches(b: &mut String, patches: &[PatchResult]) {
         }
         changes(
             b,
-            "adopted into this patch (the base's patch did not make)",
+            "adopted**: made by this patch, not by the base's (a hand edit folded in, or written into it)",
             &p.adopted,
         );
         changes(
             b,
-            "dropped from this patch (the base's patch made)",
+            "dropped**: made by the base's patch, no longer by this one",
             &p.dropped,
         );
         if !p.new && p.adopted.is_empty() && p.dropped.is_empty() {
@@ -142,7 +142,7 @@ fn changes(b: &mut String, what: &str, changes: &[HunkChange]) {
     let n = changes.len();
     let _ = writeln!(
         b,
-        "  - **{n} change{} {what}**; review {}:",
+        "  - **{n} change{} {what}; review {}:",
         plural(n),
         if n == 1 { "it" } else { "them" }
     );
@@ -418,7 +418,7 @@ mod tests {
         let body = body(&sample());
         let (first, second) = body.split_once("- `fix-del-without-cache`").unwrap();
         assert!(
-            first.contains("**1 change adopted into this patch"),
+            first.contains("**1 change adopted**: made by this patch, not by the base's"),
             "{first}"
         );
         assert!(
