@@ -157,7 +157,7 @@ Bumps [app]({server}/{UPSTREAM}) from `v1.0.0` to `v1.1.0` in `packages/app`.
 
 ```text
  deploy/app.yml | +1 -1
- 1 file changed, 1 insertion(+), 1 deletion(-)
+ 1 file compared, 1 insertion(+), 1 deletion(-)
 ```
 
 ### Adaptations
@@ -429,6 +429,65 @@ fn a_failed_api_call_then_a_rerun_ends_with_one_pull_request() {
     assert!(out.stderr.contains("Opened"), "{}", out.stderr);
     assert_eq!(s.gh.pulls(PLATFORM).len(), 1);
     assert!(s.pushed().is_some());
+}
+
+/// issue 10: a rerun found the branch holding its change and said "nothing
+/// changed" without opening anything. Here the pull request fails, the undo
+/// is refused too, and the rerun opens the pull request on that commit.
+#[test]
+fn a_rerun_whose_branch_holds_the_change_opens_the_pull_request() {
+    let s = Setup::new();
+    let rv = s.rv();
+    rv.run(&["update"]).expect(0);
+    let hook = s.origin.path().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nwhile read old new ref; do\n  case $new in 0000000000000000000000000000000000000000)\n    echo 'branches are never deleted here' >&2; exit 1;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    make_executable(&hook);
+    s.gh.fail_next_method("POST", &format!("/repos/{PLATFORM}/pulls"), 502, 1);
+    let out = rv.run(&["pr", "--create"]).expect(3);
+    assert!(
+        out.stderr.contains("`revendor/app-v1.1.0` stays pushed at"),
+        "{}",
+        out.stderr
+    );
+    let head = s.pushed().expect("the undo was refused");
+
+    let out = rv.run(&["pr", "--create"]).expect(0);
+    assert!(
+        out.stderr.contains("already holds this upgrade"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("Opened"), "{}", out.stderr);
+    assert_eq!(
+        s.pushed().as_deref(),
+        Some(head.as_str()),
+        "no second commit"
+    );
+    assert_eq!(s.gh.pulls(PLATFORM).len(), 1);
+
+    // A checkout of the upgrade branch itself compares with what it was made on.
+    s.repo.git(&["fetch", "--quiet", "origin"]);
+    s.repo.git(&[
+        "checkout",
+        "--quiet",
+        "--force",
+        "-B",
+        BRANCH,
+        &format!("origin/{BRANCH}"),
+    ]);
+    let out = rv.run(&["pr"]).expect(0);
+    assert!(
+        out.stdout.contains("from `v1.0.0` to `v1.1.0`"),
+        "{}",
+        out.stdout
+    );
+    let out = rv.run(&["pr", "--create"]).expect(0);
+    assert!(out.stderr.contains("Updated"), "{}", out.stderr);
+    assert_eq!(s.pushed().as_deref(), Some(head.as_str()));
 }
 
 #[test]
@@ -850,6 +909,19 @@ fn cozystacks_multus_upgrade_from_v4_2_3_without_a_lock_is_one_honest_pull_reque
     assert_eq!(
         report["summary"]["patches"][1]["sections"][0]["moved"][0]["offset"],
         106
+    );
+
+    // Offline, nothing is claimed that was not verified.
+    let offline = rv.run(&["--offline", "pr"]).expect(0).stdout;
+    assert_eq!(
+        offline.matches("; not re-verified (offline)").count(),
+        2,
+        "{offline}"
+    );
+    assert!(!offline.contains("re-verified online"), "{offline}");
+    assert!(
+        offline.contains("on `deployments/multus-daemonset-thick.yml`: not recomputed (the base commit holds no pristine copy"),
+        "{offline}"
     );
 
     // The next night: the same pull request, updated, the branch as it was.

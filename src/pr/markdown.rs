@@ -105,9 +105,15 @@ fn patches(b: &mut String, patches: &[PatchResult]) {
             &p.dropped,
         );
         if !p.new && p.adopted.is_empty() && p.dropped.is_empty() {
+            let moved = p.sections.iter().any(|s| !s.moved.is_empty());
             let _ = writeln!(
                 b,
-                "  - the same changes as the base's patch, change for change; only where they apply moved"
+                "  - the same changes as the base's patch, change for change{}",
+                if moved {
+                    "; only where they apply moved"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -262,11 +268,12 @@ fn diffstat(b: &mut String, stats: &[FileStat]) {
     }
     let _ = writeln!(b, "\n### Upstream changes in the vendored files\n\n```text");
     let width = stats.iter().map(|s| s.file.len()).max().unwrap_or(0);
-    let (mut added, mut removed) = (0, 0);
+    let (mut added, mut removed, mut compared) = (0, 0, 0);
     for s in stats {
         let what = match (s.status.as_str(), &s.note) {
             ("unknown", note) => format!("not compared: {}", note.as_deref().unwrap_or("")),
             (status, _) => {
+                compared += 1;
                 added += s.added;
                 removed += s.removed;
                 let tag = match status {
@@ -279,14 +286,16 @@ fn diffstat(b: &mut String, stats: &[FileStat]) {
         };
         let _ = writeln!(b, " {:width$} | {what}", s.file);
     }
-    let n = stats.len();
-    let _ = writeln!(
-        b,
-        " {n} file{} changed, {added} insertion{}(+), {removed} deletion{}(-)\n```",
-        plural(n),
-        plural(added),
-        plural(removed)
-    );
+    if compared > 0 {
+        let _ = writeln!(
+            b,
+            " {compared} file{} compared, {added} insertion{}(+), {removed} deletion{}(-)",
+            plural(compared),
+            plural(added),
+            plural(removed)
+        );
+    }
+    b.push_str("```\n");
 }
 
 fn adaptations(b: &mut String, s: &Summary) {

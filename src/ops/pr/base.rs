@@ -5,7 +5,9 @@
 //!    package's path in it.
 //! 2. [`Repo::base`] picks the base commit: the merge-base of `HEAD` with
 //!    `--base BRANCH` (origin's branch before a local one), else with
-//!    origin's default branch (`refs/remotes/origin/HEAD`), else `HEAD`.
+//!    origin's default branch (`refs/remotes/origin/HEAD`), else `HEAD`;
+//!    revendor's own commits for the package are stepped over, so a
+//!    checkout of the upgrade branch compares with what it was made on.
 //! 3. [`Repo::read_at`] reads a package file at the base; [`Repo::changed`]
 //!    lists the package's files that differ between the base and the work
 //!    tree (untracked ones included, ignored ones not, the index never
@@ -153,10 +155,20 @@ impl Repo {
                 }
             },
         };
-        let commit = match head {
+        let mut commit = match head {
             Some(h) if h != target => self.git.merge_base(h, target).unwrap_or(target),
             _ => target,
         };
+        while let Ok(c) = self.git.find_commit(commit) {
+            match c.parent_id(0) {
+                Ok(parent)
+                    if c.parent_count() == 1 && super::commit::is_ours(&c, &self.package) =>
+                {
+                    commit = parent;
+                }
+                _ => break,
+            }
+        }
         Ok(Base { commit, branch })
     }
 

@@ -54,18 +54,6 @@ pub(super) fn create(
     refuse_dirty(repo, g)?;
     let who = Identity::of(repo, &ctx.env)?;
     let branch = report.branch.clone();
-    if repo
-        .git
-        .head()
-        .ok()
-        .and_then(|h| h.name().ok().map(str::to_owned))
-        == Some(format!("refs/heads/{branch}"))
-    {
-        return Err(Error::usage(
-            format!("`HEAD` is the upgrade branch `{branch}` itself"),
-            "check out the branch the upgrade goes into (or pass --base), then run again",
-        ));
-    }
 
     let api = Api::new(ctx, &slug);
     let info = api.repo()?;
