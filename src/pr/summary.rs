@@ -82,8 +82,9 @@ pub struct PatchResult {
 pub struct Section {
     /// The patched file, as upstream names it.
     pub target: String,
-    /// `exact`, `offset`, `merged`, `conflict`, `already-upstream`, or
-    /// `not-recomputed` (see `note`).
+    /// `exact`, `offset`, `merged`, `conflict`, `already-upstream`,
+    /// `not-recomputed` (see `note`), or `removed` (the patch is no longer
+    /// in vendor.toml).
     pub result: String,
     /// The hunks that moved and by how many lines, for `offset`.
     pub moved: Vec<HunkMove>,

@@ -97,14 +97,23 @@ pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<
         (&base_source, &work_source, "source"),
     ] {
         for w in work.loaded() {
-            let b = base.loaded().iter().find(|b| b.name == w.name);
+            let sides = match base.loaded().iter().find(|b| b.name == w.name) {
+                Some(b) => Sides::Both(b, w),
+                None => Sides::New(w),
+            };
             seen.push(w.name.clone());
-            out.push(result(inputs, kind, b, Some(w), &vendor_sections, trees));
+            out.push(result(inputs, kind, sides, &vendor_sections, trees));
         }
     }
     for (base, kind) in [(&base_vendor, "vendor"), (&base_source, "source")] {
         for b in base.loaded().iter().filter(|b| !seen.contains(&b.name)) {
-            out.push(result(inputs, kind, Some(b), None, &vendor_sections, trees));
+            out.push(result(
+                inputs,
+                kind,
+                Sides::Removed(b),
+                &vendor_sections,
+                trees,
+            ));
         }
     }
     out.sort_by_key(|r| {
@@ -118,30 +127,42 @@ pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<
     Ok(out)
 }
 
+/// Where a patch is: in the base commit and the working tree, only in the
+/// working tree, or only in the base commit.
+#[derive(Clone, Copy)]
+enum Sides<'p> {
+    Both(&'p LoadedPatch, &'p LoadedPatch),
+    New(&'p LoadedPatch),
+    Removed(&'p LoadedPatch),
+}
+
 fn result(
     inputs: &Inputs<'_>,
     kind: &str,
-    base: Option<&LoadedPatch>,
-    work: Option<&LoadedPatch>,
+    sides: Sides<'_>,
     vendor_sections: &BTreeMap<String, Vec<Section>>,
     trees: &mut Trees<'_>,
 ) -> PatchResult {
-    let shown = work.or(base).expect("one side has the patch");
-    let sections = match kind {
+    // The base's patch is what was carried to the new upstream; a new one
+    // only has its own.
+    let (shown, carried) = match sides {
+        Sides::Both(b, w) => (w, b),
+        Sides::New(w) => (w, w),
+        Sides::Removed(b) => (b, b),
+    };
+    let mut sections = match kind {
         "vendor" => vendor_sections
             .get(&shown.name)
             .cloned()
             .unwrap_or_default(),
-        _ => source_sections(inputs, base.unwrap_or(shown), trees),
+        _ => source_sections(inputs, carried, trees),
     };
-    let (adopted, dropped) = match (base, work) {
-        (Some(b), Some(w)) => compare(b, w),
-        (None, Some(_)) => (Vec::new(), Vec::new()),
-        (Some(b), None) => (Vec::new(), changes(b)),
-        (None, None) => unreachable!("one side has the patch"),
+    let (adopted, dropped) = match sides {
+        Sides::Both(b, w) => compare(b, w),
+        Sides::New(_) => (Vec::new(), Vec::new()),
+        Sides::Removed(b) => (Vec::new(), changes(b)),
     };
-    let mut sections = sections;
-    if work.is_none() {
+    if let Sides::Removed(_) = sides {
         sections.push(Section {
             target: shown.file.clone(),
             result: "removed".into(),
@@ -156,7 +177,7 @@ fn result(
         sections,
         adopted,
         dropped,
-        new: base.is_none(),
+        new: matches!(sides, Sides::New(_)),
     }
 }
 
@@ -302,33 +323,34 @@ fn source_sections(inputs: &Inputs<'_>, p: &LoadedPatch, trees: &mut Trees<'_>) 
         let outcome = match patch::apply(fp, &new) {
             Ok(applied) => Ok(Outcome::from(applied)),
             Err(strict) => rebase_source(inputs, fp, &target, &new, trees)
-                .map_err(|why| format!("{strict}; {why}")),
+                .map_err(|(result, why)| (result, format!("{strict}; {why}"))),
         };
         out.push(match outcome {
             Ok(o) => section(o.kind(), moved(&o), None),
-            Err(why) if why.contains("could not be read") => {
-                section("not-recomputed", Vec::new(), Some(why))
-            }
-            Err(why) => section("conflict", Vec::new(), Some(why)),
+            Err((result, why)) => section(result, Vec::new(), Some(why)),
         });
     }
     out
 }
 
-/// The 3-way rebase of a source section from the old tree onto `new`.
+/// The 3-way rebase of a source section from the old tree onto `new`, or
+/// the section's result (`not-recomputed`, `conflict`) and why.
 fn rebase_source(
     inputs: &Inputs<'_>,
     fp: &FilePatch,
     target: &str,
     new: &[u8],
     trees: &mut Trees<'_>,
-) -> std::result::Result<Outcome, String> {
+) -> std::result::Result<Outcome, (&'static str, String)> {
     let Some(from) = inputs.from else {
-        return Err("the base commit has no such package to merge from".into());
+        return Err((
+            "not-recomputed",
+            "the base commit has no such package to merge from".into(),
+        ));
     };
     let old = match trees.get(true, from) {
         Ok(tree) => tree.files.get(target).cloned().unwrap_or_default(),
-        Err(why) => return Err(why.clone()),
+        Err(why) => return Err(("not-recomputed", why.clone())),
     };
     let ours = format!("patched {from}");
     let labels = Labels {
@@ -336,7 +358,7 @@ fn rebase_source(
         base: from,
         theirs: inputs.to,
     };
-    patch::rebase(&old, fp, new, &labels).map_err(|e| e.to_string())
+    patch::rebase(&old, fp, new, &labels).map_err(|e| ("conflict", e.to_string()))
 }
 
 /// The hunks an `offset` outcome moved, 1-based.
