@@ -16,14 +16,16 @@ use super::summary::{
 
 /// `chore(packages/system/multus): bump multus-cni to v4.3.0`: the
 /// Conventional Commits form cozystack's commits and its pr-labeler expect.
-/// The same version on both sides (patches or pins moved) is a refresh.
+/// The same version on both sides (patches or pins moved) is a refresh; a
+/// package the base did not have is vendored.
 pub fn title(s: &Summary) -> String {
     let u = &s.upstream;
     match &u.from {
         Some(from) if *from == u.to => {
             format!("chore({}): refresh vendored {} {}", s.package, u.name, u.to)
         }
-        _ => format!("chore({}): bump {} to {}", s.package, u.name, u.to),
+        Some(_) => format!("chore({}): bump {} to {}", s.package, u.name, u.to),
+        None => format!("chore({}): vendor {} {}", s.package, u.name, u.to),
     }
 }
 
@@ -417,6 +419,11 @@ mod tests {
         assert_eq!(
             title(&same),
             "chore(packages/system/multus): refresh vendored multus-cni v4.3.0"
+        );
+        same.upstream.from = None;
+        assert_eq!(
+            title(&same),
+            "chore(packages/system/multus): vendor multus-cni v4.3.0"
         );
     }
 
