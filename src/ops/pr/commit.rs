@@ -221,11 +221,12 @@ pub(super) fn foreign(repo: &Repo, head: Oid, base: Oid, package: &str) -> Resul
     Ok(out)
 }
 
-/// Whether `head` is exactly the commit this run would make: revendor's,
-/// on `base`, with `tree`. Re-running then pushes nothing.
-pub(super) fn is_same(repo: &Repo, head: Oid, base: Oid, tree: Oid) -> bool {
+/// Whether `head` is exactly the commit this run would make: on `base`,
+/// with `tree` and `message` (which carries revendor's trailer). Re-running
+/// then pushes nothing.
+pub(super) fn is_same(repo: &Repo, head: Oid, base: Oid, tree: Oid, message: &str) -> bool {
     repo.git.find_commit(head).is_ok_and(|c| {
-        is_ours(&c, &repo.package)
+        c.message().is_ok_and(|m| m == message)
             && c.tree_id() == tree
             && c.parent_count() == 1
             && c.parent_id(0).ok() == Some(base)

@@ -84,8 +84,13 @@ pub(super) fn create(
         }
     }
 
+    let mut trailers = vec![(TRAILER.to_owned(), commit::trailer_value(&repo.package))];
+    if opts.signoff {
+        trailers.push(("Signed-off-by".to_owned(), who.signoff()));
+    }
+    let message = crate::pr::commit_message(&report.summary, &trailers);
     let pushed = match seen {
-        Some(head) if commit::is_same(repo, head, base.commit, tree) => {
+        Some(head) if commit::is_same(repo, head, base.commit, tree, &message) => {
             ctx.shell.status(
                 "Unchanged",
                 format!("`{branch}` already holds this upgrade"),
@@ -93,11 +98,6 @@ pub(super) fn create(
             None
         }
         _ => {
-            let mut trailers = vec![(TRAILER.to_owned(), commit::trailer_value(&repo.package))];
-            if opts.signoff {
-                trailers.push(("Signed-off-by".to_owned(), who.signoff()));
-            }
-            let message = crate::pr::commit_message(&report.summary, &trailers);
             let oid = commit::commit(repo, base.commit, tree, &who, &message)?;
             ctx.shell.status("Pushing", format!("{branch} to origin"));
             remote.push(oid, &branch, seen)?;

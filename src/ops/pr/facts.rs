@@ -77,7 +77,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         .iter()
         .filter_map(|p| Some((p.name.clone(), repo.read_at(&tree, &p.file)?)))
         .collect();
-    let mut trees = Trees::new(&*source);
+    let mut trees = Trees::new(&*base_source, &*source);
     let patch_results = patches::results(
         &Inputs {
             config: &config,

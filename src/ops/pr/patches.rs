@@ -54,15 +54,18 @@ pub(super) struct Inputs<'a> {
 /// The upstream source trees at both versions, fetched once and only when a
 /// source patch needs them.
 pub(super) struct Trees<'a> {
+    base_source: &'a dyn Source,
     source: &'a dyn Source,
     old: Option<std::result::Result<SourceTree, String>>,
     new: Option<std::result::Result<SourceTree, String>>,
 }
 
 impl<'a> Trees<'a> {
-    /// Trees of `source`, not fetched yet.
-    pub fn new(source: &'a dyn Source) -> Trees<'a> {
+    /// The old version's tree from `base_source` (the base commit's
+    /// upstream), the new one's from `source`; neither fetched yet.
+    pub fn new(base_source: &'a dyn Source, source: &'a dyn Source) -> Trees<'a> {
         Trees {
+            base_source,
             source,
             old: None,
             new: None,
@@ -70,7 +73,7 @@ impl<'a> Trees<'a> {
     }
 
     fn get(&mut self, old: bool, version: &str) -> &std::result::Result<SourceTree, String> {
-        let source = self.source;
+        let source = if old { self.base_source } else { self.source };
         let slot = if old { &mut self.old } else { &mut self.new };
         slot.get_or_insert_with(|| {
             source
