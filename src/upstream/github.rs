@@ -13,7 +13,6 @@ use serde::Deserialize;
 use super::{Release, Source, SourceTree, archive};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::image::Digest;
 use crate::net::{Client, HttpError, next_link};
 
 /// Most pages a release listing may take; a guard against a server that
@@ -171,15 +170,10 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        let sha = Digest::of(&resp.body).hex().to_owned();
-        let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
+        archive::unpack_tar_gz(&resp.body, true).map_err(|detail| Error::Malformed {
             what: "a usable tar.gz archive".into(),
-            url: url.clone(),
-            detail: e.to_string(),
-        })?;
-        Ok(SourceTree {
-            files,
-            archive_sha256: Some(sha),
+            url,
+            detail,
         })
     }
 }

@@ -7,19 +7,22 @@
 //!    inside `track`.
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
-//!    recorded when there is one.
+//!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
+//!    verified against the lock's [`tree_hash`] at the locked version.
 
 pub mod archive;
 pub mod cache;
 pub mod git;
 pub mod github;
 mod pristine;
+pub mod tree_hash;
 pub mod version;
 
 pub use pristine::Pristine;
 
 use std::collections::BTreeMap;
 
+use crate::config::lock::Lock;
 use crate::config::{Config, UpstreamSource};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -37,9 +40,13 @@ pub struct Release {
 /// An upstream source tree at one tag, in memory.
 #[derive(Debug, Clone, Default)]
 pub struct SourceTree {
-    /// Path (relative, `/`-separated) → contents.
+    /// Path (relative, `/`-separated) → contents of each regular file.
     pub files: BTreeMap<String, Vec<u8>>,
-    /// sha256 of the archive it came from, when it came from one.
+    /// The [`tree_hash`] of the whole tree, links and execute bits included:
+    /// what the lock records and verifies.
+    pub tree_sha256: String,
+    /// sha256 of the archive it came from, when it came from one; it changes
+    /// when GitHub recompresses, so it is information, never verified.
     pub archive_sha256: Option<String>,
 }
 
@@ -146,6 +153,25 @@ pub fn fetch_file(
         });
     }
     Ok(bytes)
+}
+
+/// The source tree at `tag`. When `lock` is at `tag` and records a tree
+/// hash, the tree must have it: the same tag serving other files is an
+/// [`Error::Checksum`], however the archive's bytes changed or not.
+pub fn fetch_tree(source: &dyn Source, tag: &str, lock: Option<&Lock>) -> Result<SourceTree> {
+    let tree = source.tree(tag)?;
+    if let Some(expected) = lock
+        .filter(|l| l.upstream.version == tag)
+        .and_then(|l| l.upstream.source_tree_sha256.as_ref())
+        && *expected != tree.tree_sha256
+    {
+        return Err(Error::Checksum {
+            what: format!("the source tree at {tag}"),
+            expected: expected.clone(),
+            actual: tree.tree_sha256,
+        });
+    }
+    Ok(tree)
 }
 
 #[cfg(test)]
