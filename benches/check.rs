@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use revendor::console::{Format, Shell};
+use revendor::console::{ColorChoice, Format, Settings, Shell, Verbosity};
 use revendor::env::Env;
 use revendor::ops::check::{CheckOptions, check};
 use revendor::workspace::Context;
@@ -72,7 +72,14 @@ fn main() {
         cache_dir: cache.path().to_path_buf(),
         ..Env::from_process()
     };
-    let shell = Shell::new(Format::Json, 0, true, true);
+    let shell = Shell::new(Settings {
+        format: Format::Json,
+        verbosity: Verbosity::Normal,
+        progress: false,
+        color: ColorChoice::Never,
+        no_color: true,
+        force_color: false,
+    });
     let ctx = Context::new(pkg.path().to_path_buf(), env, true, shell).expect("context");
     let in_process = median(|| {
         let start = Instant::now();

@@ -27,6 +27,9 @@ pub struct Env {
     pub step_summary: Option<PathBuf>,
     /// `NO_COLOR`: set to anything non-empty to disable colour.
     pub no_color: bool,
+    /// `CLICOLOR_FORCE`: set to anything but `0` to colour even into a pipe
+    /// (`NO_COLOR` and `--color never` still win).
+    pub clicolor_force: bool,
     /// `REVENDOR_HTTP_TIMEOUT`: seconds one HTTP request may take before it
     /// is retried (default 30).
     pub http_timeout: std::time::Duration,
@@ -76,6 +79,7 @@ impl Env {
             registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
+            clicolor_force: var("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
             repository: var("GITHUB_REPOSITORY"),
             http_timeout: std::time::Duration::from_secs_f64(
                 var("REVENDOR_HTTP_TIMEOUT")

@@ -142,9 +142,9 @@ pub enum Error {
         target: String,
         /// The locked version.
         version: String,
-        /// Which hunk failed and where.
+        /// Which hunk failed and where (boxed: it carries the hunk's lines).
         #[source]
-        error: crate::patch::ApplyError,
+        error: Box<crate::patch::ApplyError>,
     },
     /// A patch could not be carried to the new upstream; nothing was written.
     #[error("{0}")]

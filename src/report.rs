@@ -2,7 +2,8 @@
 //! ([`crate::console::Format`]); [`crate::console::Shell::out`] prints them.
 //!
 //! - human: findings grouped by id, one line each with `file:line`, the
-//!   severity, the message and the fix, then the counts;
+//!   severity (coloured like `error:` and `warning:` when stdout has colour),
+//!   the message and the fix, then the counts;
 //! - json: DESIGN.md's document, `{"package", "findings": [{"id",
 //!   "severity", "file", "line", "message", "fix"}], "counts"}`;
 //! - github: one workflow command per finding (`::error file=…,line=…::…`),
@@ -17,6 +18,7 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 use crate::check::{Finding, Severity};
+use crate::console::{Paint, Style};
 use crate::error::{Error, Result};
 
 /// How many findings of each severity.
@@ -60,9 +62,16 @@ impl Counts {
     }
 }
 
-/// One finding as the human format prints it (without indentation).
-pub fn human_line(f: &Finding) -> String {
-    let mut line = format!("{}:{}: {}: {}", f.file, f.line, f.severity, f.message);
+/// One finding as the human format prints it (without indentation), its
+/// severity painted as `error:` and `warning:` are on stderr.
+pub fn human_line(f: &Finding, paint: Paint) -> String {
+    let style = match f.severity {
+        Severity::Error => Style::Error,
+        Severity::Warning => Style::Warning,
+        Severity::Info => Style::Note,
+    };
+    let severity = paint.paint(style, &f.severity.to_string());
+    let mut line = format!("{}:{}: {severity}: {}", f.file, f.line, f.message);
     if !f.fix.is_empty() {
         line.push_str(&format!(" (fix: {})", f.fix));
     }
@@ -71,7 +80,7 @@ pub fn human_line(f: &Finding) -> String {
 
 /// The human report: findings grouped by id (ids sorted, findings in file
 /// and line order), then a summary line.
-pub fn human(package: &str, findings: &[Finding]) -> String {
+pub fn human(package: &str, findings: &[Finding], paint: Paint) -> String {
     if findings.is_empty() {
         return format!("{package}: clean, no findings\n");
     }
@@ -86,7 +95,7 @@ pub fn human(package: &str, findings: &[Finding]) -> String {
         out.push('\n');
         for f in list {
             out.push_str("  ");
-            out.push_str(&human_line(f));
+            out.push_str(&human_line(f, paint));
             out.push('\n');
         }
     }
@@ -240,7 +249,7 @@ mod tests {
 
     #[test]
     fn human_groups_by_id_in_line_order() {
-        let text = human("pkg", &findings());
+        let text = human("pkg", &findings(), Paint::plain());
         assert_eq!(
             text,
             "marker:talos\n  Dockerfile:9: error: says v1, wants v2\n\
@@ -249,7 +258,19 @@ mod tests {
              t.yml:7: error: line 7 differs: `a|b` (fix: run `revendor render`)\n\
              \npkg: 3 errors, 1 warning\n"
         );
-        assert_eq!(human("pkg", &[]), "pkg: clean, no findings\n");
+        assert_eq!(
+            human("pkg", &[], Paint::plain()),
+            "pkg: clean, no findings\n"
+        );
+    }
+
+    #[test]
+    fn human_paints_the_severity_only() {
+        let text = human("pkg", &findings()[1..2], Paint::new(true));
+        assert!(
+            text.contains("  p.patch:3: \x1b[1;33mwarning\x1b[0m: moved, 50% (fix: refresh)\n"),
+            "{text:?}"
+        );
     }
 
     #[test]

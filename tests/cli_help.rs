@@ -75,4 +75,9 @@ fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(run(&["no-such-command"]).status.code(), Some(2));
     assert_eq!(run(&["update", "--no-such-flag"]).status.code(), Some(2));
     assert_eq!(run(&["--format", "yaml", "check"]).status.code(), Some(2));
+    assert_eq!(run(&["-q", "-v", "check"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["--color", "sometimes", "check"]).status.code(),
+        Some(2)
+    );
 }

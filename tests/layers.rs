@@ -84,7 +84,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "workspace",
         ],
     ),
-    ("report", &["check", "error"]),
+    ("report", &["check", "console", "error"]),
     (
         "ops",
         &[

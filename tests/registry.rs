@@ -23,7 +23,7 @@ use serde_json::json;
 use registry_support::content::{self, multi_arch};
 use registry_support::fake::{self, REPO, Routes};
 use registry_support::{Auth, Registry, client, docker_config, have_registry, token};
-use support::server::{Response, Server};
+use support::server::{Pace, Response, Server};
 
 const BOTH: [&str; 2] = ["linux/amd64", "linux/arm64"];
 
@@ -217,8 +217,9 @@ fn fake_timeout_is_transient() {
 #[test]
 fn fake_body_trickling_past_the_deadline_times_out_on_each_attempt() {
     let image = content::image("linux/amd64", "slow");
-    let server =
-        Server::start(move |_| fake::serve(&image.manifest).trickle(Duration::from_millis(50)));
+    let server = Server::start(move |_| {
+        fake::serve(&image.manifest).paced(Pace::per_byte(Duration::from_millis(50)))
+    });
     let client = Client::builder()
         .retries(1)
         .backoff(Duration::from_millis(20), Duration::from_millis(20))

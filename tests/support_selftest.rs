@@ -18,7 +18,7 @@ use reqwest::blocking::{Client, Response};
 use serde_json::Value;
 use support::github::{sha256_hex, sha256_sidecar};
 use support::realworld::{self, MULTUS_MANIFEST, MULTUS_REPO, MULTUS_VERSIONS};
-use support::server::{self, Response as Reply, Server};
+use support::server::{self, Pace, Response as Reply, Server};
 use support::{GitHub, GitRepo, Realworld, TempPackage};
 
 fn client() -> Client {
@@ -457,6 +457,48 @@ fn hangs_outlast_a_client_timeout_then_succeed() {
 }
 
 #[test]
+fn a_throttled_body_arrives_whole_in_pieces_over_the_time_given() {
+    let gh = GitHub::start();
+    let body = "x".repeat(4000);
+    gh.repo("o/r").file_at("v1.0.0", "a.txt", body.as_str());
+    gh.throttle_next("/o/r/", Duration::from_millis(800), 1);
+    let url = format!("{}/o/r/v1.0.0/a.txt", gh.raw_url());
+    let start = std::time::Instant::now();
+    let mut response = get(&url);
+    assert_eq!(header(&response, "content-length"), "4000");
+    let headers_after = start.elapsed();
+    let mut reads = 0;
+    let mut received = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = response.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        reads += 1;
+        received.extend_from_slice(&buf[..n]);
+    }
+    let elapsed = start.elapsed();
+    assert_eq!(received, body.as_bytes());
+    assert!(
+        headers_after < Duration::from_millis(400),
+        "{headers_after:?}"
+    );
+    assert!(
+        (Duration::from_millis(700)..Duration::from_secs(5)).contains(&elapsed),
+        "{elapsed:?}"
+    );
+    assert!(reads >= 10, "the body came in {reads} reads");
+    let start = std::time::Instant::now();
+    assert_eq!(
+        get(&url).text().unwrap(),
+        body,
+        "only the next request is slow"
+    );
+    assert!(start.elapsed() < Duration::from_millis(400));
+}
+
+#[test]
 fn raw_files_are_served_by_tag_sha_abbreviation_and_branch() {
     let gh = GitHub::start();
     let sha = "705a59eaf96c86e1e977a2fe7b4f5cb19c96c4e6";
@@ -638,7 +680,7 @@ fn malformed_requests_get_400() {
 fn a_trickled_body_arrives_whole_and_slowly_and_every_request_is_kept() {
     let server = Server::start(|request| {
         Reply::bytes(200, "text/plain", request.path().as_bytes().to_vec())
-            .trickle(Duration::from_millis(30))
+            .paced(Pace::per_byte(Duration::from_millis(30)))
     });
     let started = Instant::now();
     let response = get(&format!("{}/abcdef?x=a+b&y=%2F", server.url()));

@@ -18,8 +18,16 @@ pub const LOCK_INTEGRITY: Id = Id {
     doc: "\
 ### What
 A pristine copy under `upstream/` does not have the sha256 the lock records
-for it (edited, missing, or not in the lock), or a patch file is not the one
-that was verified (edited since the last `update` or `patch refresh`).
+for it (edited, missing, or not in the lock), a patch file is not the one
+that was verified (edited since the last `update` or `patch refresh`), or
+vendor.toml's `[upstream]` names another repository than the lock's
+`source` (pointed at a fork, say).
+
+A moved source is fixed by `revendor update`: it treats the new repository
+as a new upstream, the locked copies (from the old one) as the merge base,
+and fetches the release from the new one even at the same version, so a
+fork's own changes arrive like an upstream change and the lock then names
+the fork. `render` and `patch refresh` refuse to work until then.
 
 ### Why
 The lock is the memory of what was fetched and verified. A pristine copy
@@ -45,6 +53,22 @@ pub(super) const CHECK: Check = Check {
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = LOCK_INTEGRITY.name;
     let version = &input.lock.upstream.version;
+    let up = &input.config.upstream;
+    if !up.source.is(&input.lock.upstream.source) {
+        sink.push(
+            Finding::error(
+                id,
+                "vendor.toml",
+                up.source_line,
+                format!(
+                    "vendor.toml names {}, but the lock vendored {}: every pristine copy, patch and pin was verified against the other repository",
+                    up.source.describe(),
+                    input.lock.upstream.source
+                ),
+            )
+            .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
+        );
+    }
     for vendor in &input.config.vendor {
         let path = vendor.pristine();
         let finding = match input.pristine(vendor)? {

@@ -28,14 +28,15 @@ rewrites and the pin give at the locked version: an edit no patch carries, or
 a patch that no longer applies to the locked upstream at all.
 
 ### Why
-The rendered file is output. An edit made there is lost on the next `update`
-or `render`, silently, unless a patch carries it; this is how a vendored fix
-disappears in an upgrade pull request nobody reads line by line.
+The rendered file is output. An edit made there belongs in a patch: `update`
+and `render` stop on it rather than lose it, and until it is carried the
+package does not render to what it holds; this is how a vendored fix would
+disappear in an upgrade pull request nobody reads line by line.
 
 ### Example
 ```text
 render-drift
-  templates/multus-daemonset-thick.yml:130: error: line 130 differs from the render: `+        \"logLevel\": \"debug\",` (1 added): an edit no patch carries (fix: carry it in a patch with `revendor update --adopt-edits`, or drop it with `revendor render`)
+  templates/multus-daemonset-thick.yml:130: error: line 130 differs from the render: `+        \"logLevel\": \"debug\",` (1 added): an edit no patch carries (fix: carry it in its patch with `revendor render --adopt-edits`, or drop it: restore the file from git, or delete it and run `revendor render`)
 ```
 ",
 };
@@ -91,7 +92,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         for edit in render::hand_edits(&expected, &actual) {
             sink.push(
                 Finding::error(id, &vendor.to, edit.line, message(&edit))
-                    .fix("carry it in a patch with `revendor update --adopt-edits`, or drop it with `revendor render`"),
+                    .fix("carry it in its patch with `revendor render --adopt-edits`, or drop it: restore the file from git, or delete it and run `revendor render`"),
             );
         }
     }

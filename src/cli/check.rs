@@ -28,7 +28,11 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     let report = check(ctx, &opts)?;
     let found = &report.findings;
     match ctx.shell.format() {
-        Format::Human => ctx.shell.out(&report::human(&report.package, found)),
+        Format::Human => ctx.shell.out(&report::human(
+            &report.package,
+            found,
+            ctx.shell.paint_out(),
+        )),
         Format::Json => ctx.shell.out(&report::json(&report.package, found)),
         Format::Github => {
             ctx.shell.out(&report::github(&ctx.root, found));

@@ -2,23 +2,39 @@
 
 use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::render::render;
+use crate::ops::render::{RenderOptions, render};
 use crate::workspace::Context;
 
-/// Flags of `revendor render` (none beyond the global ones).
+/// Flags of `revendor render`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Fold hand edits of rendered files into the patch that targets them
+    /// (without it, a hand edit stops the render and nothing is written).
+    #[arg(long)]
+    pub adopt_edits: bool,
+}
 
-pub(super) fn exec(ctx: &Context, _args: Args) -> Result<ExitCode> {
-    let report = render(ctx)?;
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+    let opts = RenderOptions {
+        adopt_edits: args.adopt_edits,
+    };
+    let report = render(ctx, &opts)?;
     match ctx.shell.format() {
         Format::Json => ctx
             .shell
             .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
         _ => {
             let mut s = format!("rendered at {}\n", report.version);
-            for (p, t, r) in &report.patches {
-                s.push_str(&format!("patch {p} on {t}: {r}\n"));
+            for p in &report.patches {
+                s.push_str(&format!("{p}\n"));
+            }
+            for e in &report.edits {
+                if let Some(into) = &e.adopted_into {
+                    s.push_str(&format!(
+                        "hand edit {}:{} adopted into patch {into}: {}\n",
+                        e.file, e.line, e.text
+                    ));
+                }
             }
             if report.changed.is_empty() {
                 s.push_str("no file changed\n");

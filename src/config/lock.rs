@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-use super::{ConfigError, line_of};
+use super::{Config, ConfigError, line_of};
 
 /// Where the lock lives, relative to the package.
 pub const LOCK_PATH: &str = "upstream/lock.toml";
@@ -124,6 +124,36 @@ impl Lock {
             )
             .hint("the lock is written by revendor; restore it from git or run `revendor update`")
         })
+    }
+
+    /// Refuses a lock vendored from another source than vendor.toml's
+    /// `[upstream]` names: its pristine copies, patches and pin were verified
+    /// against that other repository, so a command that works at the locked
+    /// version (`render`, `patch refresh`) would present them as this one's.
+    /// `update` moves the package to the new source instead.
+    pub fn require_source(&self, config: &Config) -> Result<(), ConfigError> {
+        let source = &config.upstream.source;
+        if source.is(&self.upstream.source) {
+            return Ok(());
+        }
+        Err(ConfigError::at(
+            config.root.join("vendor.toml"),
+            Some(config.upstream.source_line),
+            format!(
+                "vendor.toml names {}, but the lock vendored {}",
+                source.describe(),
+                self.upstream.source
+            ),
+        )
+        .hint("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"))
+    }
+
+    /// The 1-based line of `key` in `[table]` of the lock text `text`, for
+    /// an error about a value the lock holds.
+    pub fn line_of_key(text: &str, table: &str, key: &str) -> Option<usize> {
+        let doc = toml_edit::Document::parse(text).ok()?;
+        let span = doc.as_item().get(table)?.get(key)?.span()?;
+        Some(line_of(text, span.start))
     }
 
     /// The locked sha256 of a vendored file.
@@ -328,6 +358,20 @@ mod tests {
         let out = updated.to_toml(Some(text));
         assert!(out.contains("source-tree-sha256 = \"66\"\n"), "{out}");
         assert!(!out.contains("source-sha256"), "{out}");
+    }
+
+    #[test]
+    fn a_value_is_found_at_its_line() {
+        let text = sample().to_toml(None);
+        let line = Lock::line_of_key(&text, "image", "reference").unwrap();
+        assert!(
+            text.lines()
+                .nth(line - 1)
+                .unwrap()
+                .starts_with("reference = "),
+            "{text}"
+        );
+        assert_eq!(Lock::line_of_key(&text, "image", "nothing"), None);
     }
 
     #[test]

@@ -3,17 +3,21 @@
 //! 1. [`Config::load`] reads the file and deserializes it into `raw::RawConfig`
 //!    (unknown keys rejected with their line).
 //! 2. `validate` turns that into [`Config`]: paths are resolved against the
-//!    package directory and may not leave it (except `expect.file`, which is
-//!    declared to read a sibling package), names are unique, the semver range
-//!    parses, patch files exist.
+//!    package directory and may not leave it, through `..` or a symlink
+//!    (except `expect.file`, which is declared to read a sibling package);
+//!    the files revendor writes are not its own (vendor.toml, `upstream/`,
+//!    `.revendor-txn/`, `.git`) and each `to` is a file of its own (see
+//!    `bounds`); names are unique, the semver range parses, patch files exist.
 //!
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
 
+mod bounds;
 pub mod edit;
 mod error;
 pub mod lock;
 mod raw;
+mod suggest;
 mod validate;
 
 pub use error::{ConfigError, line_of};
@@ -93,6 +97,8 @@ pub struct Upstream {
     pub allow_prerelease: bool,
     /// Line of `version` in vendor.toml, for findings.
     pub version_line: usize,
+    /// Line of `github` or `git` in vendor.toml, for findings about the source.
+    pub source_line: usize,
 }
 
 /// The two kinds of upstream.
@@ -116,6 +122,32 @@ impl UpstreamSource {
         match self {
             UpstreamSource::GitHub { repo } => format!("github:{repo}"),
             UpstreamSource::Git { url } => format!("git:{url}"),
+        }
+    }
+
+    /// The source a [`describe`](Self::describe) string (the lock's
+    /// `source`) names; `None` when it names neither kind.
+    pub fn from_described(described: &str) -> Option<UpstreamSource> {
+        if let Some(repo) = described.strip_prefix("github:") {
+            return Some(UpstreamSource::GitHub { repo: repo.into() });
+        }
+        described
+            .strip_prefix("git:")
+            .map(|url| UpstreamSource::Git { url: url.into() })
+    }
+
+    /// Whether `described` (the lock's `source`) names this source. GitHub
+    /// repository names are compared as GitHub does, ignoring case; git URLs
+    /// byte for byte.
+    pub fn is(&self, described: &str) -> bool {
+        match (self, UpstreamSource::from_described(described)) {
+            (UpstreamSource::GitHub { repo }, Some(UpstreamSource::GitHub { repo: other })) => {
+                repo.eq_ignore_ascii_case(&other)
+            }
+            (UpstreamSource::Git { url }, Some(UpstreamSource::Git { url: other })) => {
+                *url == other
+            }
+            _ => false,
         }
     }
 }
@@ -326,8 +358,9 @@ impl Config {
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: raw::RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
-            ConfigError::at(path, line, toml_message(e.message()))
-                .hint("fix vendor.toml; DESIGN.md lists every key")
+            let hint = suggest::unknown_key(e.message())
+                .unwrap_or_else(|| "fix vendor.toml; DESIGN.md lists every key".into());
+            ConfigError::at(path, line, toml_message(e.message())).hint(hint)
         })?;
         validate::validate(dir, path, text, raw)
     }

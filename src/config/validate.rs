@@ -5,6 +5,7 @@ use std::path::{Component, Path};
 
 use toml::Spanned;
 
+use super::bounds::{self, Bounds, Resolved};
 use super::raw::{RawConfig, RawExpect};
 use super::{
     AppliesTo, Config, ConfigError, Contract, Expect, Image, Level, Marker, Patch, Pin, Rewrite,
@@ -15,6 +16,7 @@ use super::{
 struct Ctx<'a> {
     path: &'a Path,
     text: &'a str,
+    bounds: Bounds,
 }
 
 impl Ctx<'_> {
@@ -28,6 +30,23 @@ impl Ctx<'_> {
 
     /// A package-relative path that stays inside the package.
     fn inside(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
+        Ok(self.path_of(key, value, false)?.0)
+    }
+
+    /// A package-relative path revendor writes: inside the package and not
+    /// one of its own files ([`bounds::own`]).
+    fn written(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
+        Ok(self.path_of(key, value, true)?.0)
+    }
+
+    /// The path as written (without a leading `./`) and as the filesystem
+    /// will see it ([`Bounds::resolve`]).
+    fn path_of(
+        &self,
+        key: &str,
+        value: &Spanned<String>,
+        written: bool,
+    ) -> Result<(String, Resolved), ConfigError> {
         let v = value.get_ref();
         if v.is_empty() {
             return Err(self.err(value, format!("`{key}` is empty")));
@@ -40,7 +59,25 @@ impl Ctx<'_> {
                 )
                 .hint("use a path relative to the package, without `..` above it"));
         }
-        Ok(v.trim_start_matches("./").to_string())
+        let resolved =
+            self.bounds.resolve(v).map_err(|e| {
+                self.err(
+                value,
+                format!("`{key}` = \"{v}\" leaves the package directory: {}", e.describe()),
+            )
+            .hint("point it at a real directory inside the package, or replace the symlink by one")
+            })?;
+        if let Some(what) = bounds::own(&resolved, written) {
+            return Err(self
+                .err(
+                    value,
+                    format!(
+                        "`{key}` = \"{v}\" is {what}, or inside it, which revendor keeps for itself"
+                    ),
+                )
+                .hint("use a path outside vendor.toml, upstream/, .revendor-txn/ and .git"));
+        }
+        Ok((v.trim_start_matches("./").to_string(), resolved))
     }
 }
 
@@ -69,10 +106,15 @@ pub(super) fn validate(
     text: &str,
     raw: RawConfig,
 ) -> Result<Config, ConfigError> {
-    let cx = Ctx { path, text };
+    let cx = Ctx {
+        path,
+        text,
+        bounds: Bounds::new(dir),
+    };
     let upstream = upstream(&cx, &raw)?;
 
     let mut vendor = Vec::new();
+    let mut outputs = Vec::new();
     for v in &raw.vendor {
         let from = v.get_ref().from.clone();
         if !stays_inside(Path::new(from.get_ref())) || from.get_ref().is_empty() {
@@ -84,15 +126,19 @@ pub(super) fn validate(
                 ),
             ));
         }
+        pristine_copy(&cx, &from)?;
+        let (to, resolved) = cx.path_of("to", &v.get_ref().to, true)?;
+        outputs.push((resolved, v.get_ref().to.clone()));
         vendor.push(Vendor {
             from: from.into_inner(),
-            to: cx.inside("to", &v.get_ref().to)?,
+            to,
             line: cx.line(v),
         });
     }
 
     let mut names = HashSet::new();
     let mut patches = Vec::new();
+    let mut patch_files = Vec::new();
     for p in &raw.patch {
         let r = p.get_ref();
         if !names.insert(r.name.get_ref().clone()) {
@@ -103,7 +149,8 @@ pub(super) fn validate(
                 )
                 .hint("give each [[patch]] its own name"));
         }
-        let file = cx.inside("file", &r.file)?;
+        let (file, resolved) = cx.path_of("file", &r.file, true)?;
+        patch_files.push((resolved, r.name.get_ref().clone(), cx.line(&r.file)));
         if !dir.join(&file).is_file() {
             return Err(cx
                 .err(&r.file, format!("patch file `{file}` does not exist"))
@@ -128,6 +175,8 @@ pub(super) fn validate(
         });
     }
 
+    apart(&cx, &outputs, &patch_files)?;
+
     let mut rewrites = Vec::new();
     for w in &raw.rewrite {
         let r = w.get_ref();
@@ -146,7 +195,7 @@ pub(super) fn validate(
             }
         };
         rewrites.push(Rewrite {
-            file: cx.inside("file", &r.file)?,
+            file: cx.written("file", &r.file)?,
             kind,
             with: r.with.get_ref().clone(),
             line: cx.line(w),
@@ -162,7 +211,7 @@ pub(super) fn validate(
     for p in &raw.pin {
         let r = p.get_ref();
         pins.push(Pin {
-            file: cx.inside("file", &r.file)?,
+            file: cx.written("file", &r.file)?,
             repository: r.repository.get_ref().clone(),
             replaces: r
                 .replaces
@@ -193,7 +242,7 @@ pub(super) fn validate(
         }
         markers.push(Marker {
             name: r.name.get_ref().clone(),
-            file: cx.inside("file", &r.file)?,
+            file: cx.written("file", &r.file)?,
             key: r.key.get_ref().clone(),
             expect: expect(&cx, &r.expect)?,
             pin: r.pin.as_ref().map(|p| p.get_ref().clone()),
@@ -286,6 +335,73 @@ pub(super) fn validate(
     })
 }
 
+/// The pristine copy of `from`, `upstream/<from>`, may not leave the package
+/// through a symlink nor be the lock.
+fn pristine_copy(cx: &Ctx<'_>, from: &Spanned<String>) -> Result<(), ConfigError> {
+    let copy = format!("upstream/{}", from.get_ref());
+    let resolved = cx.bounds.resolve(&copy).map_err(|e| {
+        cx.err(
+            from,
+            format!(
+                "the pristine copy of `from` = \"{}\" ({copy}) would leave the package: {}",
+                from.get_ref(),
+                e.describe()
+            ),
+        )
+        .hint("upstream/ must be a directory inside the package")
+    })?;
+    if bounds::is_lock(&resolved) {
+        return Err(cx
+            .err(
+                from,
+                format!(
+                    "the pristine copy of `from` = \"{}\" would be kept at {copy}, which is the lock",
+                    from.get_ref()
+                ),
+            )
+            .hint("vendor the file by another path, or vendor its directory"));
+    }
+    Ok(())
+}
+
+/// Every `to` names its own file: not another `[[vendor]]`'s output, not a
+/// patch file, neither equal to nor under one another.
+fn apart(
+    cx: &Ctx<'_>,
+    outputs: &[(Resolved, Spanned<String>)],
+    patch_files: &[(Resolved, String, usize)],
+) -> Result<(), ConfigError> {
+    for (i, (to, value)) in outputs.iter().enumerate() {
+        let v = value.get_ref();
+        if let Some((theirs, other)) = outputs[..i].iter().find(|(o, _)| bounds::overlaps(to, o)) {
+            let shared = if theirs.len() < to.len() { theirs } else { to };
+            return Err(cx
+                .err(
+                    value,
+                    format!(
+                        "`to` = \"{v}\" collides with `to` = \"{}\" of the [[vendor]] at line {}: both would write `{}`",
+                        other.get_ref(),
+                        cx.line(other),
+                        bounds::show(shared)
+                    ),
+                )
+                .hint("give each [[vendor]] its own `to`"));
+        }
+        if let Some((_, name, line)) = patch_files.iter().find(|(p, _, _)| bounds::overlaps(to, p))
+        {
+            return Err(cx
+                .err(
+                    value,
+                    format!(
+                        "`to` = \"{v}\" collides with the file of [[patch]] `{name}` (line {line}): rendering would overwrite the patch"
+                    ),
+                )
+                .hint("keep patches and rendered outputs apart"));
+        }
+    }
+    Ok(())
+}
+
 /// The check ids of DESIGN.md, with `marker:<name>` and `contract:<name>`
 /// for the markers and contracts this file declares (and their families).
 const CHECK_IDS: &[&str] = &[
@@ -314,6 +430,10 @@ fn known_check(id: &str, markers: &HashSet<String>, contracts: &HashSet<String>)
 
 fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
     let u = raw.upstream.get_ref();
+    let source_line = match (&u.github, &u.git) {
+        (Some(s), _) | (None, Some(s)) => cx.line(s),
+        (None, None) => cx.line(&raw.upstream),
+    };
     let source = match (&u.github, &u.git) {
         (Some(gh), None) => {
             let repo = gh.get_ref();
@@ -366,6 +486,7 @@ fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
         track,
         allow_prerelease: u.allow_prerelease,
         version_line: cx.line(&u.version),
+        source_line,
     })
 }
 
@@ -373,7 +494,7 @@ fn image(cx: &Ctx<'_>, raw: &Spanned<crate::config::raw::RawImage>) -> Result<Im
     let r = raw.get_ref();
     let context = cx.inside("context", &r.context)?;
     let dockerfile = match &r.dockerfile {
-        Some(d) => cx.inside("dockerfile", d)?,
+        Some(d) => cx.written("dockerfile", d)?,
         None => format!("{context}/Dockerfile"),
     };
     for p in r.platforms.get_ref() {
@@ -521,6 +642,55 @@ mod tests {
         assert!(e.message.contains("not a check id"), "{e}");
         let e = parse(&format!("{MINIMAL}[checks]\nrender-drift = \"loud\"\n")).unwrap_err();
         assert!(e.message.contains("is not a level"), "{e}");
+    }
+
+    /// issue 10: outputs may not collide with each other nor with revendor's own files.
+    #[test]
+    fn colliding_outputs_are_refused_at_their_line() {
+        let vendor = |to: &str| format!("[[vendor]]\nfrom = \"a.yml\"\nto = \"{to}\"\n");
+        let e = parse(&format!(
+            "{MINIMAL}{}{}",
+            vendor("t/a.yml"),
+            vendor("t/./a.yml")
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(9), "{e}");
+        assert!(
+            e.message
+                .contains("collides with `to` = \"t/a.yml\" of the [[vendor]] at line 6"),
+            "{e}"
+        );
+        for (to, what) in [
+            (".git/config", "git's own directory"),
+            ("upstream/lock.toml", "the lock"),
+            ("upstream/a.yml", "the pristine copies"),
+            (".revendor-txn/plan", "staging directory"),
+            ("vendor.toml", "vendor.toml"),
+        ] {
+            let e = parse(&format!("{MINIMAL}{}", vendor(to))).unwrap_err();
+            assert_eq!(e.line, Some(6), "{to}: {e}");
+            assert!(e.message.contains(what), "{to}: {e}");
+        }
+        let e = parse(&format!(
+            "{MINIMAL}[[vendor]]\nfrom = \"./lock.toml\"\nto = \"t.yml\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(e.message.contains("which is the lock"), "{e}");
+    }
+
+    #[test]
+    fn an_output_may_not_be_a_patch_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("p")).unwrap();
+        std::fs::write(dir.path().join("p/x.patch"), "").unwrap();
+        let text = format!(
+            "{MINIMAL}[[vendor]]\nfrom = \"a\"\nto = \"p/x.patch\"\n\
+             [[patch]]\nname = \"x\"\nfile = \"p/x.patch\"\napplies-to = \"vendor\"\n"
+        );
+        let e = Config::parse(dir.path(), Path::new("vendor.toml"), &text).unwrap_err();
+        assert_eq!(e.line, Some(6), "{e}");
+        assert!(e.message.contains("[[patch]] `x` (line 9)"), "{e}");
     }
 
     #[test]

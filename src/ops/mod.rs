@@ -10,6 +10,7 @@
 pub mod check;
 pub mod image_build;
 pub mod image_pin;
+pub mod outcome;
 pub mod pin_base;
 pub mod pr;
 pub mod refresh;

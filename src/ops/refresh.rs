@@ -49,6 +49,7 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             "run `revendor update` first",
         ));
     };
+    lock.require_source(&config)?;
     let mut txn = Transaction::new(&ctx.root);
 
     let mut vendor = Patches::load(&config)?;

@@ -14,16 +14,16 @@
 //! Nothing is written before step 6, so any error leaves the tree as it was.
 
 mod carry;
-mod edits;
+pub(super) mod edits;
 mod source;
 mod summary;
 
-pub use summary::{ConflictReport, PatchReport, UpdateReport};
+pub use summary::{ConflictReport, EditReport, UpdateReport};
 
 use std::collections::BTreeMap;
 
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
-use crate::config::{AppliesTo, Config, Vendor};
+use crate::config::{AppliesTo, Config, UpstreamSource, Vendor};
 use crate::error::Result;
 use crate::image::Digest;
 use crate::paths::{self, Transaction};
@@ -47,11 +47,25 @@ pub struct UpdateOptions {
 
 /// Runs the update; the report says what happened (conflicts included).
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
+    ctx.shell
+        .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
     let mut patches = Patches::load(&config)?;
     patches.check_targets(&config)?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
+    // vendor.toml may name another repository than the lock (a fork): the
+    // locked copies and the locked source tree then come from the old one,
+    // the merge base; the release from the new one, even at the same tag.
+    let moved_from = lock
+        .as_ref()
+        .filter(|l| !config.upstream.source.is(&l.upstream.source))
+        .map(|l| l.upstream.source.clone());
+    let old_source = match &moved_from {
+        Some(described) => Some(old_upstream(ctx, &config, described)?),
+        None => None,
+    };
+    let base_source = old_source.as_deref().unwrap_or(&*source);
 
     let spinner = ctx.shell.spinner("resolving the release");
     let releases = source.releases()?;
@@ -65,27 +79,35 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .map(|l| l.upstream.version.clone())
         .unwrap_or_else(|| config.upstream.version.clone());
     let target = resolved.tag.clone();
+    let same_release = target == base_version && moved_from.is_none();
     ctx.shell.status(
         "Updating",
-        format!(
-            "{} {base_version} -> {target}",
-            config.upstream.source.describe()
-        ),
+        match &moved_from {
+            Some(old) => format!(
+                "{old} {base_version} -> {} {target}",
+                config.upstream.source.describe()
+            ),
+            None => format!(
+                "{} {base_version} -> {target}",
+                config.upstream.source.describe()
+            ),
+        },
     );
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
-    let pin_ref = match lock.as_ref().and_then(|l| l.image.as_ref()) {
-        Some(img) => Some(img.reference.clone()),
-        None => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
+    let pin_ref = match &lock {
+        Some(l) if l.image.is_some() => super::render::locked_pin(&ctx.root, l)?,
+        _ => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
     };
 
     let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
+    report.moved_from = moved_from.clone();
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
 
     for vendor in &config.vendor {
-        let base = locked_copy(ctx, &*source, lock.as_ref(), vendor, &base_version)?;
-        let theirs = if target == base_version {
+        let base = locked_copy(ctx, base_source, lock.as_ref(), vendor, &base_version)?;
+        let theirs = if same_release {
             base.clone()
         } else {
             ctx.shell
@@ -103,10 +125,15 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             pin_ref.as_deref(),
             current.as_deref(),
             opts.adopt_edits,
+            "update",
         )?;
         report.edits.extend(edits);
 
         let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
+        carried
+            .reports
+            .iter()
+            .for_each(|r| ctx.shell.step("Applying", r));
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
         let rendered = render::finish(
@@ -140,15 +167,20 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         return Ok(report);
     }
 
+    let vendor_results = report.patches.len();
     let source_facts = source::verify(
         ctx,
         &config,
         &*source,
-        lock.as_ref(),
+        old_source.as_deref(),
+        lock.as_ref().filter(|_| moved_from.is_none()),
         &base_version,
         &target,
         &mut report,
     )?;
+    report.patches[vendor_results..]
+        .iter()
+        .for_each(|r| ctx.shell.step("Applying", r));
     if !report.conflicts.is_empty() {
         return Ok(report);
     }
@@ -204,7 +236,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     // The commit is information for people reading the lock: a failure to
     // learn it is not worth failing an update that verified everything else.
     let commit = match lock.as_ref().and_then(|l| l.upstream.commit.clone()) {
-        Some(c) if target == base_version => Some(c),
+        Some(c) if same_release => Some(c),
         _ => source.commit(&target).ok().flatten(),
     };
     let new_lock = Lock {
@@ -247,6 +279,30 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     Ok(report)
 }
 
+/// The upstream the lock vendored from, described as the lock's `source`
+/// names it, when vendor.toml now names another.
+fn old_upstream<'a>(
+    ctx: &'a Context,
+    config: &Config,
+    described: &str,
+) -> Result<Box<dyn Source + 'a>> {
+    let Some(old) = UpstreamSource::from_described(described) else {
+        let path = ctx.root.join(LOCK_PATH);
+        let line = paths::read_opt(&path)?
+            .and_then(|b| Lock::line_of_key(&String::from_utf8_lossy(&b), "upstream", "source"));
+        return Err(crate::config::ConfigError::at(
+            path,
+            line,
+            format!("`source` = \"{described}\" is neither `github:owner/name` nor `git:URL`"),
+        )
+        .hint("the lock is written by revendor: restore it from git")
+        .into());
+    };
+    let mut at_old = config.clone();
+    at_old.upstream.source = old;
+    Ok(upstream::open(&at_old, &ctx.env, &ctx.client))
+}
+
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
 /// the lock names its sha256), which also restores an edited copy.
@@ -261,6 +317,10 @@ fn locked_copy(
         && let Pristine::Verified(bytes) =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
     {
+        ctx.shell.step(
+            "Verified",
+            format!("{} against the lock", vendor.pristine()),
+        );
         return Ok(bytes);
     }
     ctx.shell

@@ -73,7 +73,24 @@ pub enum ParseError {
         /// Patch line of the marker.
         line: usize,
     },
-    /// Nothing in the input looks like a file patch.
+    /// A `---`/`+++` pair with no hunk after it: a section that changes nothing. GNU patch
+    /// calls such input garbage and `git apply` finds no patch in it; reading it as "no change"
+    /// would make a patch cut to its headers pass as verified while it drops every change.
+    #[error("line {line}: `{text}` opens a file section with no hunk after its `+++` line")]
+    NoHunks {
+        /// Patch line of the `---` line.
+        line: usize,
+        /// The `---` line as written.
+        text: String,
+    },
+    /// Every file section is a git header without hunks (mode changes, renames) and none is
+    /// binary: nothing in the patch changes a line.
+    #[error("line {line}: no file section of the patch has a hunk; it changes no line")]
+    NothingChanged {
+        /// Patch line where the first section starts.
+        line: usize,
+    },
+    /// Nothing in the input looks like a file patch: an empty file, or text that is not a diff.
     #[error("no file patch found: no `---`/`+++` pair and no `diff --git` line")]
     Empty,
 }
@@ -88,11 +105,19 @@ pub fn parse(input: &[u8]) -> Result<PatchSet, ParseError> {
         trailer: Vec::new(),
     };
     let mut text = Pending::default();
+    let mut first_section = None;
     let mut i = 0;
     while let Some(&line) = lines.get(i) {
         if is_file_start(&lines, i) {
+            first_section.get_or_insert(text.start_line.unwrap_or(i + 1));
             let header = text.take(&mut set);
             let (hunks, next) = hunks(&lines, i + 2)?;
+            if hunks.is_empty() {
+                return Err(ParseError::NoHunks {
+                    line: i + 1,
+                    text: show(line),
+                });
+            }
             set.files.push(FilePatch {
                 header,
                 old_line: Some(line.to_vec()),
@@ -103,6 +128,7 @@ pub fn parse(input: &[u8]) -> Result<PatchSet, ParseError> {
             continue;
         }
         if line.starts_with(b"diff --git ") && text.git_open {
+            first_section.get_or_insert(text.start_line.unwrap_or(1));
             let header = text.take(&mut set);
             set.files.push(header_only(header));
         }
@@ -112,32 +138,46 @@ pub fn parse(input: &[u8]) -> Result<PatchSet, ParseError> {
                 text: show(line),
             });
         }
-        text.push(line);
+        text.push(line, i + 1);
         i += 1;
     }
     if text.git_open {
+        first_section.get_or_insert(text.start_line.unwrap_or(1));
         let header = text.take(&mut set);
         set.files.push(header_only(header));
     }
     if set.files.is_empty() {
         return Err(ParseError::Empty);
     }
+    // A binary section changes bytes, not lines; `apply` names it.
+    if set
+        .files
+        .iter()
+        .all(|f| f.hunks.is_empty() && !f.is_binary())
+    {
+        return Err(ParseError::NothingChanged {
+            line: first_section.unwrap_or(1),
+        });
+    }
     set.trailer = text.bytes;
     Ok(set)
 }
 
-/// Text between file patches, remembering where the next file's own header starts.
+/// Text between file patches, remembering where the next file's own header starts (its byte
+/// offset in the text and its 1-based patch line).
 #[derive(Default)]
 struct Pending {
     bytes: Vec<u8>,
     header_start: Option<usize>,
+    start_line: Option<usize>,
     git_open: bool,
 }
 
 impl Pending {
-    fn push(&mut self, line: &[u8]) {
+    fn push(&mut self, line: &[u8], number: usize) {
         if line.starts_with(b"diff ") || line.starts_with(b"Index: ") {
             self.header_start.get_or_insert(self.bytes.len());
+            self.start_line.get_or_insert(number);
         }
         self.git_open |= line.starts_with(b"diff --git ");
         self.bytes.extend_from_slice(line);
@@ -152,6 +192,7 @@ impl Pending {
             set.preamble = header.drain(..start).collect();
         }
         self.header_start = None;
+        self.start_line = None;
         self.git_open = false;
         header
     }
@@ -335,15 +376,18 @@ fn show(line: &[u8]) -> String {
 }
 
 impl ParseError {
-    /// The 1-based line of the patch file at fault, when there is one.
-    pub fn line(&self) -> Option<usize> {
+    /// The 1-based line of the patch file at fault; 1 when the whole file is (empty, or not a
+    /// diff).
+    pub fn line(&self) -> usize {
         match self {
             ParseError::HunkHeader { line, .. }
             | ParseError::OrphanHunk { line, .. }
             | ParseError::Truncated { line, .. }
             | ParseError::Overflow { line, .. }
-            | ParseError::MisplacedMarker { line } => Some(*line),
-            ParseError::Empty => None,
+            | ParseError::MisplacedMarker { line }
+            | ParseError::NoHunks { line, .. }
+            | ParseError::NothingChanged { line } => *line,
+            ParseError::Empty => 1,
         }
     }
 }
@@ -476,6 +520,36 @@ new mode 100755
         let orphan = parse(b"hello\n@@ -1 +1 @@\n-a\n+b\n").unwrap_err();
         assert!(matches!(orphan, ParseError::OrphanHunk { line: 2, .. }));
         assert_eq!(parse(b"just text\n").unwrap_err(), ParseError::Empty);
+    }
+
+    /// issue 9: a patch cut down to its `---`/`+++` lines is refused, as GNU patch ("Only
+    /// garbage was found") and `git apply` ("No valid patches in input") refuse it.
+    #[test]
+    fn a_section_without_hunks_is_an_error_at_its_line() {
+        let headers = parse(b"From: someone\n\n--- a/x\n+++ b/x\n").unwrap_err();
+        assert_eq!(
+            headers,
+            ParseError::NoHunks {
+                line: 3,
+                text: "--- a/x".into()
+            }
+        );
+        assert_eq!(
+            headers.to_string(),
+            "line 3: `--- a/x` opens a file section with no hunk after its `+++` line"
+        );
+        let second = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/y\n+++ b/y\n";
+        assert!(matches!(
+            parse(second.as_bytes()).unwrap_err(),
+            ParseError::NoHunks { line: 6, .. }
+        ));
+        let modes = "note\ndiff --git a/s b/s\nold mode 100644\nnew mode 100755\n";
+        assert_eq!(
+            parse(modes.as_bytes()).unwrap_err(),
+            ParseError::NothingChanged { line: 2 }
+        );
+        assert_eq!(parse(b"").unwrap_err().line(), 1);
+        assert_eq!(parse(b"just text\n").unwrap_err().line(), 1);
     }
 
     #[test]

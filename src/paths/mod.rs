@@ -2,8 +2,10 @@
 //!
 //! Every command that changes files builds a [`Transaction`]: new contents are
 //! staged, then swapped in together, so a failure at any point leaves the tree
-//! as it was. See `transaction.rs` for how a kill is survived.
+//! as it was. See `transaction.rs` for how a kill is survived, and
+//! `bounds.rs` for where it refuses to write.
 
+mod bounds;
 mod transaction;
 
 pub use transaction::{Recovery, Transaction, recover};

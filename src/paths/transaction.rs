@@ -82,7 +82,15 @@ impl Transaction {
     }
 
     /// Writes every staged change, all or nothing. Returns the changed paths.
+    ///
+    /// A change that would land outside the package (through a symlink, or
+    /// `..`), in git's directory or in the staging directory is refused
+    /// before anything is written: vendor.toml validation names such paths
+    /// first, with their line; this is the writer keeping its own promise.
     pub fn commit(mut self) -> Result<Vec<String>> {
+        for path in self.changes.keys() {
+            super::bounds::check(&self.root, path)?;
+        }
         let changed = self.changed_paths()?;
         if changed.is_empty() {
             return Ok(changed);

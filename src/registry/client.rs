@@ -121,6 +121,11 @@ pub struct Client {
 }
 
 impl Client {
+    /// Installs a hook told of every request sent and its status (for `-v`).
+    pub fn set_request_hook(&self, hook: net::RequestHook) {
+        self.transport.set_request_hook(hook);
+    }
+
     /// A builder with the defaults of [`ClientBuilder::new`].
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()

@@ -63,13 +63,16 @@ impl Patches {
                 // The parser's message starts with "line N: "; the line goes
                 // into the location instead.
                 let text = e.to_string();
-                let text = match e.line() {
-                    Some(n) => text.trim_start_matches(&format!("line {n}: ")).to_string(),
-                    None => text,
+                let text = text.trim_start_matches(&format!("line {}: ", e.line()));
+                let hint = match e {
+                    patch::ParseError::NoHunks { .. } | patch::ParseError::NothingChanged { .. } => {
+                        "a patch without hunks changes nothing: put its hunks back (regenerate it with `diff -u` or `git diff`), or remove its [[patch]] from vendor.toml"
+                    }
+                    _ => "regenerate the patch with `diff -u` or `git diff`",
                 };
                 Error::Config(
-                    ConfigError::at(&path, e.line(), format!("malformed patch: {text}"))
-                        .hint("regenerate the patch with `diff -u` or `git diff`"),
+                    ConfigError::at(&path, Some(e.line()), format!("malformed patch: {text}"))
+                        .hint(hint),
                 )
             })?;
             loaded.push(LoadedPatch {

@@ -96,7 +96,7 @@ impl From<SectionError> for Error {
             file: e.file,
             target: e.target,
             version: e.version,
-            error: e.error,
+            error: Box::new(e.error),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod cache;
 pub mod git;
 pub mod github;
 mod pristine;
+mod suggest;
 pub mod tree_hash;
 pub mod version;
 
@@ -89,7 +90,7 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
         let Some(rel) = releases.iter().find(|r| r.tag == to) else {
             return Err(Error::usage(
                 format!("`{to}` is not a release of {}", up.source.describe()),
-                "pass a tag that exists (see the upstream's releases)",
+                suggest::unknown_tag(to, releases),
             ));
         };
         let warning = match version::parse_tag(&rel.tag) {

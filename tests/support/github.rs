@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::git::{self, GitRepo};
-use super::server::{self, Request, Response, Server, percent_decode};
+use super::server::{self, Pace, Request, Response, Server, percent_decode};
 
 /// 2026-01-01T00:00:00Z: the date of commits and first releases nobody gave a date.
 const DEFAULT_EPOCH: u64 = 1_767_225_600;
@@ -177,8 +177,8 @@ struct Fault {
 enum FaultKind {
     Status(u16),
     Hang(Duration),
-    /// The normal answer, its body written one byte per pause.
-    Trickle(Duration),
+    /// The normal answer, its body sent slowly.
+    Paced(Pace),
     /// A 302 to this base URL followed by the request's target.
     Redirect(String),
     /// This status with the request headers echoed in the body, as JSON `message` or as text.
@@ -186,6 +186,8 @@ enum FaultKind {
         status: u16,
         json: bool,
     },
+    /// The normal answer, its body spread over this time in twenty pieces.
+    Spread(Duration),
 }
 
 struct RepoState {
@@ -515,7 +517,7 @@ impl GitHub {
     /// written one byte per `pause`: a server that trickles, to drive a client past a deadline
     /// that must cover the body too.
     pub fn trickle_next(&self, prefix: &str, pause: Duration, n: usize) {
-        self.add_fault(prefix, FaultKind::Trickle(pause), n);
+        self.add_fault(prefix, FaultKind::Paced(Pace::per_byte(pause)), n);
     }
 
     /// The next `n` requests starting with `prefix` answer `302` to `base` followed by the
@@ -529,6 +531,13 @@ impl GitHub {
     /// `json`, else as plain text, as a misbehaving proxy or debug endpoint would.
     pub fn echo_next(&self, prefix: &str, status: u16, json: bool, n: usize) {
         self.add_fault(prefix, FaultKind::Echo { status, json }, n);
+    }
+
+    /// The next `n` requests starting with `prefix` are answered normally, but their bodies
+    /// arrive slowly: in twenty pieces spread over `over` (so a progress bar has time to
+    /// show). The headers, `Content-Length` included, come at once.
+    pub fn throttle_next(&self, prefix: &str, over: Duration, n: usize) {
+        self.add_fault(prefix, FaultKind::Spread(over), n);
     }
 
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
@@ -856,7 +865,10 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
             };
             match fault {
                 Some(FaultKind::Hang(delay)) => response.delay = delay,
-                Some(FaultKind::Trickle(pause)) => response.pace = Some(pause),
+                Some(FaultKind::Paced(pace)) => response.pace = Some(pace),
+                Some(FaultKind::Spread(over)) => {
+                    response.pace = Some(Pace::spread(response.body.len(), over));
+                }
                 _ => {}
             }
             response

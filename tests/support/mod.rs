@@ -4,11 +4,13 @@
 //! | module | gives |
 //! | --- | --- |
 //! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
+//! | `app` | a small upstream (`example/app`) and the package vendoring it |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
+//! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
 //!
 //! Include it with `mod support;` and `use support::{GitHub, ...};`.
 
@@ -16,15 +18,18 @@
 // each would warn about the items and the re-exports below that it leaves unused.
 #![allow(dead_code, unused_imports)]
 
+pub mod app;
 pub mod git;
 pub mod github;
 pub mod package;
 pub mod realworld;
 pub mod run;
 pub mod server;
+pub mod tmux;
 
 pub use git::GitRepo;
 pub use github::GitHub;
 pub use package::TempPackage;
 pub use realworld::Realworld;
 pub use run::{Revendor, Run};
+pub use tmux::Tmux;

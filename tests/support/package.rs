@@ -111,13 +111,17 @@ impl TempPackage {
     }
 }
 
-/// Every file under `dir` with its bytes, keyed by `/`-separated relative path.
+/// Every file under `dir` with its bytes, keyed by `/`-separated relative path. A symlink is
+/// not followed: its entry is `symlink -> <target>`, so a snapshot also shows a link replaced.
 pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     walk(dir)
         .into_iter()
         .filter(|(_, is_dir)| !is_dir)
         .map(|(rel, _)| {
             let path = dir.join(&rel);
+            if let Ok(target) = fs::read_link(&path) {
+                return (rel, format!("symlink -> {}", target.display()).into_bytes());
+            }
             let bytes =
                 fs::read(&path).unwrap_or_else(|e| panic!("read `{}`: {e}", path.display()));
             (rel, bytes)

@@ -11,7 +11,7 @@
 //!    ETags, faults, auth) lives with the stand-in that needs it.
 //!
 //! Why not a crate: the harness needs a few things test servers rarely offer together (holding a
-//! response past a client's timeout, trickling a body, answering `HEAD` and `304` without a
+//! response past a client's timeout, sending a body slowly, answering `HEAD` and `304` without a
 //! body, seeing every header), and it is only a few hundred lines on `std`.
 
 use std::collections::HashMap;
@@ -138,10 +138,35 @@ pub struct Response {
     pub body: Vec<u8>,
     /// How long to hold the answer before writing it (for timeouts in tests).
     pub delay: Duration,
-    /// When set, the body is written one byte at a time with this pause before each byte (a
-    /// server that trickles); it stops at the body's end, when the client leaves, or when the
-    /// server is dropped.
-    pub pace: Option<Duration>,
+    /// When set, the body is sent slowly ([`Pace`]); it stops at the body's end, when the
+    /// client leaves, or when the server is dropped.
+    pub pace: Option<Pace>,
+}
+
+/// A body sent slowly: in pieces of `piece` bytes with `pause` before each. One shape serves
+/// both uses: a server that trickles (one byte per pause, to drive a client past a deadline
+/// that covers the body) and a slow download (a body spread over a time, for progress bars).
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// Bytes per piece (at least one).
+    pub piece: usize,
+    /// The pause before each piece.
+    pub pause: Duration,
+}
+
+impl Pace {
+    /// One byte per `pause`.
+    pub fn per_byte(pause: Duration) -> Pace {
+        Pace { piece: 1, pause }
+    }
+
+    /// A body of `len` bytes in twenty pieces spread over about `over`.
+    pub fn spread(len: usize, over: Duration) -> Pace {
+        Pace {
+            piece: len.div_ceil(20).max(1),
+            pause: over / 20,
+        }
+    }
 }
 
 impl Response {
@@ -184,9 +209,9 @@ impl Response {
         self
     }
 
-    /// Writes the body one byte per `pause` (see [`Response::pace`]).
-    pub fn trickle(mut self, pause: Duration) -> Response {
-        self.pace = Some(pause);
+    /// Sends the body slowly (see [`Pace`]).
+    pub fn paced(mut self, pace: Pace) -> Response {
+        self.pace = Some(pace);
         self
     }
 
@@ -478,16 +503,16 @@ fn write_response(
     if bodiless || head_only {
         return writer.flush();
     }
-    let Some(pause) = response.pace else {
+    let Some(pace) = response.pace else {
         writer.write_all(&response.body)?;
         return writer.flush();
     };
     writer.flush()?;
-    for byte in &response.body {
-        if !sleep_unless_stopped(pause, stop) {
+    for piece in response.body.chunks(pace.piece.max(1)) {
+        if !sleep_unless_stopped(pace.pause, stop) {
             return Err(std::io::ErrorKind::Interrupted.into());
         }
-        writer.write_all(std::slice::from_ref(byte))?;
+        writer.write_all(piece)?;
         writer.flush()?;
     }
     Ok(())

@@ -3,9 +3,10 @@
 //! locked side, then rebased, 3-way when the strict apply fails), reporting
 //! each section and refreshing it to exact hunks at the target.
 
-use super::summary::{ConflictReport, PatchReport};
+use super::summary::ConflictReport;
 use crate::config::Vendor;
 use crate::error::Result;
+use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, FilePatch, Outcome};
 use crate::render::Patches;
 
@@ -14,7 +15,7 @@ pub(super) struct Carried {
     /// The patched target (with conflict markers when there are conflicts).
     pub output: Vec<u8>,
     /// Each patch section's result.
-    pub reports: Vec<PatchReport>,
+    pub reports: Vec<PatchResult>,
     /// Conflicting hunks.
     pub conflicts: Vec<ConflictReport>,
 }
@@ -78,11 +79,12 @@ pub(super) fn carry(
             }
             outcome => outcome.to_string(),
         };
-        out.reports.push(PatchReport {
-            patch: p.name.clone(),
-            target: vendor.to.clone(),
+        out.reports.push(PatchResult::described(
+            &p.name,
+            &vendor.to,
+            Kind::from(&step.outcome),
             result,
-        });
+        ));
         if !matches!(
             step.outcome,
             Outcome::Conflict { .. } | Outcome::AlreadyUpstream { .. }

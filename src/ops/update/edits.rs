@@ -1,7 +1,8 @@
 //! Hand edits: differences between a rendered file on disk and what the
-//! package renders at the locked version.
+//! package renders at the locked version. `update` and `render` both call
+//! [`fold`] before they write a rendered file.
 //!
-//! A hand edit is never silently lost. Without `--adopt-edits` the update
+//! A hand edit is never silently lost. Without `--adopt-edits` the command
 //! stops and names each edited line; with it, the edits are folded into the
 //! last patch targeting the file by a 3-way merge (base = the expected
 //! render, ours = the file on disk, theirs = the patched pristine copy, so
@@ -13,9 +14,10 @@ use crate::config::{Config, Vendor};
 use crate::error::{Error, Result};
 use crate::render::{self, Patches};
 
-/// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a patch.
-#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
-pub(super) fn fold(
+/// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a
+/// patch. `command` (`update`, `render`) is the one the advice names.
+#[allow(clippy::too_many_arguments)] // two call sites, every argument a different fact
+pub(in crate::ops) fn fold(
     config: &Config,
     patches: &mut Patches,
     vendor: &Vendor,
@@ -24,6 +26,7 @@ pub(super) fn fold(
     pin: Option<&str>,
     current: Option<&[u8]>,
     adopt: bool,
+    command: &str,
 ) -> Result<Vec<EditReport>> {
     let Some(current) = current else {
         return Ok(Vec::new());
@@ -53,7 +56,7 @@ pub(super) fn fold(
     let patch_name = patches.section(last.id).0.name.clone();
     if !adopt {
         return Err(Error::Conflict(format!(
-            "`{}` has {} hand edit{} that no patch carries: {}; run `revendor update --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
+            "`{}` has {} hand edit{} that no patch carries: {}; run `revendor {command} --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
             vendor.to,
             edits.len(),
             if edits.len() == 1 { "" } else { "s" },
@@ -81,7 +84,7 @@ pub(super) fn fold(
 }
 
 /// The 1-based line of a `<<<<<<< ours (` marker left by `--keep-conflicts`.
-fn conflict_marker_line(text: &[u8]) -> Option<usize> {
+pub(in crate::ops) fn conflict_marker_line(text: &[u8]) -> Option<usize> {
     text.split(|&b| b == b'\n')
         .position(|l| l.starts_with(b"<<<<<<< ours ("))
         .map(|i| i + 1)

@@ -7,11 +7,12 @@
 //! 3-way merge. A tree at the locked version must have the lock's tree hash
 //! ([`upstream::fetch_tree`]); the target's hash goes into the new lock.
 
-use super::summary::{ConflictReport, PatchReport, UpdateReport};
+use super::summary::{ConflictReport, UpdateReport};
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::go;
+use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
 use crate::upstream::{self, Source, SourceTree};
 use crate::workspace::Context;
@@ -27,10 +28,17 @@ pub(super) struct SourceFacts {
     pub patch_files: Vec<(String, Vec<u8>)>,
 }
 
+/// Verifies and refreshes the source patches at `target`. `moved_from` is
+/// the upstream the lock vendored from when vendor.toml names another: the
+/// tree at `base_version` then comes from it. `lock` is `None` when there is
+/// no lock or it is of that other source (its tree hash says nothing
+/// about this one).
+#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 pub(super) fn verify(
     ctx: &Context,
     config: &Config,
     source: &dyn Source,
+    moved_from: Option<&dyn Source>,
     lock: Option<&Lock>,
     base_version: &str,
     target: &str,
@@ -80,12 +88,15 @@ pub(super) fn verify(
                 Ok(applied) => Outcome::from(applied),
                 Err(strict) => {
                     if base_tree.is_none() {
-                        base_tree = Some(if base_version == target {
-                            tree.clone()
-                        } else {
-                            ctx.shell
-                                .status("Fetching", format!("the source tree at {base_version}"));
-                            upstream::fetch_tree(source, base_version, lock)?
+                        base_tree = Some(match moved_from {
+                            None if base_version == target => tree.clone(),
+                            base => {
+                                ctx.shell.status(
+                                    "Fetching",
+                                    format!("the source tree at {base_version}"),
+                                );
+                                upstream::fetch_tree(base.unwrap_or(source), base_version, lock)?
+                            }
                         });
                     }
                     let base = base_tree
@@ -105,11 +116,12 @@ pub(super) fn verify(
                                     strict: Some(strict.to_string()),
                                 });
                             }
-                            report.patches.push(PatchReport {
-                                patch: p.name.clone(),
-                                target: path.clone(),
-                                result: "conflict".into(),
-                            });
+                            report.patches.push(PatchResult::described(
+                                &p.name,
+                                &path,
+                                Kind::Conflict,
+                                "conflict".into(),
+                            ));
                             continue;
                         }
                         Ok(outcome) => outcome,
@@ -125,11 +137,9 @@ pub(super) fn verify(
             if !matches!(outcome, Outcome::AlreadyUpstream { .. }) {
                 *fp = patch::refresh(fp, &theirs, outcome.content());
             }
-            report.patches.push(PatchReport {
-                patch: p.name.clone(),
-                target: path,
-                result: outcome.to_string(),
-            });
+            report
+                .patches
+                .push(PatchResult::new(&p.name, &path, &outcome));
         }
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }

@@ -2,16 +2,7 @@
 
 use serde::Serialize;
 
-/// One patch section's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct PatchReport {
-    /// The patch name.
-    pub patch: String,
-    /// The rendered file (or source file) it targets.
-    pub target: String,
-    /// `exact`, `offset (hunk 1 +9, …)`, `merged (3-way)`, `conflict (…)`, `already upstream`.
-    pub result: String,
-}
+use crate::ops::outcome::PatchResult;
 
 /// One conflicting hunk.
 #[derive(Debug, Clone, Serialize)]
@@ -53,17 +44,21 @@ pub struct UpdateReport {
     pub from: String,
     /// The version after.
     pub to: String,
+    /// The source the lock vendored from, when vendor.toml now names another
+    /// and the update moved the package to it.
+    pub moved_from: Option<String>,
     /// The package had no lock and was adopted.
     pub adopted: bool,
     /// Nothing was written.
     pub dry_run: bool,
-    /// Each patch section's result.
-    pub patches: Vec<PatchReport>,
+    /// Each patch section's result (the same objects `render` reports).
+    pub patches: Vec<PatchResult>,
     /// Conflicting hunks (the update stops when there are any).
     pub conflicts: Vec<ConflictReport>,
     /// Hand edits adopted into patches.
     pub edits: Vec<EditReport>,
-    /// Files written (or that would be, with `--dry-run`).
+    /// Files written (or that would be, with `--dry-run`), as `render`
+    /// lists them.
     pub changed: Vec<String>,
 }
 
@@ -72,6 +67,7 @@ impl UpdateReport {
         UpdateReport {
             from: from.into(),
             to: to.into(),
+            moved_from: None,
             adopted,
             dry_run,
             patches: Vec::new(),
@@ -95,16 +91,18 @@ impl UpdateReport {
                 self.from
             ));
         }
+        if let Some(old) = &self.moved_from {
+            s.push_str(&format!(
+                "upstream source: moved from {old} (the locked copies are the merge base)\n"
+            ));
+        }
         if self.from == self.to {
             s.push_str(&format!("upstream: {} (unchanged)\n", self.to));
         } else {
             s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
         }
         for p in &self.patches {
-            s.push_str(&format!(
-                "patch {} on {}: {}\n",
-                p.patch, p.target, p.result
-            ));
+            s.push_str(&format!("{p}\n"));
         }
         for e in &self.edits {
             if let Some(into) = &e.adopted_into {

@@ -1,0 +1,117 @@
+//! Where the writer may write: inside the package, never through a symlink
+//! out of it, never into git's directory or its own staging directory.
+//!
+//! vendor.toml validation (`config::bounds`) refuses such paths with their
+//! line before any command runs; `config` may not name `paths`, so the walk
+//! is repeated here, where every write passes, as the last word.
+
+use std::path::{Component, Path};
+
+use super::STAGING_DIR;
+use crate::error::{Error, Result};
+
+/// Refuses a package-relative `path` that the writer must not touch. Each
+/// component is looked at on disk: a symlink is followed and must land
+/// inside the package (a dangling one is refused).
+pub(super) fn check(root: &Path, path: &str) -> Result<()> {
+    let refuse = |why: String| {
+        Err(Error::usage(
+            format!("refusing to write `{path}`: {why}"),
+            "fix the path in vendor.toml, or the symlink, so that it stays inside the package",
+        ))
+    };
+    let rel = Path::new(path);
+    if rel.components().any(|c| c.as_os_str() == ".git") {
+        return refuse("it is inside git's own directory".into());
+    }
+    if rel
+        .components()
+        .next()
+        .is_some_and(|c| c.as_os_str() == STAGING_DIR)
+    {
+        return refuse(format!("{STAGING_DIR} is the writer's staging directory"));
+    }
+    let Ok(root) = root.canonicalize() else {
+        // No package directory yet: nothing on disk to follow.
+        return Ok(());
+    };
+    let mut at = root.clone();
+    for c in rel.components() {
+        match c {
+            Component::Normal(name) => at.push(name),
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir => continue,
+            Component::RootDir | Component::Prefix(_) => {
+                return refuse("it is not relative to the package".into());
+            }
+        }
+        if at
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            match at.canonicalize() {
+                Ok(target) if target.starts_with(&root) => at = target,
+                Ok(target) => {
+                    return refuse(format!(
+                        "`{}` is a symlink to `{}`, outside the package",
+                        c.as_os_str().to_string_lossy(),
+                        target.display()
+                    ));
+                }
+                Err(_) => {
+                    return refuse(format!(
+                        "`{}` is a symlink that points nowhere",
+                        c.as_os_str().to_string_lossy()
+                    ));
+                }
+            }
+        }
+    }
+    if !at.starts_with(&root) {
+        return refuse("it leaves the package directory".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gits_directory_and_the_staging_directory_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [
+            ".git/config",
+            "a/.git/HEAD",
+            ".revendor-txn/plan",
+            "../x",
+            "a/../../x",
+        ] {
+            let e = check(dir.path(), path).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("refusing to write `{path}`")),
+                "{e}"
+            );
+        }
+        check(dir.path(), "templates/a.yml").unwrap();
+        check(dir.path(), "./a/../b.yml").unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_out_of_the_package_is_refused_and_one_inside_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("templates")).unwrap();
+        std::os::unix::fs::symlink("real", dir.path().join("inside")).unwrap();
+        std::os::unix::fs::symlink("gone", dir.path().join("dangling")).unwrap();
+        let e = check(dir.path(), "templates/a.yml").unwrap_err();
+        assert!(e.to_string().contains("outside the package"), "{e}");
+        assert!(check(dir.path(), "dangling/a.yml").is_err());
+        check(dir.path(), "inside/a.yml").unwrap();
+    }
+}
