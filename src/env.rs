@@ -25,6 +25,9 @@ pub struct Env {
     pub registry_mirrors: Option<String>,
     /// `GITHUB_STEP_SUMMARY`: where `--format github` appends its Markdown.
     pub step_summary: Option<PathBuf>,
+    /// `GITHUB_WORKSPACE`: what `--format github` makes annotation paths
+    /// relative to (else the git root).
+    pub github_workspace: Option<PathBuf>,
     /// `NO_COLOR`: set to anything non-empty to disable colour.
     pub no_color: bool,
     /// `CLICOLOR_FORCE`: set to anything but `0` to colour even into a pipe
@@ -78,6 +81,7 @@ impl Env {
                 .unwrap_or_else(|| home.join(".docker")),
             registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            github_workspace: var("GITHUB_WORKSPACE").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
             clicolor_force: var("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
             repository: var("GITHUB_REPOSITORY"),

@@ -164,6 +164,18 @@ pub enum Error {
     /// An image builder could not run or failed.
     #[error(transparent)]
     Builder(#[from] crate::builder::Error),
+    /// `check` ran every check, but some needed a remote that did not
+    /// answer: the report, with an `unreachable` finding for each, is
+    /// already printed; this ends the run with exit code 3.
+    #[error(
+        "the check is incomplete: {} did not answer ({})",
+        if urls.len() == 1 { "1 remote".to_owned() } else { format!("{} remotes", urls.len()) },
+        urls.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+    )]
+    Unreachable {
+        /// The URLs that did not answer, credentials removed.
+        urls: Vec<String>,
+    },
 }
 
 impl Error {
@@ -188,7 +200,8 @@ impl Error {
             | Error::Malformed { .. }
             | Error::Registry(_)
             | Error::PinnedImage { .. }
-            | Error::Builder(_) => ExitCode::Failure,
+            | Error::Builder(_)
+            | Error::Unreachable { .. } => ExitCode::Failure,
         }
     }
 
@@ -214,8 +227,53 @@ impl Error {
                 "install the builder, or pick the other one with --builder (buildx, buildah)".into(),
             ),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
+            Error::Unreachable { .. } => Some(
+                "every other check ran and its findings are above; run the check again once the remote answers".into(),
+            ),
             _ => None,
         }
+    }
+
+    /// The URL of the remote that did not answer, when that is why this
+    /// failed: no connection (refused, DNS, TLS), a timeout, a body cut
+    /// short, a 5xx or a rate limit. `check` reports these as `unreachable`
+    /// and goes on; anything else (a 404, refused credentials, a malformed
+    /// answer, a configuration error) is an answer, and stays an error.
+    pub fn unreachable_url(&self) -> Option<&str> {
+        use crate::registry::Error as R;
+        match self {
+            Error::Http(h) => http_unreachable(h),
+            Error::Registry(e) | Error::PinnedImage { source: e, .. } => match e {
+                R::Transport(h) => http_unreachable(h),
+                R::Status { url, status, .. } if busy(*status) => Some(url),
+                R::Token {
+                    realm,
+                    status: Some(status),
+                    ..
+                } if busy(*status) => Some(realm),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The causes under the message, outermost first, as `cli` prints them
+    /// under `Caused by:`: each [`source`](std::error::Error::source) of
+    /// the chain, except one whose text the line above already holds (an
+    /// error that prints its source in its own message).
+    pub fn causes(&self) -> Vec<String> {
+        let mut above = self.to_string();
+        let mut causes = Vec::new();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !above.contains(&text) {
+                causes.push(text.clone());
+            }
+            above = text;
+            source = cause.source();
+        }
+        causes
     }
 
     /// A usage error with a hint.
@@ -224,6 +282,24 @@ impl Error {
             message: message.into(),
             hint: Some(hint.into()),
         }
+    }
+}
+
+/// A status that says the remote is there but not answering now.
+fn busy(status: u16) -> bool {
+    status >= 500 || status == 429
+}
+
+/// The URL of an HTTP failure that means "did not answer" (see
+/// [`Error::unreachable_url`]).
+fn http_unreachable(h: &crate::net::HttpError) -> Option<&str> {
+    use crate::net::HttpError as H;
+    match h {
+        H::Transport { url, .. } | H::TimedOut { url, .. } | H::RateLimited { url, .. } => {
+            Some(url)
+        }
+        H::Status { url, status, .. } if busy(*status) => Some(url),
+        _ => None,
     }
 }
 

@@ -601,3 +601,127 @@ fn check_help_names_its_flags() {
     assert!(run.stdout.contains("--online"), "{}", run.stdout);
     assert!(run.stdout.contains("--fix"), "{}", run.stdout);
 }
+
+/// Issue 9: a vendor.toml error is reported in the asked format too: the
+/// JSON document with the error as a finding-like entry, and an `::error`
+/// annotation at vendor.toml's line (plus the step summary); exit 2.
+#[test]
+fn a_vendor_toml_error_is_reported_in_json_and_github_formats() {
+    let gh = upstream(&["v1.0.0"]);
+    let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
+    let toml = pkg.read_string("vendor.toml");
+    pkg.write(
+        "vendor.toml",
+        toml.replace("tag = \"v1\"", "tag = \"v1\"\ntagg = \"v2\""),
+    );
+    let line = 1 + pkg
+        .read_string("vendor.toml")
+        .lines()
+        .position(|l| l.starts_with("tagg"))
+        .unwrap();
+
+    let run = rv.run(&["check", "--format", "json"]).expect(2);
+    let doc: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", run.stdout, run.stderr));
+    assert_eq!(doc["findings"], serde_json::json!([]));
+    assert_eq!(
+        doc["counts"],
+        serde_json::json!({"error": 0, "warning": 0, "info": 0})
+    );
+    let error = &doc["error"];
+    assert_eq!(
+        (
+            &error["kind"],
+            &error["severity"],
+            &error["file"],
+            &error["line"]
+        ),
+        (
+            &Value::from("configuration"),
+            &Value::from("error"),
+            &Value::from("vendor.toml"),
+            &Value::from(line)
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown key `tagg`"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+
+    let summary = pkg.join("summary.md");
+    let run = rv
+        .env("GITHUB_WORKSPACE", &pkg.path().display().to_string())
+        .env("GITHUB_STEP_SUMMARY", &summary.display().to_string())
+        .run(&["check", "--format", "github"])
+        .expect(2);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "::error file=vendor.toml,line={line},title=revendor::"
+        )) && run.stdout.contains("unknown key `tagg`"),
+        "{}",
+        run.stdout
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains(&format!(
+            "The check could not run (configuration error) at `vendor.toml:{line}`"
+        )),
+        "{md}"
+    );
+}
+
+/// Issue 9, "annotations that land on the diff": `--format github` names
+/// files from the repository root (the git root, found from the package,
+/// or GITHUB_WORKSPACE), whatever the current directory and `-C` are.
+#[test]
+fn annotations_are_relative_to_the_git_root_or_github_workspace_with_c_from_elsewhere() {
+    let gh = upstream(&["v1.0.0"]);
+    let (pkg, _rv) = adopted(&gh, &pinned(&digest('a')), &[]);
+    let repo = support::GitRepo::new();
+    let files: Vec<(String, Vec<u8>)> = pkg
+        .snapshot()
+        .into_iter()
+        .map(|(path, bytes)| (format!("packages/app/{path}"), bytes))
+        .collect();
+    repo.commit("the app package", files);
+    std::fs::remove_file(repo.path().join("packages/app").join(TEMPLATE)).unwrap();
+    let elsewhere = TempPackage::new();
+    let package = repo.path().join("packages/app");
+    let relative = format!(
+        "../{}/packages/app",
+        repo.path().file_name().unwrap().to_string_lossy()
+    );
+    let expected = format!("::error file=packages/app/{TEMPLATE},line=1,title=render-drift::");
+    for dir in [package.display().to_string(), relative] {
+        let rv = Revendor::new(std::path::Path::new(&dir), &gh);
+        let out = rv
+            .command(&["check", "--format", "github"])
+            .current_dir(elsewhere.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.starts_with(&expected), "-C {dir}: {stdout}");
+    }
+    let rv = Revendor::new(&package, &gh).env(
+        "GITHUB_WORKSPACE",
+        &repo.path().join("packages").display().to_string(),
+    );
+    let out = rv
+        .command(&["check", "--format", "github"])
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(&format!("::error file=app/{TEMPLATE},line=1,")),
+        "{stdout}"
+    );
+}

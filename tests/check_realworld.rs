@@ -875,3 +875,269 @@ fn the_repository_roots_package_is_clean_after_update() {
         run.stderr
     );
 }
+
+/// A loopback port that nothing listens on: a registry that is down.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A token the runs carry; no output may show it.
+const TOKEN: &str = "ghp_issue9_never_printed";
+
+/// The adopted workspace checked online with ghcr.io read through a
+/// loopback port that nothing listens on, and a Talos release whose pkgs
+/// moved the CNI plugins to v1.9.2.
+fn registry_down(w: &World) -> (Cozystack, Revendor, u16) {
+    let c = adopted(w);
+    w.register_resolvers();
+    register_talos(&w.gh, "v1.13.6", "v1.13.0-43-gd8c80cc", "v1.9.2");
+    let port = closed_port();
+    let rv = Revendor::new(&c.pkg.join(PKG), &w.gh)
+        .env(
+            "REVENDOR_REGISTRY_MIRRORS",
+            &format!("ghcr.io=127.0.0.1:{port}"),
+        )
+        .env(
+            "DOCKER_CONFIG",
+            &c.pkg.join(".docker").display().to_string(),
+        )
+        .env("GITHUB_TOKEN", TOKEN);
+    (c, rv, port)
+}
+
+/// Issue 9, "check --online goes blind when one remote does not answer":
+/// with the registry down, the moved Talos pin is still reported, in the
+/// human, JSON and github formats, next to `unreachable`; exit 3.
+#[test]
+fn with_the_registry_down_the_moved_talos_pin_is_reported_in_every_format() {
+    let Some(w) = world() else { return };
+    let (c, rv, port) = registry_down(&w);
+    let registry = format!("127.0.0.1:{port}");
+    let pin_line = line_of(&c.read(TEMPLATE), "image: ghcr.io/cozystack", "image:");
+    let marker_line = line_of(&c.read(DOCKERFILE), "talos-cni", "talos-cni");
+    let pinned = w.fact(&["cozystack-multus", "pinned-image"]);
+
+    let run = rv.run(&["check", "--online", "--format", "json"]).expect(3);
+    let got = errors(&run);
+    let ids: Vec<(&str, &str, usize)> = got
+        .iter()
+        .map(|f| (f.id.as_str(), f.file.as_str(), f.line))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("unreachable", TEMPLATE, pin_line),
+            ("marker:talos", DOCKERFILE, marker_line),
+        ],
+        "{got:#?}"
+    );
+    assert!(
+        got[0].message.starts_with(&format!(
+            "image-exists could not verify `{pinned}`: failed to fetch `http://{registry}/v2/"
+        )) && got[0].message.contains("Connection refused"),
+        "{}",
+        got[0].message
+    );
+    assert!(
+        got[1]
+            .message
+            .contains("Talos v1.13.6 ships CNI plugins v1.9.2"),
+        "{}",
+        got[1].message
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "error: the check is incomplete: 1 remote did not answer (`http://{registry}/v2/"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.all().contains(TOKEN));
+
+    let human = rv.run(&["check", "--online"]).expect(3);
+    assert!(
+        human.stdout.contains(&format!(
+            "marker:talos\n  {DOCKERFILE}:{marker_line}: error: Talos v1.13.6 ships CNI plugins v1.9.2"
+        )),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains(&format!(
+            "unreachable\n  {TEMPLATE}:{pin_line}: error: image-exists could not verify"
+        )),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stdout.ends_with("multus: 2 errors, 0 warnings\n"));
+    assert!(!human.all().contains(TOKEN));
+
+    let summary = c.pkg.join("summary.md");
+    let github = rv
+        .env("GITHUB_STEP_SUMMARY", &summary.display().to_string())
+        .env("GITHUB_WORKSPACE", &c.pkg.path().display().to_string())
+        .run(&["check", "--online", "--format", "github"])
+        .expect(3);
+    let annotations: Vec<&str> = github.stdout.lines().collect();
+    assert_eq!(annotations.len(), 2, "{}", github.stdout);
+    assert!(annotations[0].starts_with(&format!(
+        "::error file={PKG}/{TEMPLATE},line={pin_line},title=unreachable::image-exists could not verify"
+    )));
+    assert!(annotations[1].starts_with(&format!(
+        "::error file={PKG}/{DOCKERFILE},line={marker_line},title=marker%3Atalos::Talos v1.13.6 ships CNI plugins v1.9.2"
+    )));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("| error | `unreachable` |"), "{md}");
+    assert!(md.contains("| error | `marker:talos` |"), "{md}");
+    assert!(!github.all().contains(TOKEN) && !md.contains(TOKEN));
+}
+
+/// Issue 9: a GitHub API outage during the nightly (the releases list
+/// answers 503) with the registry down too still reports the drift it can
+/// see: the moved Talos pin from the raw files and an offline finding.
+#[test]
+fn a_github_outage_during_the_nightly_still_reports_the_drift_it_can_see() {
+    let Some(w) = world() else { return };
+    let (c, rv, _port) = registry_down(&w);
+    c.edit(DOCKERFILE, "ARG VERSION=v4.3.0", "ARG VERSION=v4.2.4");
+    w.gh.fail_next("/repos/k8snetworkplumbingwg/multus-cni/releases", 503, 100);
+    let run = rv.run(&["check", "--online", "--format", "json"]).expect(3);
+    let mut ids: Vec<String> = errors(&run).into_iter().map(|f| f.id).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["marker:talos", "unreachable", "unreachable", "version-sync"],
+        "{}",
+        run.stdout
+    );
+    let releases = errors(&run)
+        .into_iter()
+        .find(|f| f.id == "unreachable" && f.file == "vendor.toml")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        releases.message.starts_with(
+            "upstream-newer could not list the releases of github:k8snetworkplumbingwg/multus-cni: "
+        ) && releases.message.contains("503"),
+        "{}",
+        releases.message
+    );
+    assert!(
+        run.stderr.contains("2 remotes did not answer"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.all().contains(TOKEN));
+}
+
+/// Issue 9, "what update says when it ends": at v4.2.4 the builder is
+/// golang:1.24.11, enough for its go.mod (`go 1.24.11`); v4.3.0's says
+/// `go 1.25.0`. `update --to v4.3.0` writes the update, ends with that
+/// finding and its next command, and exits 1 because the update caused it;
+/// `check` and `image build` give the same advice.
+#[test]
+fn update_ends_with_the_finding_it_caused_and_the_next_command() {
+    let Some(w) = world() else { return };
+    let pkg = TempPackage::new();
+    for (path, bytes) in workspace(&w, None) {
+        pkg.write(&path, bytes);
+    }
+    let c = Cozystack {
+        rv: Revendor::new(&pkg.join(PKG), &w.gh),
+        pkg,
+    };
+    c.write(
+        "vendor.toml",
+        &cozystack_vendor_toml("v4.2.4").replace("go = \"1.26\"", "go = \"1.24\""),
+    );
+    let template = c.read(TEMPLATE);
+    c.write(TEMPLATE, &template.replacen("      - nad\n", "", 1));
+    let dockerfile = c
+        .read(DOCKERFILE)
+        .replace("golang:1.26@", "golang:1.24.11@")
+        .replace("ARG VERSION=v4.3.0", "ARG VERSION=v4.2.4");
+    c.write(DOCKERFILE, &dockerfile);
+    let adopted = c.rv.run(&["update", "--to", "v4.2.4"]).expect(0);
+    assert!(!adopted.stderr.contains("warning"), "{}", adopted.stderr);
+    c.check(&[]).expect(0);
+
+    let run = c.rv.run(&["update", "--to", "v4.3.0"]).expect(1);
+    let builder = line_of(&dockerfile, "AS builder", "AS builder");
+    let next = "run `revendor image pin-base --go 1.25`: it moves the builder and `[image] go` to Go 1.25 and pins it by digest";
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: builder-go: {DOCKERFILE}:{builder}: error: the builder's Go 1.24.11 is older than `go 1.25.0` in upstream's go.mod at v4.3.0 (caused by this update)\n  next: {next}\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("the update is written, but its result has 2 error finding(s) it caused"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        c.read("upstream/lock.toml")
+            .contains("version = \"v4.3.0\"")
+    );
+    assert!(
+        run.stdout.contains("upstream: v4.2.4 -> v4.3.0"),
+        "{}",
+        run.stdout
+    );
+
+    // The next check says the same, and so does the image build.
+    let check = c.check(&[]).expect(1);
+    let got = errors(&check);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    let doc: Value = serde_json::from_str(&check.stdout).unwrap();
+    for f in doc["findings"].as_array().unwrap() {
+        assert_eq!(
+            (f["id"].as_str(), f["fix"].as_str()),
+            (Some("builder-go"), Some(next))
+        );
+    }
+    let build =
+        c.rv.run(&["--offline", "image", "build", "--dry-run"])
+            .expect(2);
+    assert!(
+        build.stderr.contains(&format!(
+            "{DOCKERFILE}:{builder}: the builder's Go 1.24.11 is older than `go 1.25.0`"
+        )) && build.stderr.contains(&format!("  help: {next}\n")),
+        "{}",
+        build.stderr
+    );
+}
+
+/// Issue 9: an error the update did not cause (it was there before) is
+/// printed with its next command, and the update still exits 0.
+#[test]
+fn an_error_that_was_there_before_the_update_is_a_warning_and_exit_0() {
+    let Some(w) = world() else { return };
+    let c = adopted(&w);
+    c.edit(
+        DOCKERFILE,
+        "checked-against: v1.13.6",
+        "checked-against: v1.13.5",
+    );
+    let run = c.rv.run(&["update", "--to", "v4.3.0"]).expect(0);
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: marker:talos: {DOCKERFILE}:5: error: the marker says v1.13.5, but ../../core/talos/images/talos/profiles/installer.yaml:6 says v1.13.6\n  next: run `revendor check --online --fix`"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("caused"), "{}", run.stderr);
+    let json =
+        c.rv.run(&["update", "--to", "v4.3.0", "--format", "json"])
+            .expect(0);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    let closing = doc["findings"].as_array().unwrap();
+    assert_eq!(closing.len(), 1, "{}", json.stdout);
+    assert_eq!(
+        (closing[0]["id"].as_str(), closing[0]["caused"].as_bool()),
+        (Some("marker:talos"), Some(false))
+    );
+}

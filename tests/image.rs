@@ -827,9 +827,18 @@ fn pin_base_pins_every_from_image_and_moves_go_only_when_asked() {
     assert_eq!(pkg.snapshot(), before);
 
     // A dry run of the Go move writes nothing; the move itself touches the FROM lines and `go`.
-    rv.run(&["image", "pin-base", "--go", "1.27", "--dry-run"])
+    let run = rv
+        .run(&["image", "pin-base", "--go", "1.27", "--dry-run"])
         .expect(0);
     assert_eq!(pkg.snapshot(), before);
+    // Issue 9: a dry run says what it would write, never "wrote".
+    assert!(
+        run.stdout.contains(&format!("would write {dockerfile}\n"))
+            && run.stdout.contains("would write vendor.toml\n")
+            && !run.stdout.contains("wrote "),
+        "{}",
+        run.stdout
+    );
     rv.run(&["image", "pin-base", "--go", "1.27"]).expect(0);
     let golang_127 = bases.golang_127.index.digest.to_string();
     assert_eq!(

@@ -76,6 +76,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "image",
             "manifest",
             "marker",
+            // net: its HttpError only, to tell a remote that did not answer
+            // (`unreachable`) from one that did; requests go through upstream
+            // and registry.
+            "net",
             "patch",
             "paths",
             "registry",

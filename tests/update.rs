@@ -185,7 +185,40 @@ fn dry_run_writes_nothing() {
         "{}",
         out.stdout
     );
+    // Issue 9: a dry run adopts nothing, and says so.
+    assert!(
+        out.stdout
+            .starts_with("would adopt the package at v1.0.0 (no lock before)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("adopted"), "{}", out.stdout);
     assert_eq!(pkg.snapshot(), before);
+}
+
+/// Issue 9: an update to the locked version does not announce a move
+/// (`v1.1.0 -> v1.1.0`); it says it is up to date.
+#[test]
+fn a_no_op_update_says_it_is_up_to_date() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    let out = rv.run(&["update", "--to", "v1.1.0"]).expect(0);
+    assert!(!out.stderr.contains("Updating"), "{}", out.stderr);
+    assert!(!out.all().contains("v1.1.0 -> v1.1.0"), "{}", out.all());
+    assert!(
+        out.stderr.contains("Checking github:example/app at v1.1.0"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.starts_with("upstream: up to date at v1.1.0\n")
+            && out.stdout.ends_with("no file changed\n"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

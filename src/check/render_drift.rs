@@ -12,10 +12,18 @@
 //! Before comparing, the file on disk has the locked pin put back at every
 //! pin site and stale `[[rewrite]]` results set to the locked version: those
 //! lines are `image-pin`'s and `version-sync`'s to report, so that one
-//! mistake makes one finding. What is left is an edit no patch carries.
+//! mistake makes one finding. What is left is an edit no patch carries,
+//! unless the lock explains it: a conflict of an update pending since
+//! `update --keep-conflicts` (one finding, pointing to `update --continue`),
+//! or a patch that vendor.toml no longer has (one finding per patch, pointing
+//! to `render`). A file the lock says was rendered, that no `[[vendor]]`
+//! renders any more, is reported too: it has no source.
 
 use super::{Check, Finding, Id, Input, Sink, version_sync};
+use crate::config::Vendor;
 use crate::error::Result;
+use crate::patch;
+use crate::render::origin::Removed;
 use crate::render::{self, HandEdit};
 
 /// `render-drift`.
@@ -24,8 +32,10 @@ pub const RENDER_DRIFT: Id = Id {
     doc: "\
 ### What
 A rendered file differs from what its pristine copy, the vendor patches, the
-rewrites and the pin give at the locked version: an edit no patch carries, or
-a patch that no longer applies to the locked upstream at all.
+rewrites and the pin give at the locked version: an edit no patch carries, a
+patch that no longer applies to the locked upstream at all, a conflict of an
+update still pending, the changes of a patch removed from vendor.toml, or a
+rendered file whose `[[vendor]]` is gone (a file with no source).
 
 ### Why
 The rendered file is output. An edit made there belongs in a patch: `update`
@@ -52,6 +62,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = RENDER_DRIFT.name;
     let version = &input.lock.upstream.version;
     let pin = input.lock.image.as_ref().map(|i| i.reference.as_str());
+    let removed = Removed::find(input.config, input.lock);
     for vendor in &input.config.vendor {
         let Some(walk) = input.walk(vendor)? else {
             continue;
@@ -89,6 +100,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if expected == actual {
             continue;
         }
+        if explained(input, &removed, vendor, &actual, sink) {
+            continue;
+        }
         for edit in render::hand_edits(&expected, &actual) {
             sink.push(
                 Finding::error(id, &vendor.to, edit.line, message(&edit))
@@ -96,7 +110,81 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+    for output in &removed.outputs {
+        if input.read(&output.file)?.is_some() {
+            sink.push(
+                Finding::error(
+                    id,
+                    &output.file,
+                    1,
+                    format!(
+                        "`{}` has no source: the lock says it was rendered from `{}`, which no [[vendor]] vendors any more",
+                        output.file, output.from
+                    ),
+                )
+                .fix("run `revendor render` to delete it and its pristine copy, or add its [[vendor]] back"),
+            );
+        }
+    }
     Ok(())
+}
+
+/// Reports what the lock says the difference of `vendor`'s file is, when it
+/// says: the pending update's conflict, or the changes of removed patches.
+fn explained(
+    input: &Input<'_>,
+    removed: &Removed<'_>,
+    vendor: &Vendor,
+    actual: &str,
+    sink: &mut Sink,
+) -> bool {
+    let id = RENDER_DRIFT.name;
+    let to = &vendor.to;
+    if let Some(pending) = &input.lock.pending {
+        let target = &pending.version;
+        let markers = patch::marker_lines(actual.as_bytes());
+        let finding = match markers.first() {
+            _ if input.lock.pending_conflict(to).is_none() => Finding::error(
+                id,
+                to,
+                1,
+                format!("`{to}` is rendered for the update to {target}, pending since `update --keep-conflicts`"),
+            )
+            .fix("resolve the conflicts it left, then run `revendor update --continue`"),
+            Some(&line) => Finding::error(
+                id,
+                to,
+                line,
+                format!("`{to}` holds the conflict markers of the update to {target}, pending since `update --keep-conflicts`"),
+            )
+            .fix("resolve them, then run `revendor update --continue`"),
+            None => Finding::error(
+                id,
+                to,
+                1,
+                format!("`{to}` holds a resolution of the update to {target}, pending since `update --keep-conflicts`"),
+            )
+            .fix("run `revendor update --continue` to finish the update"),
+        };
+        sink.push(finding);
+        return true;
+    }
+    let gone = removed.patches_of(to);
+    for p in &gone {
+        sink.push(
+            Finding::error(
+                id,
+                to,
+                1,
+                format!(
+                    "`{to}` still has the changes of patch `{}`, which vendor.toml no longer has",
+                    p.name
+                ),
+            )
+            .fix("run `revendor render` to revert them"),
+        );
+    }
+    !gone.is_empty()
 }
 
 /// The file on disk with the locked pin at every pin site and every

@@ -14,8 +14,12 @@
 //!    tree hash) when that fails. Each result is
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
+//!
+//! An upstream that does not answer the list is `unreachable`; one that
+//! answers the list but not the dry run's downloads still gets its
+//! `upstream-newer`, saying the dry run could not be done.
 
-use super::{Check, Finding, Id, Input, Sink};
+use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::AppliesTo;
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
@@ -41,7 +45,7 @@ whether `revendor update` will go through or stop at a conflict.
 ### Example
 ```text
 upstream-newer
-  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, fold it into the patch)
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, then run `revendor update --continue`)
 ```
 ",
 };
@@ -61,8 +65,17 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         return Ok(());
     };
     let source = upstream::open(config, &input.ctx.env, &input.ctx.client);
-    let releases = source.releases()?;
     let up = &config.upstream;
+    let what = format!(
+        "{id} could not list the releases of {}",
+        up.source.describe()
+    );
+    let listed = source.releases();
+    let Some(releases) =
+        unreachable::answered(listed, sink, &what, "vendor.toml", up.version_line)?
+    else {
+        return Ok(());
+    };
     let track = up
         .track
         .as_ref()
@@ -105,7 +118,27 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let Some(target) = newer(true) else {
         return Ok(());
     };
-    let results = dry_run(input, &*source, &target.tag)?;
+    let what = format!("{id} could not dry-run the patches against {}", target.tag);
+    let ran = dry_run(input, &*source, &target.tag);
+    let results = unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)?;
+    let results = match results {
+        Some(results) => results,
+        None => {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.version_line,
+                    format!(
+                        "{} is newer than the vendored {locked} (inside track `{track}`); dry run: not done, the upstream did not answer",
+                        target.tag
+                    ),
+                )
+                .fix(format!("run `revendor update --to {}`", target.tag)),
+            );
+            return Ok(());
+        }
+    };
     let conflicts: Vec<&DryRun> = results
         .iter()
         .filter(|r| r.result.starts_with("conflict"))
@@ -123,7 +156,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         format!("run `revendor update --to {}`", target.tag)
     } else {
         format!(
-            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, fold it into the patch",
+            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
             target.tag,
             conflicts
                 .iter()

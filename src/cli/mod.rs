@@ -122,23 +122,11 @@ pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<ExitCode, Error> {
 }
 
 /// What a failed run prints, cargo-style: `error: <message>`, then each
-/// cause of its [`source`](std::error::Error::source) chain on its own line
-/// under `Caused by:`, then `  help: <hint>`. A cause whose text the line
-/// above already holds (an error that prints its source in its message) is
-/// not printed again. `paint` colours the `error` label.
+/// of its [`Error::causes`] on its own line under `Caused by:`, then
+/// `  help: <hint>`. `paint` colours the `error` label.
 fn render_error(e: &Error, paint: Paint) -> String {
     let mut out = format!("{}: {e}\n", paint.paint(Style::Error, "error"));
-    let mut above = e.to_string();
-    let mut causes = Vec::new();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !above.contains(&text) {
-            causes.push(text.clone());
-        }
-        above = text;
-        source = cause.source();
-    }
+    let causes = e.causes();
     if !causes.is_empty() {
         out.push_str("Caused by:\n");
         for cause in causes {

@@ -36,6 +36,9 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
                     ));
                 }
             }
+            for n in &report.notes {
+                s.push_str(&format!("{n}\n"));
+            }
             if report.changed.is_empty() {
                 s.push_str("no file changed\n");
             }

@@ -415,6 +415,7 @@ const CHECK_IDS: &[&str] = &[
     "cni-checksums",
     "upstream-newer",
     "image-exists",
+    "unreachable",
     "marker",
     "contract",
 ];

@@ -7,7 +7,8 @@
 //! 3. With `--fix`, commit the edits the checks staged, all at once.
 //!
 //! The findings come back to `cli`, which prints them in the chosen format
-//! and turns an `error` finding into exit code 1.
+//! and turns an `error` finding into exit code 1, and a remote that did not
+//! answer (the `unreachable` findings) into exit code 3.
 
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::Lock;
@@ -34,6 +35,9 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     /// Files `--fix` rewrote.
     pub changed: Vec<String>,
+    /// The URLs that did not answer (none when `[checks]` allows
+    /// `unreachable`).
+    pub unreachable: Vec<String>,
 }
 
 /// Runs the check.
@@ -69,6 +73,10 @@ pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
         }
         changed = txn.commit()?;
     }
+    let unreachable = match config.level_for(check::UNREACHABLE.name) {
+        Some(Level::Allow) => Vec::new(),
+        _ => sink.unreachable().to_vec(),
+    };
     if opts.online {
         let stats = ctx.client.stats();
         if stats.requests() > 0 && stats.not_modified() == stats.requests() {
@@ -82,6 +90,7 @@ pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
         package: package_name(ctx),
         findings: with_levels(&config, sink.into_findings()),
         changed,
+        unreachable,
     })
 }
 
@@ -103,8 +112,9 @@ fn with_levels(config: &Config, findings: Vec<Finding>) -> Vec<Finding> {
         .collect()
 }
 
-/// The package directory's name, for reports.
-fn package_name(ctx: &Context) -> String {
+/// The package directory's name, for reports (also of a check that could
+/// not start).
+pub fn package_name(ctx: &Context) -> String {
     ctx.root
         .canonicalize()
         .ok()

@@ -2,7 +2,8 @@
 //! back, verify it and pin it.
 //!
 //! 1. Check the recipe before spending a build on it: the golang builder
-//!    stages are `golang:<image.go>` pinned by digest, every `ARG VERSION`
+//!    stages are `golang:<image.go>` pinned by digest and not older than
+//!    upstream's go.mod (`check`'s `builder-go`, with its advice), every `ARG VERSION`
 //!    default equals the locked upstream version, and every source patch
 //!    lies inside the build context. Any failure stops here, naming the file
 //!    and line.
@@ -26,9 +27,10 @@ use super::image_pin::{
 };
 use super::pin_base::{parse_dockerfile, pinned_bases};
 use crate::builder::{self, Build, Kind, LABEL, Step};
+use crate::check;
 use crate::config::lock::Lock;
 use crate::config::{AppliesTo, Config, ConfigError, Image};
-use crate::dockerfile::{BuilderProblem, Dockerfile, check_builder};
+use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::image::{Digest, Reference};
 use crate::paths;
@@ -256,25 +258,21 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
     let text = String::from_utf8(paths::read(&path)?)
         .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
     let df = parse_dockerfile(&path, &text)?;
-    if let Some(go) = &image.go
-        && let Some(problem) = check_builder(&df, Some(go)).first()
+    let upstream = &lock.upstream;
+    if image.go.is_some()
+        && let Some(f) = check::builder_findings(
+            &df,
+            &image.dockerfile,
+            image.go.as_ref(),
+            upstream.go_directive.as_deref(),
+            &upstream.version,
+        )
+        .into_iter()
+        .next()
     {
-        let hint = match problem {
-            BuilderProblem::NotPinned { .. } => {
-                "run `revendor image pin-base` to pin it by digest".to_owned()
-            }
-            BuilderProblem::GoVersion { .. } => {
-                format!("run `revendor image pin-base --go {go}` to move the builder")
-            }
-            BuilderProblem::NoGolangStage => {
-                "build on golang, or drop `go` from [image] in vendor.toml".to_owned()
-            }
-        };
-        return Err(
-            ConfigError::at(&path, Some(problem.line()), problem.to_string())
-                .hint(hint)
-                .into(),
-        );
+        return Err(ConfigError::at(&path, Some(f.line), f.message)
+            .hint(f.fix)
+            .into());
     }
 
     let locked = &lock.upstream.version;

@@ -25,6 +25,8 @@ pub enum Kind {
     Conflict,
     /// Upstream already holds the change.
     AlreadyUpstream,
+    /// Rebased onto a conflict resolved by hand (`update --continue`).
+    Resolved,
 }
 
 impl From<&Outcome> for Kind {

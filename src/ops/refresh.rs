@@ -95,6 +95,9 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             .find(|p| p.name == lp.name)
             .and_then(|p| txn.staged(&p.file))
         {
+            // Kept by its sha256 for the day the patch is removed
+            // (ops/update/removed.rs reads it back).
+            ctx.cache.put(bytes);
             lp.sha256 = Digest::of(bytes).hex().to_owned();
         }
     }

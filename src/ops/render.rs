@@ -11,7 +11,13 @@
 //!    into the last patch targeting the file, which the lock then records.
 //! 3. Apply the vendor patches strictly (offsets reported, no fuzz).
 //! 4. Rewrite with the locked version, pin the locked image.
-//! 5. Commit every output at once.
+//! 5. Delete what a removed `[[vendor]]` rendered, and record in the lock
+//!    what each output is now made from when a `[[vendor]]` or `[[patch]]`
+//!    was removed ([`render::origin`]): a removed patch's changes are
+//!    reverted because the output is rendered without it, and the file on
+//!    disk is compared with the stack that still had it
+//!    ([`removed::settle`], as `update` does), so they are not hand edits.
+//! 6. Commit every output at once.
 //!
 //! Two differences are not hand edits. A file still holding the markers of
 //! an unfinished `update --keep-conflicts` is revendor's own output: render
@@ -24,7 +30,8 @@
 use std::path::Path;
 
 use super::update::EditReport;
-use super::update::edits;
+use super::update::locked::Locked;
+use super::update::{edits, removed};
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
@@ -32,6 +39,7 @@ use crate::image::Reference;
 use crate::ops::outcome::PatchResult;
 use crate::patch;
 use crate::paths::{self, Transaction};
+use crate::render::origin::{self, Removed};
 use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -52,6 +60,8 @@ pub struct RenderReport {
     pub patches: Vec<PatchResult>,
     /// Hand edits folded into patches, with `--adopt-edits`.
     pub edits: Vec<EditReport>,
+    /// A removed patch reverted, a removed output deleted: one sentence each.
+    pub notes: Vec<String>,
     /// Files written.
     pub changed: Vec<String>,
 }
@@ -62,7 +72,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
-    let Some(mut lock) = Lock::load(&ctx.root)? else {
+    let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
             "this package has no upstream/lock.toml yet",
             "run `revendor update` once to adopt it",
@@ -80,7 +90,15 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         version: version.clone(),
         patches: Vec::new(),
         edits: Vec::new(),
+        notes: Vec::new(),
         changed: Vec::new(),
+    };
+    let removed = Removed::find(&config, &lock);
+    let locked = Locked {
+        config: &config,
+        lock: Some(&lock),
+        version: &version,
+        pin: pin.as_deref(),
     };
     for vendor in &config.vendor {
         let pristine =
@@ -90,6 +108,8 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             format!("{} against the lock", vendor.pristine()),
         );
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
+        let current =
+            removed::settle(ctx, &locked, &removed, &patches, vendor, &pristine, current)?;
         if let Some(current) = &current
             && has_hand_edits(
                 &config,
@@ -136,9 +156,21 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     {
         txn.stage(&file, bytes);
     }
-    if !report.edits.is_empty() {
-        record_adopted(ctx, &config, &mut lock, &patches, &report.edits, &mut txn)?;
+    for path in removed.deletions(&config) {
+        txn.remove(&path);
     }
+    let mut next = (!removed.is_empty())
+        .then(|| origin::forget_removed(&lock, &config, origin::outputs(&config, &patches)));
+    if !report.edits.is_empty() {
+        let next = next.get_or_insert_with(|| lock.clone());
+        record_adopted(&config, next, &patches, &report.edits, &mut txn);
+    }
+    if let Some(next) = next {
+        let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        txn.stage(LOCK_PATH, next.to_toml(previous.as_deref()).into_bytes());
+    }
+    report.notes = removed.notes();
     report.changed = txn.commit()?;
     // Said once the render is written, so that a render stopped by a hand
     // edit in another file does not claim what it did not do.
@@ -216,16 +248,15 @@ fn has_hand_edits(
 }
 
 /// Stages the patch files that took hand edits and records their new
-/// sha256 in the lock: each applies exactly at the locked version, which is
-/// what the lock vouches for.
+/// sha256 in `lock` (staged by the caller): each applies exactly at the
+/// locked version, which is what the lock vouches for.
 fn record_adopted(
-    ctx: &Context,
     config: &Config,
     lock: &mut Lock,
     patches: &Patches,
     adopted: &[EditReport],
     txn: &mut Transaction,
-) -> Result<()> {
+) {
     for p in patches.loaded() {
         if !adopted
             .iter()
@@ -246,10 +277,6 @@ fn record_adopted(
     }
     lock.patches
         .sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
-    let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
-    Ok(())
 }
 
 /// The lock's pinned image reference, checked before anything writes it:

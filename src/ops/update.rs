@@ -10,14 +10,24 @@
 //!    a 3-way merge; refresh each patch to exact hunks.
 //! 5. Verify the source patches against the upstream source tree (`source.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
+//! 7. Check the result offline and report each finding with its next
+//!    command (`closing.rs`).
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
+//! A `[[vendor]]` or `[[patch]]` gone from vendor.toml is undone on the way
+//! (`removed.rs`); `--continue` takes a resolved conflict in place of step 3
+//! and 4's carry (`resume.rs`).
 
 mod carry;
+mod closing;
 pub(super) mod edits;
+pub(super) mod locked;
+pub(super) mod removed;
+mod resume;
 mod source;
 mod summary;
 
+pub use closing::ClosingFinding;
 pub use summary::{ConflictReport, EditReport, UpdateReport};
 
 use std::collections::BTreeMap;
@@ -27,6 +37,7 @@ use crate::config::{AppliesTo, Config, UpstreamSource, Vendor};
 use crate::error::Result;
 use crate::image::Digest;
 use crate::paths::{self, Transaction};
+use crate::render::origin::{self, Removed};
 use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::upstream::{self, Source};
@@ -43,6 +54,9 @@ pub struct UpdateOptions {
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch targeting them.
     pub adopt_edits: bool,
+    /// `--continue`: finish the update `--keep-conflicts` left pending,
+    /// taking the resolved files as the patched result.
+    pub resume: bool,
 }
 
 /// Runs the update; the report says what happened (conflicts included).
@@ -51,6 +65,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
+    let resume = resume::Resume::start(opts, lock.as_ref())?;
     let mut patches = Patches::load(&config)?;
     patches.check_targets(&config)?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
@@ -69,7 +84,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
 
     let spinner = ctx.shell.spinner("resolving the release");
     let releases = source.releases()?;
-    let resolved = upstream::resolve(&config, &releases, opts.to.as_deref())?;
+    let resolved = upstream::resolve(
+        &config,
+        &releases,
+        resume.map(|r| r.version()).or(opts.to.as_deref()),
+    )?;
     drop(spinner);
     if let Some(w) = &resolved.warning {
         ctx.shell.warn(w);
@@ -80,19 +99,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .unwrap_or_else(|| config.upstream.version.clone());
     let target = resolved.tag.clone();
     let same_release = target == base_version && moved_from.is_none();
-    ctx.shell.status(
-        "Updating",
-        match &moved_from {
-            Some(old) => format!(
-                "{old} {base_version} -> {} {target}",
-                config.upstream.source.describe()
-            ),
-            None => format!(
-                "{} {base_version} -> {target}",
-                config.upstream.source.describe()
-            ),
-        },
-    );
+    let upstream = config.upstream.source.describe();
+    match &moved_from {
+        Some(old) => ctx.shell.status(
+            "Updating",
+            format!("{old} {base_version} -> {upstream} {target}"),
+        ),
+        None if same_release => {
+            let verb = if lock.is_some() {
+                "Checking"
+            } else {
+                "Adopting"
+            };
+            ctx.shell.status(verb, format!("{upstream} at {target}"));
+        }
+        None => ctx
+            .shell
+            .status("Updating", format!("{upstream} {base_version} -> {target}")),
+    }
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
     let pin_ref = match &lock {
@@ -100,13 +124,28 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         _ => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
     };
 
+    let locked = locked::Locked {
+        config: &config,
+        lock: lock.as_ref(),
+        version: &base_version,
+        pin: pin_ref.as_deref(),
+    };
+    let removed = lock
+        .as_ref()
+        .map(|l| Removed::find(&config, l))
+        .unwrap_or_default();
     let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
     report.moved_from = moved_from.clone();
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
+    let mut base_files = Vec::new();
 
     for vendor in &config.vendor {
         let base = locked_copy(ctx, base_source, lock.as_ref(), vendor, &base_version)?;
+        base_files.push(LockedFile {
+            from: vendor.from.clone(),
+            sha256: Digest::of(&base).hex().to_owned(),
+        });
         let theirs = if same_release {
             base.clone()
         } else {
@@ -115,7 +154,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             upstream::fetch_file(&*source, &ctx.cache, &target, &vendor.from, None)?
         };
 
-        let current = read_current(&vendor.to)?;
+        let on_disk = read_current(&vendor.to)?;
+        // With --continue the file on disk is the resolution, which the
+        // rebase takes; otherwise it is checked for hand edits.
+        let current = match &resume {
+            Some(_) => None,
+            None => {
+                resume::guard(&locked, &patches, vendor, &base, on_disk.as_deref())?;
+                removed::settle(
+                    ctx,
+                    &locked,
+                    &removed,
+                    &patches,
+                    vendor,
+                    &base,
+                    on_disk.clone(),
+                )?
+            }
+        };
         let edits = edits::fold(
             &config,
             &mut patches,
@@ -129,7 +185,17 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         )?;
         report.edits.extend(edits);
 
-        let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
+        let carried = match &resume {
+            Some(resume) => resume.rebase(
+                &locked,
+                &mut patches,
+                vendor,
+                &base,
+                &theirs,
+                on_disk.as_deref(),
+            )?,
+            None => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
+        };
         carried
             .reports
             .iter()
@@ -162,6 +228,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                     keep.stage(&vendor.to, bytes.to_vec());
                 }
             }
+            let at = match &lock {
+                Some(l) => l.clone(),
+                None => resume::adoption(&locked, &patches, base_files),
+            };
+            resume::record(&mut keep, &ctx.root, at, &target, &report.conflicts)?;
             report.changed = keep.commit()?;
         }
         return Ok(report);
@@ -211,6 +282,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&file, bytes);
     }
     locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+    removed::remember(ctx, &config, &txn);
 
     for (file, bytes) in
         render::rewrite_in_place(&config, &target, |f| paths::read(&ctx.root.join(f)))?
@@ -232,6 +304,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             txn.remove(&old);
         }
     }
+    for path in removed.deletions(&config) {
+        txn.remove(&path);
+    }
+    report.notes.extend(removed.notes());
 
     // The commit is information for people reading the lock: a failure to
     // learn it is not worth failing an update that verified everything else.
@@ -252,11 +328,13 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         patches: locked_patches,
         image: match lock.as_ref().and_then(|l| l.image.clone()) {
             Some(img) => Some(img),
-            None => pin_ref.map(|reference| LockedImage {
+            None => pin_ref.clone().map(|reference| LockedImage {
                 reference,
                 ..LockedImage::default()
             }),
         },
+        outputs: origin::outputs(&config, &patches),
+        pending: None,
     };
     if config.upstream.version != target {
         let path = ctx.root.join("vendor.toml");
@@ -271,11 +349,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
     );
 
-    report.changed = if opts.dry_run {
-        txn.changed_paths()?
-    } else {
-        txn.commit()?
-    };
+    closing::commit(ctx, txn, opts.dry_run, lock.is_some(), &mut report)?;
     Ok(report)
 }
 

@@ -31,7 +31,7 @@ mod tree;
 mod write;
 
 pub use apply::{Applied, ApplyError, apply, apply_reverse};
-pub use conflict::{ConflictHunk, Labels};
+pub use conflict::{ConflictHunk, Labels, marker_lines};
 pub use merge::{Merge, Outcome, merge3, rebase, rebase_applied};
 pub use model::{FilePatch, Hunk, Line, LineKind, PatchSet};
 pub use parse::{ParseError, parse};

@@ -12,11 +12,14 @@
 //! 4. [`finish`] applies the rewrites declared for the output and the pinned
 //!    image reference.
 //! 5. [`hand_edits`] compares the result with the file on disk.
+//! 6. [`origin`] records what each output was made from, for the lock, and
+//!    finds what a removed `[[vendor]]` or `[[patch]]` left behind.
 //!
 //! `update` walks the same stack with the 3-way rebase in between
 //! ([`Stack::carry`]); `render` and `check` walk it as it is, offline.
 
 mod hand_edit;
+pub mod origin;
 mod patches;
 pub mod pin;
 pub mod rewrite;

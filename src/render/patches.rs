@@ -87,6 +87,12 @@ impl Patches {
         Ok(Patches { loaded })
     }
 
+    /// Patches already loaded, in the order given: how [`super::origin`] puts
+    /// a removed patch back among the others.
+    pub(super) fn from_loaded(loaded: Vec<LoadedPatch>) -> Patches {
+        Patches { loaded }
+    }
+
     /// Every patch, in vendor.toml order.
     pub fn loaded(&self) -> &[LoadedPatch] {
         &self.loaded

@@ -116,6 +116,11 @@ impl<'a> Stack<'a> {
         }
     }
 
+    /// The sections, in the order they are applied.
+    pub fn sections(&self) -> &[SectionId] {
+        &self.ids
+    }
+
     /// Applies every section strictly to `pristine`; the first that does not
     /// apply stops the walk, even when upstream already has its change.
     pub fn apply(&self, pristine: &[u8]) -> Walk {

@@ -71,6 +71,8 @@ impl Revendor {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_revendor"));
         cmd.arg("-C").arg(&self.dir).args(args);
         cmd.env_remove("GITHUB_TOKEN").env_remove("GH_TOKEN");
+        // Annotation paths follow GITHUB_WORKSPACE; a test sets it itself.
+        cmd.env_remove("GITHUB_WORKSPACE");
         cmd.env("REVENDOR_CACHE_DIR", self.cache.path());
         cmd.env("NO_COLOR", "1");
         for (k, v) in &self.env {

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::closing::ClosingFinding;
 use crate::ops::outcome::PatchResult;
 
 /// One conflicting hunk.
@@ -57,9 +58,15 @@ pub struct UpdateReport {
     pub conflicts: Vec<ConflictReport>,
     /// Hand edits adopted into patches.
     pub edits: Vec<EditReport>,
+    /// What else happened, one sentence each: a removed patch reverted, a
+    /// removed output deleted.
+    pub notes: Vec<String>,
     /// Files written (or that would be, with `--dry-run`), as `render`
     /// lists them.
     pub changed: Vec<String>,
+    /// The offline check of the written result, each finding with its next
+    /// command (empty with `--dry-run`).
+    pub findings: Vec<ClosingFinding>,
 }
 
 impl UpdateReport {
@@ -73,8 +80,16 @@ impl UpdateReport {
             patches: Vec::new(),
             conflicts: Vec::new(),
             edits: Vec::new(),
+            notes: Vec::new(),
             changed: Vec::new(),
+            findings: Vec::new(),
         }
+    }
+
+    /// The closing findings this update caused (`error`s the check before
+    /// it did not report): the update is written, and exits 1.
+    pub fn caused(&self) -> impl Iterator<Item = &ClosingFinding> {
+        self.findings.iter().filter(|f| f.caused)
     }
 
     /// The closing summary for people.
@@ -86,8 +101,13 @@ impl UpdateReport {
             "updated"
         };
         if self.adopted {
+            let adopt = if self.dry_run {
+                "would adopt"
+            } else {
+                "adopted"
+            };
             s.push_str(&format!(
-                "adopted the package at {} (no lock before)\n",
+                "{adopt} the package at {} (no lock before)\n",
                 self.from
             ));
         }
@@ -97,22 +117,31 @@ impl UpdateReport {
             ));
         }
         if self.from == self.to {
-            s.push_str(&format!("upstream: {} (unchanged)\n", self.to));
+            s.push_str(&format!("upstream: up to date at {}\n", self.to));
         } else {
             s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
         }
         for p in &self.patches {
             s.push_str(&format!("{p}\n"));
         }
+        let adopted_into = if self.dry_run {
+            "would be adopted into"
+        } else {
+            "adopted into"
+        };
         for e in &self.edits {
             if let Some(into) = &e.adopted_into {
                 s.push_str(&format!(
-                    "hand edit {}:{} adopted into patch {into}: {}\n",
+                    "hand edit {}:{} {adopted_into} patch {into}: {}\n",
                     e.file,
                     e.line,
                     e.text.trim_end()
                 ));
             }
+        }
+        for n in &self.notes {
+            s.push_str(n);
+            s.push('\n');
         }
         for c in &self.conflicts {
             s.push_str(&format!(

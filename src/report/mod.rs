@@ -10,8 +10,18 @@
 //!   plus a Markdown table for `$GITHUB_STEP_SUMMARY`.
 //!
 //! Paths in findings are relative to the package; the github format joins
-//! them to the `-C` directory, because annotations name files from the
-//! workspace root.
+//! them to [`annotation_dir`], the package as seen from the repository root,
+//! because GitHub attaches an annotation to a pull request's diff only when
+//! its path is relative to that root.
+//!
+//! A check that could not start (a malformed vendor.toml, no lock) is
+//! reported in the same three formats, as a [`Failure`]: one finding-like
+//! entry under `"error"` in the JSON, one `::error` annotation, one line in
+//! the step summary (docs/output.md).
+
+mod failure;
+
+pub use failure::{Failure, github_failure, json_failure, markdown_failure};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -125,7 +135,7 @@ pub fn json(package: &str, findings: &[Finding]) -> String {
 }
 
 /// GitHub workflow commands, one per finding: `::error`, `::warning` or
-/// `::notice`, with the file joined to `dir` (the `-C` directory).
+/// `::notice`, with the file joined to `dir` ([`annotation_dir`]).
 pub fn github(dir: &Path, findings: &[Finding]) -> String {
     let mut out = String::new();
     for f in findings {
@@ -171,6 +181,32 @@ pub fn markdown(package: &str, dir: &Path, findings: &[Finding]) -> String {
         ));
     }
     out
+}
+
+/// The package directory as annotations name it: relative to
+/// `github_workspace` (`GITHUB_WORKSPACE`) when the package is inside it,
+/// else to the root of the git work tree holding the package (found with
+/// git2 from the package, as GitHub checks it out), else `package` as
+/// given. `.` components and symlinks are resolved first, so `-C` from any
+/// directory gives the same path.
+pub fn annotation_dir(package: &Path, github_workspace: Option<&Path>) -> PathBuf {
+    let Ok(absolute) = package.canonicalize() else {
+        return package.to_path_buf();
+    };
+    let inside = |root: &Path| {
+        let root = root.canonicalize().ok()?;
+        absolute.strip_prefix(root).ok().map(Path::to_path_buf)
+    };
+    if let Some(relative) = github_workspace.and_then(inside) {
+        return relative;
+    }
+    let git_root = git2::Repository::discover(&absolute)
+        .ok()
+        .and_then(|repo| repo.workdir().map(Path::to_path_buf));
+    if let Some(relative) = git_root.as_deref().and_then(inside) {
+        return relative;
+    }
+    package.to_path_buf()
 }
 
 /// Appends `markdown` to the step summary file.
@@ -323,5 +359,28 @@ mod tests {
             markdown("pkg", Path::new("."), &[]),
             "### revendor check: pkg\n\nNo findings.\n"
         );
+    }
+
+    #[test]
+    fn annotations_are_relative_to_the_workspace_or_the_git_root() {
+        let top = tempfile::tempdir().unwrap();
+        let package = top.path().join("repo/packages/system/multus");
+        std::fs::create_dir_all(&package).unwrap();
+        let workspace = top.path().join("repo");
+        assert_eq!(
+            annotation_dir(&package, Some(&workspace)),
+            Path::new("packages/system/multus")
+        );
+        // Not a git work tree, and outside the workspace: as given.
+        let elsewhere = top.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        assert_eq!(annotation_dir(&package, Some(&elsewhere)), package);
+        git2::Repository::init(&workspace).unwrap();
+        let dotted = package.join("../multus/.");
+        assert_eq!(
+            annotation_dir(&dotted, Some(&elsewhere)),
+            Path::new("packages/system/multus")
+        );
+        assert_eq!(annotation_dir(&workspace, None), Path::new(""));
     }
 }
