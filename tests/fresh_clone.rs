@@ -73,7 +73,10 @@ impl Clone {
 /// git work tree; on CI it must be one.
 fn clone_head() -> Option<Clone> {
     let root = Path::new(ROOT);
-    if !git(root, &["rev-parse", "--verify", "HEAD"]).status.success() {
+    if !git(root, &["rev-parse", "--verify", "HEAD"])
+        .status
+        .success()
+    {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
             "{ROOT} is not a git work tree with a HEAD, and CI=true"
