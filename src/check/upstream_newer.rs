@@ -152,11 +152,18 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // `update` stops on a patch the release already carries unless told to
+    // drop it.
+    let drop = if results.iter().any(|r| r.result == "already-upstream") {
+        " --drop-upstreamed"
+    } else {
+        ""
+    };
     let fix = if conflicts.is_empty() {
-        format!("run `revendor update --to {}`", target.tag)
+        format!("run `revendor update --to {}{drop}`", target.tag)
     } else {
         format!(
-            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
+            "run `revendor update --to {}{drop} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
             target.tag,
             conflicts
                 .iter()

@@ -39,6 +39,9 @@ pub struct Args {
     /// result, rebase the patches onto them, finish the update.
     #[arg(long = "continue", conflicts_with_all = ["to", "keep_conflicts", "adopt_edits"])]
     pub resume: bool,
+    /// Remove each patch (or section of one) the new release already carries: its file and its [[patch]].
+    #[arg(long)]
+    pub drop_upstreamed: bool,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -48,6 +51,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         keep_conflicts: args.keep_conflicts,
         adopt_edits: args.adopt_edits,
         resume: args.resume,
+        drop_upstreamed: args.drop_upstreamed,
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
@@ -55,6 +59,25 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
             .shell
             .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
         _ => ctx.shell.out(&report.human()),
+    }
+    let mut kept: Vec<&str> = report
+        .upstreamed
+        .iter()
+        .filter(|u| !u.dropped)
+        .map(|u| u.patch.as_str())
+        .collect();
+    kept.dedup();
+    if report.conflicts.is_empty() && !kept.is_empty() {
+        ctx.shell.warn(format!(
+            "upstream {} already carries patch {}; nothing was written; rerun with --drop-upstreamed to remove {}",
+            report.to,
+            kept.iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if kept.len() == 1 { "it" } else { "them" }
+        ));
+        return Ok(ExitCode::Findings);
     }
     if report.conflicts.is_empty() {
         Ok(closing(ctx, &report))

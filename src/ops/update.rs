@@ -3,12 +3,16 @@
 //! 1. Resolve the target release (`--to`, or the highest inside `track`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
 //!    package is adopted without a lock) and the new ones at the target.
+//!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
+//!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare
 //!    with the rendered files on disk: a difference is a hand edit, which
 //!    stops the update unless `--adopt-edits` folds it into the patch.
 //! 4. Carry every vendor patch to the target (`carry.rs`): strict first, then
 //!    a 3-way merge; refresh each patch to exact hunks.
 //! 5. Verify the source patches against the upstream source tree (`source.rs`).
+//!    A patch the target already carries stops the update unless
+//!    `--drop-upstreamed` removes it (`upstreamed.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
 //! 7. Check the result offline and report each finding with its next
 //!    command (`closing.rs`).
@@ -18,6 +22,7 @@
 //! (`removed.rs`); `--continue` takes a resolved conflict in place of step 3
 //! and 4's carry (`resume.rs`).
 
+mod adopt;
 mod carry;
 mod closing;
 pub(super) mod edits;
@@ -26,9 +31,10 @@ pub(super) mod removed;
 mod resume;
 mod source;
 mod summary;
+mod upstreamed;
 
 pub use closing::ClosingFinding;
-pub use summary::{ConflictReport, EditReport, UpdateReport};
+pub use summary::{ConflictReport, EditReport, FuzzyReport, UpdateReport, UpstreamedReport};
 
 use std::collections::BTreeMap;
 
@@ -57,6 +63,8 @@ pub struct UpdateOptions {
     /// `--continue`: finish the update `--keep-conflicts` left pending,
     /// taking the resolved files as the patched result.
     pub resume: bool,
+    /// Remove the patches (or sections) the target release already carries.
+    pub drop_upstreamed: bool,
 }
 
 /// Runs the update; the report says what happened (conflicts included).
@@ -66,7 +74,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
     let resume = resume::Resume::start(opts, lock.as_ref())?;
-    let mut patches = Patches::load(&config)?;
+    let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
     patches.check_targets(&config)?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
     // vendor.toml may name another repository than the lock (a fork): the
@@ -155,6 +163,26 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         };
 
         let on_disk = read_current(&vendor.to)?;
+        if lock.is_none() {
+            let finish = |patched: &[u8]| {
+                render::finish(
+                    &config,
+                    &vendor.to,
+                    patched,
+                    &base_version,
+                    pin_ref.as_deref(),
+                )
+            };
+            report.fuzzy.extend(adopt::settle(
+                &mut patches,
+                &recounted,
+                vendor,
+                &base,
+                &base_version,
+                on_disk.as_deref(),
+                finish,
+            )?);
+        }
         // With --continue the file on disk is the resolution, which the
         // rebase takes; otherwise it is checked for hand edits.
         let current = match &resume {
@@ -202,6 +230,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             .for_each(|r| ctx.shell.step("Applying", r));
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
+        report.upstreamed.extend(carried.upstreamed);
         let rendered = render::finish(
             &config,
             &vendor.to,
@@ -252,7 +281,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     report.patches[vendor_results..]
         .iter()
         .for_each(|r| ctx.shell.step("Applying", r));
-    if !report.conflicts.is_empty() {
+    if !report.conflicts.is_empty() || upstreamed::settle(&mut report, opts.drop_upstreamed) {
         return Ok(report);
     }
 
@@ -282,6 +311,12 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&file, bytes);
     }
     locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+    let dropped = upstreamed::remove_sections(
+        &config,
+        &mut txn,
+        &mut locked_patches,
+        &mut report.upstreamed,
+    )?;
     removed::remember(ctx, &config, &txn);
 
     for (file, bytes) in
@@ -333,14 +368,28 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 ..LockedImage::default()
             }),
         },
-        outputs: origin::outputs(&config, &patches),
+        // A patch dropped as upstreamed is gone from vendor.toml with this
+        // commit: the record must not list it, or the next run would take it
+        // for a removed [[patch]] to revert.
+        outputs: origin::outputs(&config, &patches)
+            .into_iter()
+            .map(|mut o| {
+                o.patches.retain(|p| !dropped.contains(&p.name));
+                o
+            })
+            .collect(),
         pending: None,
     };
-    if config.upstream.version != target {
+    if config.upstream.version != target || !dropped.is_empty() {
         let path = ctx.root.join("vendor.toml");
-        let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
-        let edited = crate::config::edit::set_upstream_version(&path, &text, &target)?;
-        txn.stage("vendor.toml", edited.into_bytes());
+        let mut text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+        for name in &dropped {
+            text = crate::config::edit::remove_patch(&path, &text, name)?;
+        }
+        if config.upstream.version != target {
+            text = crate::config::edit::set_upstream_version(&path, &text, &target)?;
+        }
+        txn.stage("vendor.toml", text.into_bytes());
     }
     let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?
         .map(|b| String::from_utf8_lossy(&b).into_owned());

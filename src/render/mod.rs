@@ -16,7 +16,8 @@
 //!    finds what a removed `[[vendor]]` or `[[patch]]` left behind.
 //!
 //! `update` walks the same stack with the 3-way rebase in between
-//! ([`Stack::carry`]); `render` and `check` walk it as it is, offline.
+//! ([`Stack::carry`]); `render` and `check` walk it as it is, offline. Only
+//! adopting a package walks it with GNU patch's fuzz ([`Stack::fuzz`]).
 
 mod hand_edit;
 pub mod origin;
@@ -26,8 +27,8 @@ pub mod rewrite;
 mod stack;
 
 pub use hand_edit::{HandEdit, hand_edits};
-pub use patches::{LoadedPatch, Patches, SectionId};
-pub use stack::{SectionError, Stack, Step, Walk};
+pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
+pub use stack::{FuzzyStep, SectionError, Stack, Step, Walk};
 
 use crate::config::{Config, RewriteKind};
 use crate::error::{Error, Result};

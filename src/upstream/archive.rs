@@ -13,11 +13,10 @@ use std::path::{Component, Path};
 
 use super::SourceTree;
 use super::tree_hash::{Mode, TreeHasher};
-use crate::image::Digest;
 
-/// Reads a `.tar.gz` into a [`SourceTree`]: its regular files, its tree hash
-/// and the sha256 of `bytes`. With `strip_top`, the first path component
-/// (GitHub's `repo-version/`) is removed.
+/// Reads a `.tar.gz` into a [`SourceTree`]: its regular files and its tree
+/// hash. With `strip_top`, the first path component (GitHub's
+/// `repo-version/`) is removed.
 pub fn unpack_tar_gz(bytes: &[u8], strip_top: bool) -> Result<SourceTree, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut ar = tar::Archive::new(gz);
@@ -66,7 +65,6 @@ pub fn unpack_tar_gz(bytes: &[u8], strip_top: bool) -> Result<SourceTree, String
     Ok(SourceTree {
         files,
         tree_sha256: hasher.finish(),
-        archive_sha256: Some(Digest::of(bytes).hex().to_owned()),
     })
 }
 
@@ -158,7 +156,6 @@ mod tests {
             unpack_tar_gz(&best, true).unwrap(),
         );
         assert_eq!(a.tree_sha256, b.tree_sha256);
-        assert_ne!(a.archive_sha256, b.archive_sha256);
         let mut expected = TreeHasher::new();
         expected.add("go.mod", Mode::File, b"module x\n").unwrap();
         expected.add("link", Mode::Symlink, b"go.mod").unwrap();

@@ -179,7 +179,6 @@ impl Source for Git {
         Ok(SourceTree {
             files,
             tree_sha256: hasher.finish(),
-            archive_sha256: None,
         })
     }
 }

@@ -170,11 +170,18 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        archive::unpack_tar_gz(&resp.body, true).map_err(|detail| Error::Malformed {
+        // The archive is kept by its sha256 and found by the tree hash the
+        // lock records: an offline `check` reads the locked tree from there
+        // (`upstream::locked_tree`).
+        let cache = super::cache::Cache::new(&self.env.cache_dir);
+        let archive_sha256 = cache.put(&resp.body);
+        let tree = archive::unpack_tar_gz(&resp.body, true).map_err(|detail| Error::Malformed {
             what: "a usable tar.gz archive".into(),
             url,
             detail,
-        })
+        })?;
+        cache.put_tree(&tree.tree_sha256, &archive_sha256);
+        Ok(tree)
     }
 }
 

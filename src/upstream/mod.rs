@@ -8,7 +8,8 @@
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
 //!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
-//!    verified against the lock's [`tree_hash`] at the locked version.
+//!    verified against the lock's [`tree_hash`] at the locked version, and
+//!    [`locked_tree`] reads that tree from the cache when it is there.
 
 pub mod archive;
 pub mod cache;
@@ -44,11 +45,9 @@ pub struct SourceTree {
     /// Path (relative, `/`-separated) → contents of each regular file.
     pub files: BTreeMap<String, Vec<u8>>,
     /// The [`tree_hash`] of the whole tree, links and execute bits included:
-    /// what the lock records and verifies.
+    /// what the lock records and verifies (never the archive's sha256, which
+    /// changes when GitHub recompresses).
     pub tree_sha256: String,
-    /// sha256 of the archive it came from, when it came from one; it changes
-    /// when GitHub recompresses, so it is information, never verified.
-    pub archive_sha256: Option<String>,
 }
 
 /// Read access to an upstream.
@@ -71,6 +70,68 @@ pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn So
             Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
         }
     }
+}
+
+/// The source tree at the locked version, for a check that downloads only
+/// when allowed: a GitHub archive comes from the download cache
+/// ([`github::GitHub`] keeps every archive it fetches there, found by its
+/// tree hash), a git upstream from its mirror in the cache; with `online`,
+/// it is fetched when neither has it. `None` when it is not at hand offline.
+/// Whatever the route, a tree that is not the locked one is never returned.
+pub fn locked_tree(
+    config: &Config,
+    env: &Env,
+    client: &Client,
+    cache: &cache::Cache,
+    lock: &Lock,
+    online: bool,
+) -> Result<Option<SourceTree>> {
+    let version = &lock.upstream.version;
+    match &config.upstream.source {
+        UpstreamSource::GitHub { .. } => {
+            if let Some(tree) = cached_tree(cache, lock)? {
+                return Ok(Some(tree));
+            }
+            if !online {
+                return Ok(None);
+            }
+            fetch_tree(&*open(config, env, client), version, Some(lock)).map(Some)
+        }
+        UpstreamSource::Git { url } => {
+            let git = git::Git::new(url, &env.cache_dir, !online);
+            match fetch_tree(&git, version, Some(lock)) {
+                Ok(tree) => Ok(Some(tree)),
+                Err(e @ Error::Checksum { .. }) => Err(e),
+                Err(_) if !online => Ok(None),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
+/// The locked tree from an archive in the download cache: found by the
+/// lock's tree hash and kept only if it unpacks to that tree, or, for a lock
+/// written before the tree hash, by the archive's sha256 it recorded.
+fn cached_tree(cache: &cache::Cache, lock: &Lock) -> Result<Option<SourceTree>> {
+    let up = &lock.upstream;
+    let found = match (&up.source_tree_sha256, &up.source_sha256) {
+        (Some(tree), _) => cache.tree_archive(tree),
+        (None, Some(sha)) => cache.get(sha).map(|bytes| (sha.clone(), bytes)),
+        (None, None) => None,
+    };
+    let Some((sha, bytes)) = found else {
+        return Ok(None);
+    };
+    let tree = archive::unpack_tar_gz(&bytes, true).map_err(|detail| Error::Malformed {
+        what: "a usable tar.gz archive".into(),
+        url: format!("the download cache entry {sha}"),
+        detail,
+    })?;
+    let locked = up
+        .source_tree_sha256
+        .as_ref()
+        .is_none_or(|expected| *expected == tree.tree_sha256);
+    Ok(locked.then_some(tree))
 }
 
 /// The release `update` moves to.

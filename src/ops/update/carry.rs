@@ -3,7 +3,8 @@
 //! locked side, then rebased, 3-way when the strict apply fails), reporting
 //! each section and refreshing it to exact hunks at the target.
 
-use super::summary::ConflictReport;
+use super::summary::{ConflictReport, UpstreamedReport};
+use super::upstreamed;
 use crate::config::Vendor;
 use crate::error::Result;
 use crate::ops::outcome::{Kind, PatchResult};
@@ -18,6 +19,8 @@ pub(super) struct Carried {
     pub reports: Vec<PatchResult>,
     /// Conflicting hunks.
     pub conflicts: Vec<ConflictReport>,
+    /// Sections upstream already carries.
+    pub upstreamed: Vec<UpstreamedReport>,
 }
 
 /// Where each hunk of `fp` lands on `content` when applied alone:
@@ -56,6 +59,7 @@ pub(super) fn carry(
         output: walk.output?,
         reports: Vec::new(),
         conflicts: Vec::new(),
+        upstreamed: Vec::new(),
     };
     for step in walk.steps {
         let (p, fp) = patches.section(step.id);
@@ -77,7 +81,13 @@ pub(super) fn carry(
                 }
                 format!("conflict ({})", placement(fp, &step.input))
             }
-            outcome => outcome.to_string(),
+            Outcome::AlreadyUpstream { .. } => {
+                let index = step.id.index();
+                out.upstreamed
+                    .push(upstreamed::found(&p.name, &p.file, &vendor.to, index));
+                step.outcome.to_string()
+            }
+            outcome => upstreamed::describe(fp, &step.input, outcome),
         };
         out.reports.push(PatchResult::described(
             &p.name,

@@ -143,6 +143,7 @@ impl<'a> Resume<'a> {
             output: wanted,
             reports,
             conflicts: Vec::new(),
+            upstreamed: Vec::new(),
         })
     }
 }

@@ -8,6 +8,7 @@
 //! ([`upstream::fetch_tree`]); the target's hash goes into the new lock.
 
 use super::summary::{ConflictReport, UpdateReport};
+use super::upstreamed;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
@@ -75,7 +76,7 @@ pub(super) fn verify(
     };
     for p in patches.values() {
         let mut set = p.set.clone();
-        for fp in set.files.iter_mut() {
+        for (section, fp) in set.files.iter_mut().enumerate() {
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             if !fp.is_new() && !tree.files.contains_key(&path) {
@@ -134,12 +135,20 @@ pub(super) fn verify(
                     }
                 }
             };
-            if !matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+            let result = upstreamed::describe(fp, &theirs, &outcome);
+            if matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+                report
+                    .upstreamed
+                    .push(upstreamed::found(&p.name, &p.file, &path, section));
+            } else {
                 *fp = patch::refresh(fp, &theirs, outcome.content());
             }
-            report
-                .patches
-                .push(PatchResult::new(&p.name, &path, &outcome));
+            report.patches.push(PatchResult::described(
+                &p.name,
+                &path,
+                Kind::from(&outcome),
+                result,
+            ));
         }
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }

@@ -38,6 +38,43 @@ pub struct EditReport {
     pub adopted_into: Option<String>,
 }
 
+/// One hunk that, adopting the package, applied only with GNU patch's fuzz
+/// or a recounted header, and was refreshed to exact.
+#[derive(Debug, Clone, Serialize)]
+pub struct FuzzyReport {
+    /// The patch name.
+    pub patch: String,
+    /// The patch file.
+    pub file: String,
+    /// Line of the hunk's `@@` in the patch file as it was.
+    pub line: usize,
+    /// The rendered file it targets.
+    pub target: String,
+    /// 1-based hunk of the patch's section for `target`.
+    pub hunk: usize,
+    /// Why: `needed fuzz 2 (offset +10)`, a header that lies.
+    pub why: String,
+}
+
+/// One patch section whose change upstream already has at the target.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpstreamedReport {
+    /// The patch name.
+    pub patch: String,
+    /// The patch file.
+    pub file: String,
+    /// The rendered file (or source file) the section targets.
+    pub target: String,
+    /// The section's index in the patch file.
+    #[serde(skip)]
+    pub section: usize,
+    /// Every section of the patch is upstream: the whole patch can go.
+    pub whole: bool,
+    /// Taken out (`--drop-upstreamed`): the section, or the file and its
+    /// `[[patch]]` when `whole`.
+    pub dropped: bool,
+}
+
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
@@ -61,6 +98,11 @@ pub struct UpdateReport {
     /// What else happened, one sentence each: a removed patch reverted, a
     /// removed output deleted.
     pub notes: Vec<String>,
+    /// Adopting: hunks that applied only with fuzz or a recount, refreshed.
+    pub fuzzy: Vec<FuzzyReport>,
+    /// Sections upstream already carries (the update stops on them unless
+    /// it drops them).
+    pub upstreamed: Vec<UpstreamedReport>,
     /// Files written (or that would be, with `--dry-run`), as `render`
     /// lists them.
     pub changed: Vec<String>,
@@ -81,6 +123,8 @@ impl UpdateReport {
             conflicts: Vec::new(),
             edits: Vec::new(),
             notes: Vec::new(),
+            fuzzy: Vec::new(),
+            upstreamed: Vec::new(),
             changed: Vec::new(),
             findings: Vec::new(),
         }
@@ -121,6 +165,12 @@ impl UpdateReport {
         } else {
             s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
         }
+        for f in &self.fuzzy {
+            s.push_str(&format!(
+                "patch {} on {}: hunk {} ({}:{}) {}; refreshed to exact\n",
+                f.patch, f.target, f.hunk, f.file, f.line, f.why
+            ));
+        }
         for p in &self.patches {
             s.push_str(&format!("{p}\n"));
         }
@@ -138,6 +188,9 @@ impl UpdateReport {
                     e.text.trim_end()
                 ));
             }
+        }
+        for u in &self.upstreamed {
+            s.push_str(&self.upstreamed_line(u));
         }
         for n in &self.notes {
             s.push_str(n);
@@ -165,6 +218,31 @@ impl UpdateReport {
             }
         }
         s
+    }
+}
+
+impl UpdateReport {
+    fn upstreamed_line(&self, u: &UpstreamedReport) -> String {
+        let to = &self.to;
+        let (dropped, removed) = if self.dry_run {
+            ("would drop", "would remove")
+        } else {
+            ("dropped", "removed")
+        };
+        match (u.dropped, u.whole) {
+            (true, true) => format!(
+                "{dropped} patch {}: upstream {to} already has it; {removed} {} and its [[patch]] from vendor.toml\n",
+                u.patch, u.file
+            ),
+            (true, false) => format!(
+                "{dropped} the section for {} from patch {} ({}): upstream {to} already has it\n",
+                u.target, u.patch, u.file
+            ),
+            (false, _) => format!(
+                "upstream {to} already has patch {}'s change to {}; `revendor update --drop-upstreamed` drops it\n",
+                u.patch, u.target
+            ),
+        }
     }
 }
 

@@ -5,9 +5,7 @@
 //! `SNAPSHOTS=overwrite cargo test --test console` rewrites them; then read the diff.
 
 // Tests read their own switches (SNAPSHOTS); clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use snapbox::{assert_data_eq, file};
 use support::{GitHub, Revendor, TempPackage, app};
@@ -63,7 +61,7 @@ fn quiet_prints_errors_and_data_only() {
         .run(&["-q", "update", "--to", "v2.0.0", "--dry-run"])
         .run(&["-q", "render"])
         .run(&["-q", "update", "--to", "v3"]);
-    assert_data_eq!(t.text.as_str(), file!["snapshots/console/quiet.txt"]);
+    assert_data_eq!(t.text.as_str(), file!["../snapshots/console/quiet.txt"]);
 }
 
 #[test]
@@ -80,7 +78,7 @@ fn verbose_names_each_file_patch_and_request() {
         .run(&["-v", "update"])
         .run(&["-v", "--offline", "render"]);
     assert!(!t.text.contains("s3cret"), "{}", t.text);
-    assert_data_eq!(t.text.as_str(), file!["snapshots/console/verbose.txt"]);
+    assert_data_eq!(t.text.as_str(), file!["../snapshots/console/verbose.txt"]);
 }
 
 #[test]
@@ -98,7 +96,7 @@ fn a_tag_without_its_v_and_an_unknown_tag_are_answered_with_releases() {
         .run(&["update", "--to", "stable"]);
     assert_data_eq!(
         t.text.as_str(),
-        file!["snapshots/console/to-suggestions.txt"]
+        file!["../snapshots/console/to-suggestions.txt"]
     );
 }
 
@@ -116,7 +114,7 @@ fn a_misspelt_key_is_answered_with_the_key() {
         app::vendor_toml("v1.0.0").replace("applies-to", "aplies-to"),
     );
     t.run(&["--offline", "render"]);
-    assert_data_eq!(t.text.as_str(), file!["snapshots/console/key-typo.txt"]);
+    assert_data_eq!(t.text.as_str(), file!["../snapshots/console/key-typo.txt"]);
 }
 
 #[test]

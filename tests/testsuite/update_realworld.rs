@@ -4,11 +4,7 @@
 //! The multus Go source is not in realworld; `Realworld::register_multus_source`
 //! serves a stand-in tree rebuilt from the old side of cozystack's Go patch.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -4,8 +4,6 @@
 //! snapshots; then read the diff.
 
 // Tests read their own switch (SNAPSHOTS); clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_methods)]
-
 use std::path::Path;
 use std::process::Command;
 

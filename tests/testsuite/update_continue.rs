@@ -6,11 +6,7 @@
 //! release changes hunk 5's context `terminationGracePeriodSeconds: 10` to
 //! `30`. The synthetic cases run everywhere.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -12,10 +12,6 @@
 //! (strip 1) for a multi-file one. `SNAPSHOTS=overwrite cargo test --test patch_golden` rewrites
 //! `expected`, `outcome` and `refreshed.patch`; review the diff before committing.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

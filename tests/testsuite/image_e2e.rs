@@ -14,13 +14,9 @@
 //! the patch adds included). Skipped with a note when buildah, Go 1.26 or docker-registry is
 //! missing; CI installs all three.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 #[allow(dead_code)]
-mod registry_support;
-mod support;
+use crate::registry_support;
+use crate::support;
 
 use std::io::Read;
 use std::path::Path;

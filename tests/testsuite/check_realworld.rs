@@ -10,14 +10,10 @@
 //! digest, CNI plugins version and checksums, marker releases) from
 //! facts.toml; kube-ovn's values.yaml is a small one of ours.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 #[allow(dead_code)]
-mod registry_support;
+use crate::registry_support;
 
 use revendor::image::MediaType;
 use serde_json::Value;

@@ -6,9 +6,7 @@
 //! Skipped with a note when tmux is missing, except in CI.
 
 // Tests print skip notes and read their own switches; clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -12,13 +12,9 @@
 //! Every failure must exit 3 (2 for a problem in the package) and leave every file as it was.
 //! Tests that need `/usr/bin/docker-registry` print a note and pass when it is missing.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 #[allow(dead_code)]
-mod registry_support;
-mod support;
+use crate::registry_support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,10 +4,6 @@
 //! /work/shared/realworld/README.md); every test is skipped, with a note, when
 //! the variable is unset. Mutations are applied in memory to the real text.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 use std::path::PathBuf;
 
 use revendor::manifest::{Contract, Manifest, Select};

@@ -3,11 +3,7 @@
 //! They talk to the stand-in the way the tool will, with reqwest's blocking client (and a raw
 //! `TcpStream` where the HTTP framing itself is under test).
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};

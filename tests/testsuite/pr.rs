@@ -2,11 +2,7 @@
 //! working tree, and `--create` committing, pushing to a real bare `origin`
 //! and opening (then updating) the pull request on the GitHub stand-in.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use support::{GitHub, GitRepo, Revendor};
 

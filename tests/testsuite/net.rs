@@ -4,11 +4,7 @@
 //! (The registry side of the same rules is in `registry.rs`; the https→http policy, which needs
 //! an https server, is unit-tested in `net::origin`.)
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -5,9 +5,7 @@
 //! its file and line and leaves the whole tree as it was.
 
 // Tests print skip notes and read their own switches: clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{GitHub, Revendor, Run, TempPackage};

@@ -2,14 +2,10 @@
 //! stand-in: usage and exit codes, each offline id on a mutation made for
 //! it, the JSON document, and `image-exists` against the real registry.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 #[allow(dead_code)]
-mod registry_support;
+use crate::registry_support;
 
 use revendor::image::MediaType;
 use serde_json::Value;

@@ -1,12 +1,8 @@
 //! The registry client against the real CNCF registry (skipped with a note when
 //! `/usr/bin/docker-registry` is missing) and against a fake for faults on demand.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod registry_support;
-mod support;
+use crate::registry_support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

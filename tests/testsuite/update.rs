@@ -2,11 +2,7 @@
 //! stand-in (or a local git repository): release selection, bad input,
 //! network faults, all-or-nothing writes.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

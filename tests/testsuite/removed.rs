@@ -3,11 +3,7 @@
 //! `update` or `render` reverts the patch's changes or deletes the output,
 //! and says so; `check` reports what is left as `render-drift`.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use support::{GitHub, Revendor, TempPackage};
 

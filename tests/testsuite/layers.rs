@@ -16,10 +16,6 @@
 //! 3. A name missing from the module's row is a violation; [`FORBIDDEN`]
 //!    lists edges that must not be added to the table at all.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
