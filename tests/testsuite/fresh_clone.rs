@@ -6,10 +6,6 @@
 //! files take part; every GitHub URL points at a loopback port nothing
 //! listens on, so a request would fail rather than reach anything.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -41,13 +37,13 @@ fn closed_url() -> String {
     format!("http://127.0.0.1:{port}")
 }
 
-struct Clone {
+struct Fresh {
     dir: tempfile::TempDir,
     cache: tempfile::TempDir,
     url: String,
 }
 
-impl Clone {
+impl Fresh {
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -71,7 +67,7 @@ impl Clone {
 
 /// A clone of HEAD, or `None` (with a note) when this source tree is not a
 /// git work tree; on CI it must be one.
-fn clone_head() -> Option<Clone> {
+fn clone_head() -> Option<Fresh> {
     let root = Path::new(ROOT);
     if !git(root, &["rev-parse", "--verify", "HEAD"])
         .status
@@ -95,7 +91,7 @@ fn clone_head() -> Option<Clone> {
         &["clone", "--quiet", "--depth", "1", "--", &url, target],
     );
     assert!(cloned.status.success(), "{}", text(&cloned.stderr));
-    Some(Clone {
+    Some(Fresh {
         dir,
         cache: tempfile::tempdir().unwrap(),
         url: closed_url(),

@@ -9,10 +9,6 @@
 //! real-world data (`$REVENDOR_REALWORLD/../DESIGN.md`). Without it the
 //! contract half is skipped with a note, except on CI.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;

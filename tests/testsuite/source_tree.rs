@@ -4,11 +4,7 @@
 //! archive` output gives the same value, and a tag whose files changed is
 //! refused.
 
-// Tests and benchmarks print skip notes and figures, and read their own
-// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
-#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
-
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
