@@ -241,6 +241,59 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    /// A GitHub-style archive of one file, `go.mod`, under `r-1.0/`.
+    fn archive(go_mod: &[u8]) -> Vec<u8> {
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_ustar();
+        h.set_mode(0o664);
+        h.set_size(go_mod.len() as u64);
+        tar.append_data(&mut h, "r-1.0/go.mod", go_mod).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar.into_inner().unwrap()).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn lock(tree: Option<&str>, archive: Option<&str>) -> Lock {
+        let mut lock = Lock::default();
+        lock.upstream.source_tree_sha256 = tree.map(str::to_owned);
+        lock.upstream.source_sha256 = archive.map(str::to_owned);
+        lock
+    }
+
+    #[test]
+    fn the_cached_tree_is_found_by_the_locked_tree_hash_and_only_if_it_is_that_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache::Cache::new(dir.path());
+        let (good, other) = (archive(b"module good\n"), archive(b"module other\n"));
+        let good_tree = archive::unpack_tar_gz(&good, true).unwrap().tree_sha256;
+        let good_sha = cache.put(&good);
+        assert!(
+            cached_tree(&cache, &lock(Some(&good_tree), None))
+                .unwrap()
+                .is_none()
+        );
+
+        cache.put_tree(&good_tree, &good_sha);
+        let tree = cached_tree(&cache, &lock(Some(&good_tree), None))
+            .unwrap()
+            .unwrap();
+        assert_eq!(tree.files["go.mod"], b"module good\n");
+
+        // An entry naming another archive is not the locked tree.
+        cache.put_tree(&good_tree, &cache.put(&other));
+        assert!(
+            cached_tree(&cache, &lock(Some(&good_tree), None))
+                .unwrap()
+                .is_none()
+        );
+
+        // A lock from before the tree hash finds the archive by its sha256.
+        let old = cached_tree(&cache, &lock(None, Some(&good_sha)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(old.tree_sha256, good_tree);
+    }
+
     fn config(track: &str, pre: bool) -> Config {
         let text = format!(
             "[upstream]\ngithub = \"o/r\"\nversion = \"v4.2.3\"\ntrack = \"{track}\"\nallow-prerelease = {pre}\n"
