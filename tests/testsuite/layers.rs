@@ -111,10 +111,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
+            "config",
             "console",
             "env",
             "error",
             "image",
+            "net",
             "ops",
             "registry",
             "report",
