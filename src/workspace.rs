@@ -30,7 +30,7 @@ pub struct Context {
     pub root: PathBuf,
     /// The environment variables.
     pub env: Env,
-    /// The HTTP client (counts requests for `-v`).
+    /// The HTTP client (counts requests for `-v`); TLS is set up on its first request only.
     pub client: Client,
     /// The console.
     pub shell: Shell,
@@ -54,7 +54,7 @@ impl Context {
             offline,
             retries: 3,
             timeout: env.http_timeout,
-        })?;
+        });
         match paths::recover(&root)? {
             Recovery::Clean => {}
             Recovery::RolledBack => {
@@ -103,7 +103,7 @@ impl Context {
             .timeout(self.env.http_timeout)
             .credentials(credentials)
             .mirrors(mirrors)
-            .build()?)
+            .build())
     }
 
     /// With `-v`, how many requests the run made and how many a 304 answered.
