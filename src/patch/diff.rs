@@ -3,9 +3,10 @@
 //!
 //! 1. [`Lines`] interns every line of the texts it is given into one table, so a line is a
 //!    `u32` token and the same line in two texts is the same token.
-//! 2. [`Lines::changes`] trims the common prefix and suffix, diffs the rest with the histogram
-//!    heuristic (which falls back to Myers, with git's cut-offs, on runs of lines repeated 64
-//!    times or more), and slides each ambiguous change the way git's indent heuristic does.
+//! 2. [`Lines::changes`] cuts the texts at patience anchors (`anchor.rs`), then in each piece
+//!    trims the common prefix and suffix, diffs the rest with the histogram heuristic (which
+//!    falls back to Myers, with git's cut-offs, on runs of lines repeated 64 times or more), and
+//!    slides each ambiguous change the way git's indent heuristic does.
 //!
 //! Why not diffy's Myers diff, as before: it has no trimming or cut-off, and on a 1M-line file
 //! with 10,000 changes it took 6.7 s and grew 44 times for 10 times the input (issue 13).
@@ -14,6 +15,8 @@
 use std::ops::Range;
 
 use imara_diff::{Algorithm, Diff, IndentHeuristic, IndentLevel, Interner};
+
+use super::anchor::cuts;
 
 /// One interned line: equal tokens are equal lines.
 pub(crate) use imara_diff::Token;
@@ -48,22 +51,137 @@ impl<'a> Lines<'a> {
         tokens
     }
 
+    /// [`Lines::intern`] for a text that is mostly `like` (already interned) with a few
+    /// changes: each line is first compared with the line that follows the last match in `like`,
+    /// so only changed lines are hashed. On a 1M-line file the table's random probes, not the
+    /// diff, were most of the time.
+    pub(crate) fn intern_like(&mut self, text: &'a [u8], like: &[Token]) -> Vec<Token> {
+        // Where each token of `like` is (its last occurrence), to follow on after a change.
+        let mut at = vec![u32::MAX; self.interner.num_tokens() as usize];
+        for (i, &token) in like.iter().enumerate() {
+            at[u32::from(token) as usize] = i as u32;
+        }
+        let mut tokens = Vec::with_capacity(estimate(text));
+        let mut next = 0;
+        for line in split(text) {
+            let token = match like.get(next) {
+                Some(&guess) if self.text(guess) == line => {
+                    next += 1;
+                    guess
+                }
+                _ => {
+                    let token = self.interner.intern(line);
+                    if let Some(&i) = at.get(u32::from(token) as usize)
+                        && i != u32::MAX
+                    {
+                        next = i as usize + 1;
+                    }
+                    token
+                }
+            };
+            tokens.push(token);
+        }
+        tokens
+    }
+
     /// The bytes of the line behind `token`, terminator included.
     pub(crate) fn text(&self, token: Token) -> &'a [u8] {
         self.interner[token]
     }
 
     /// The changes that turn `old` into `new`, in order.
+    ///
+    /// The texts are cut at patience anchors ([`cuts`]) and each piece is diffed on its own,
+    /// with its tokens renumbered densely so the histogram's tables fit the piece.
     pub(crate) fn changes(&self, old: &[Token], new: &[Token]) -> Vec<Change> {
+        let mut changes = Vec::new();
+        let mut piece = Piece::new(self.interner.num_tokens());
+        let mut from = (0, 0);
+        let ends = cuts(old, new, self.interner.num_tokens());
+        for to in ends.into_iter().chain([(old.len(), new.len())]) {
+            let (o, n) = (&old[from.0..to.0], &new[from.1..to.1]);
+            if o != n {
+                for change in piece.changes(self, o, n) {
+                    let change = Change {
+                        old: change.old.start + from.0..change.old.end + from.0,
+                        new: change.new.start + from.1..change.new.end + from.1,
+                    };
+                    push(&mut changes, change);
+                }
+            }
+            from = to;
+        }
+        changes
+    }
+}
+
+/// Appends `change`, joining it to the last one when no common line is left between them.
+fn push(changes: &mut Vec<Change>, change: Change) {
+    match changes.last_mut() {
+        Some(last) if last.old.end == change.old.start && last.new.end == change.new.start => {
+            last.old.end = change.old.end;
+            last.new.end = change.new.end;
+        }
+        _ => changes.push(change),
+    }
+}
+
+/// One piece of a diff, its tokens renumbered `0..n` (reusing the tables across pieces).
+struct Piece {
+    /// Per global token, its number in the current piece plus one (0: not numbered yet).
+    local: Vec<u32>,
+    /// Per local number, the global token.
+    global: Vec<Token>,
+}
+
+impl Piece {
+    fn new(tokens: u32) -> Piece {
+        Piece {
+            local: vec![0; tokens as usize],
+            global: Vec::new(),
+        }
+    }
+
+    /// The histogram diff of `old` and `new`, sliders placed by git's indent heuristic.
+    fn changes(&mut self, lines: &Lines<'_>, old: &[Token], new: &[Token]) -> Vec<Change> {
+        let old_local = self.renumber(old);
+        let new_local = self.renumber(new);
         let mut diff = Diff::default();
-        diff.compute_with(Algorithm::Histogram, old, new, self.interner.num_tokens());
-        let indent =
-            |token: Token| IndentLevel::for_ascii_line(self.text(token).iter().copied(), 8);
-        diff.postprocess_with(old, new, IndentHeuristic::new(indent));
-        diff.hunks()
+        diff.compute_with(
+            Algorithm::Histogram,
+            &old_local,
+            &new_local,
+            self.global.len() as u32,
+        );
+        let global = &self.global;
+        let indent = |token: Token| {
+            let text = lines.text(global[u32::from(token) as usize]);
+            IndentLevel::for_ascii_line(text.iter().copied(), 8)
+        };
+        diff.postprocess_with(&old_local, &new_local, IndentHeuristic::new(indent));
+        let changes = diff
+            .hunks()
             .map(|hunk| Change {
                 old: hunk.before.start as usize..hunk.before.end as usize,
                 new: hunk.after.start as usize..hunk.after.end as usize,
+            })
+            .collect();
+        for token in self.global.drain(..) {
+            self.local[u32::from(token) as usize] = 0;
+        }
+        changes
+    }
+
+    fn renumber(&mut self, tokens: &[Token]) -> Vec<Token> {
+        tokens
+            .iter()
+            .map(|&token| {
+                let slot = &mut self.local[u32::from(token) as usize];
+                if *slot == 0 {
+                    self.global.push(token);
+                    *slot = self.global.len() as u32;
+                }
+                Token::from(*slot - 1)
             })
             .collect()
     }
@@ -138,6 +256,17 @@ mod tests {
         let old = "f() {\n  x\n}\n";
         let new = "f() {\n  x\n}\n\ng() {\n  x\n}\n";
         assert_eq!(changes(old, new), [(3..3, 3..7)]);
+    }
+
+    #[test]
+    fn intern_like_gives_the_tokens_intern_gives() {
+        let mut lines = Lines::with_capacity(8);
+        let like = lines.intern(b"a\nb\nc\nd\nb\n");
+        let text: &[u8] = b"x\na\nc\nb\nd\ny\nb";
+        let fast = lines.intern_like(text, &like);
+        assert_eq!(fast, lines.intern(text));
+        assert_eq!(fast[1], like[0]);
+        assert_eq!(fast[3], like[1]);
     }
 
     #[test]

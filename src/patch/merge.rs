@@ -150,7 +150,10 @@ impl std::fmt::Display for Outcome {
 pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8], labels: &Labels<'_>) -> Merge {
     let mut lines =
         Lines::with_capacity(estimate(base) + estimate(ours) / 8 + estimate(theirs) / 8);
-    let tokens = [lines.intern(base), lines.intern(ours), lines.intern(theirs)];
+    let b = lines.intern(base);
+    let o = lines.intern_like(ours, &b);
+    let t = lines.intern_like(theirs, &b);
+    let tokens = [b, o, t];
     let [b, o, t] = &tokens;
     let regions = regions(&lines.changes(b, o), &lines.changes(b, t));
     let mut cursors = [Cursor::new(base), Cursor::new(ours), Cursor::new(theirs)];

@@ -21,6 +21,7 @@
 //! in practice: `diff.rs`); the rest (3-way merge, multi-file parsing, git headers, offset
 //! search, refresh formatting) is here.
 
+mod anchor;
 mod apply;
 mod conflict;
 mod diff;
@@ -130,6 +131,7 @@ mod tests {
     #[test]
     fn depends_on_nothing_outside_memory() {
         let sources = [
+            ("anchor.rs", include_str!("anchor.rs")),
             ("apply.rs", include_str!("apply.rs")),
             ("conflict.rs", include_str!("conflict.rs")),
             ("diff.rs", include_str!("diff.rs")),

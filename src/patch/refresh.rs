@@ -30,7 +30,8 @@ const FUNCTION_CONTEXT_MAX: usize = 80;
 /// `original` with its hunks replaced by exact ones that turn `old` into `new`.
 pub fn refresh(original: &FilePatch, old: &[u8], new: &[u8]) -> FilePatch {
     let mut lines = Lines::with_capacity(estimate(old) + estimate(new) / 8);
-    let (old_tokens, new_tokens) = (lines.intern(old), lines.intern(new));
+    let old_tokens = lines.intern(old);
+    let new_tokens = lines.intern_like(new, &old_tokens);
     let changes = lines.changes(&old_tokens, &new_tokens);
     let text = |tokens: &[Token], kind: LineKind| -> Vec<Line> {
         tokens
