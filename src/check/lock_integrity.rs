@@ -69,7 +69,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
         );
     }
-    for vendor in &input.config.vendor {
+    for vendor in input.files()?.iter().filter(|v| !v.created) {
         let path = vendor.pristine();
         let finding = match input.pristine(vendor)? {
             Pristine::Verified(_) => continue,

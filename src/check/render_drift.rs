@@ -62,15 +62,33 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = RENDER_DRIFT.name;
     let version = &input.lock.upstream.version;
     let pin = input.lock.image.as_ref().map(|i| i.reference.as_str());
-    let removed = Removed::find(input.config, input.lock);
-    for vendor in &input.config.vendor {
+    let files = input.files()?;
+    let removed = Removed::find(input.config, &files, input.lock);
+    for vendor in files.iter() {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
+        let patches = input.vendor_patches()?;
+        let stack = patches.stack(vendor, version);
+        if walk.output.is_ok() && stack.deletes() {
+            if input.read(&vendor.to)?.is_some() {
+                let last = stack.sections()[stack.sections().len() - 1];
+                let name = &patches.section(last).0.name;
+                sink.push(
+                    Finding::error(
+                        id,
+                        &vendor.to,
+                        1,
+                        format!("`{}` is there, but patch `{name}` deletes it", vendor.to),
+                    )
+                    .fix("delete it, or run `revendor render`"),
+                );
+            }
+            continue;
+        }
         let patched = match &walk.output {
             Ok(patched) => patched,
             Err(e) => {
-                let patches = input.vendor_patches()?;
                 sink.push(
                     Finding::error(
                         id,
@@ -110,6 +128,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+    strays(input, &files, &removed, sink)?;
     for output in &removed.outputs {
         if input.read(&output.file)?.is_some() {
             sink.push(
@@ -123,6 +142,42 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     ),
                 )
                 .fix("run `revendor render` to delete it and its pristine copy, or add its [[vendor]] back"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Reports each file in a vendored directory that the directory selects but
+/// nothing renders: not upstream's at the locked version, created by no
+/// patch, and not a removed output (reported as such).
+fn strays(
+    input: &Input<'_>,
+    files: &[Vendor],
+    removed: &Removed<'_>,
+    sink: &mut Sink,
+) -> Result<()> {
+    let version = &input.lock.upstream.version;
+    for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        for path in input.list(&dir.to)? {
+            let known = files.iter().any(|f| f.to == path)
+                || removed.outputs.iter().any(|o| o.file == path);
+            if known || dir.selects_to(&path).is_none() {
+                continue;
+            }
+            sink.push(
+                Finding::error(
+                    RENDER_DRIFT.name,
+                    &path,
+                    1,
+                    format!(
+                        "`{path}` is in the vendored directory `{}` but nothing renders it: upstream {version} has no `{}{}` and no patch creates it",
+                        dir.to,
+                        dir.from,
+                        &path[dir.to.len()..]
+                    ),
+                )
+                .fix("delete it; or carry it in a patch that creates it (`--- /dev/null`); or leave it out of the directory with `exclude`"),
             );
         }
     }
