@@ -33,3 +33,4 @@ mod update_adopt;
 mod update_continue;
 mod update_realworld;
 mod update_upstreamed;
+mod vendor_dir;
