@@ -18,6 +18,7 @@ mod cli_help;
 mod console;
 mod image;
 mod image_e2e;
+mod kubeovn_realworld;
 mod layers;
 mod net;
 mod patch_fuzz_gnu;
