@@ -198,7 +198,13 @@ fn summarize(
         .filter(|f| config.patches.iter().any(|p| &p.file == *f))
         .cloned()
         .collect();
+    let (added, removed) = match old {
+        Some(old) => (arrived(lock, old), arrived(old, lock)),
+        None => (Vec::new(), Vec::new()),
+    };
     Summary {
+        added,
+        removed,
         package,
         source: config.upstream.source.describe(),
         upstream_name,
@@ -218,6 +224,22 @@ fn summarize(
         patches,
         files,
     }
+}
+
+/// The rendered paths of the upstream files `now` vouches for and `before`
+/// did not: what arrived between the two locks (the other way round, what
+/// went). A file without an `[[output]]` record is named by its upstream path.
+fn arrived(now: &Lock, before: &Lock) -> Vec<String> {
+    now.files
+        .iter()
+        .filter(|f| before.file_sha256(&f.from).is_none())
+        .map(|f| {
+            now.outputs
+                .iter()
+                .find(|o| o.from == f.from)
+                .map_or_else(|| f.from.clone(), |o| o.file.clone())
+        })
+        .collect()
 }
 
 #[derive(Deserialize)]

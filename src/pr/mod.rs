@@ -29,6 +29,10 @@ pub struct Summary {
     pub image: (Option<String>, Option<String>),
     /// Patch files that changed (refreshed or adopted edits).
     pub patches: Vec<String>,
+    /// Files of vendored directories that upstream added (rendered paths).
+    pub added: Vec<String>,
+    /// Files of vendored directories that upstream removed, and that went.
+    pub removed: Vec<String>,
     /// Every changed file of the package, relative to it.
     pub files: Vec<String>,
 }
@@ -93,6 +97,17 @@ pub fn body(s: &Summary) -> String {
             let _ = writeln!(b, "- `{p}`");
         }
     }
+    for (list, what) in [
+        (&s.added, "Files upstream added, vendored now"),
+        (&s.removed, "Files upstream removed, deleted here"),
+    ] {
+        if !list.is_empty() {
+            let _ = writeln!(b, "\n{what}:\n");
+            for f in list {
+                let _ = writeln!(b, "- `{f}`");
+            }
+        }
+    }
     if !s.files.is_empty() {
         let _ = writeln!(
             b,
@@ -136,6 +151,8 @@ mod tests {
             go_directive: (Some("1.24.11".into()), Some("1.25.0".into())),
             image: (None, None),
             patches: vec!["images/multus-cni/patches/fix-del-without-cache.diff".into()],
+            added: Vec::new(),
+            removed: Vec::new(),
             files: vec![
                 "templates/multus-daemonset-thick.yml".into(),
                 "upstream/lock.toml".into(),
@@ -182,5 +199,17 @@ Patches refreshed to exact hunks (review the diff: the changes are the same, the
 Every patch was re-applied with zero fuzz and the lock verified; `revendor check` runs on this pull request.
 ";
         assert_eq!(body(&sample()), expected);
+    }
+
+    #[test]
+    fn files_upstream_added_and_removed_are_listed() {
+        let mut s = sample();
+        s.added = vec!["charts/x/templates/new.yaml".into()];
+        s.removed = vec!["charts/x/templates/old.yaml".into()];
+        let b = body(&s);
+        assert!(
+            b.contains("\nFiles upstream added, vendored now:\n\n- `charts/x/templates/new.yaml`\n\nFiles upstream removed, deleted here:\n\n- `charts/x/templates/old.yaml`\n\n<details>"),
+            "{b}"
+        );
     }
 }

@@ -385,3 +385,32 @@ fn a_git_upstream_lists_the_directory_from_its_mirror() {
     assert_eq!(tree(&pkg), expected_tree("v1.1.0"));
     rv.run(&["check"]).expect(0);
 }
+
+#[test]
+fn the_pull_request_lists_the_files_upstream_added_and_removed() {
+    let gh = GitHub::start();
+    serve(&gh);
+    let repo = GitRepo::new();
+    let pkg = package(&format!("[upstream]\ngithub = \"{REPO}\"\n"));
+    let files: Vec<(String, Vec<u8>)> = pkg
+        .snapshot()
+        .into_iter()
+        .map(|(p, b)| (format!("packages/app/{p}"), b))
+        .collect();
+    repo.commit("package", files);
+    let dir = repo.path().join("packages/app");
+    let rv = Revendor::new(&dir, &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    repo.commit("adopt", Vec::<(&str, &str)>::new());
+    rv.run(&["update"]).expect(0);
+
+    let out = rv.run(&["pr"]).expect(0);
+    assert!(
+        out.stdout.contains(
+            "Files upstream added, vendored now:\n\n- `charts/app/templates/new.yaml`\n- `charts/app/templates/sub/moved.yaml`\n\n\
+             Files upstream removed, deleted here:\n\n- `charts/app/templates/moved.yaml`\n- `charts/app/templates/old.yaml`\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}
