@@ -22,6 +22,9 @@ use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
+/// The vendor patches and the vendored files they were checked against.
+type Loaded = (Rc<Patches>, Rc<Vec<Vendor>>);
+
 /// The package as the checks see it.
 pub struct Input<'a> {
     /// Root, environment, network and console.
@@ -37,7 +40,7 @@ pub struct Input<'a> {
     files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     edited: RefCell<Vec<String>>,
     pristine: RefCell<BTreeMap<String, Pristine>>,
-    patches: RefCell<Option<(Rc<Patches>, Rc<Vec<Vendor>>)>>,
+    patches: RefCell<Option<Loaded>>,
     walks: RefCell<BTreeMap<String, Rc<Walk>>>,
     manifests: RefCell<BTreeMap<String, Rc<Result<Manifest, manifest::Error>>>>,
 }
@@ -196,7 +199,7 @@ impl<'a> Input<'a> {
         Ok(self.loaded()?.1)
     }
 
-    fn loaded(&self) -> Result<(Rc<Patches>, Rc<Vec<Vendor>>)> {
+    fn loaded(&self) -> Result<Loaded> {
         if let Some((p, f)) = self.patches.borrow().as_ref() {
             return Ok((Rc::clone(p), Rc::clone(f)));
         }

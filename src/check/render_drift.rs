@@ -17,7 +17,10 @@
 //! `update --keep-conflicts` (one finding, pointing to `update --continue`),
 //! or a patch that vendor.toml no longer has (one finding per patch, pointing
 //! to `render`). A file the lock says was rendered, that no `[[vendor]]`
-//! renders any more, is reported too: it has no source.
+//! renders any more, is reported too: it has no source. So is a file in a
+//! vendored directory that nothing renders (a stray: not upstream's at the
+//! locked version, created by no patch), and one a patch deletes that is
+//! there.
 
 use super::{Check, Finding, Id, Input, Sink, version_sync};
 use crate::config::Vendor;
@@ -34,8 +37,11 @@ pub const RENDER_DRIFT: Id = Id {
 A rendered file differs from what its pristine copy, the vendor patches, the
 rewrites and the pin give at the locked version: an edit no patch carries, a
 patch that no longer applies to the locked upstream at all, a conflict of an
-update still pending, the changes of a patch removed from vendor.toml, or a
-rendered file whose `[[vendor]]` is gone (a file with no source).
+update still pending, the changes of a patch removed from vendor.toml, a
+rendered file whose `[[vendor]]` is gone (a file with no source), a file in a
+vendored directory that nothing renders (not upstream's at the locked
+version, and no patch creates it), a rendered file that is missing, or a file
+a patch deletes that is there.
 
 ### Why
 The rendered file is output. An edit made there belongs in a patch: `update`

@@ -6,8 +6,10 @@
 //!    package directory and may not leave it, through `..` or a symlink
 //!    (except `expect.file`, which is declared to read a sibling package);
 //!    the files revendor writes are not its own (vendor.toml, `upstream/`,
-//!    `.revendor-txn/`, `.git`) and each `to` is a file of its own (see
-//!    `bounds`); names are unique, the semver range parses, patch files exist.
+//!    `.revendor-txn/`, `.git`) and each `to` is a file or a directory of
+//!    its own (see `bounds`); a directory's `include`/`exclude` globs compile
+//!    (`select`); names are unique, the semver range parses, patch files
+//!    exist.
 //!
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].

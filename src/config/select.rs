@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn a_bad_glob_is_named_by_its_list_and_index() {
         let e = Select::new(Some(&["a".into(), "[".into()]), &[]).unwrap_err();
-        assert_eq!(e.0, true);
+        assert!(e.0, "the bad glob is in `include`");
         assert_eq!(e.1.index, 1);
         assert!(e.1.reason.contains("unclosed"), "{}", e.1.reason);
     }

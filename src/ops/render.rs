@@ -2,14 +2,17 @@
 //! patches, the rewrites and the locked pin, without the network.
 //!
 //! 1. Read the lock: it must be of the source vendor.toml names, and its pin
-//!    an image reference pinned by digest. Each pristine copy under
+//!    an image reference pinned by digest. A vendored directory is the files
+//!    the lock lists for it (`render::files`). Each pristine copy under
 //!    upstream/ must match its sha256 (a missing copy is taken from the
 //!    download cache by that sha256).
 //! 2. Compare each rendered file on disk with what the package renders
 //!    ([`edits::fold`], as `update` does): an edit no patch carries stops the
 //!    render (exit 1, nothing written), or with `--adopt-edits` is folded
 //!    into the last patch targeting the file, which the lock then records.
-//! 3. Apply the vendor patches strictly (offsets reported, no fuzz).
+//! 3. Apply the vendor patches strictly (offsets reported, no fuzz). A file
+//!    whose last section deletes it (`+++ /dev/null`) is removed, once the
+//!    file there is known to be the one it deletes ([`deleted`]).
 //! 4. Rewrite with the locked version, pin the locked image.
 //! 5. Delete what a removed `[[vendor]]` rendered, and record in the lock
 //!    what each output is now made from when a `[[vendor]]` or `[[patch]]`

@@ -2,7 +2,9 @@
 //!
 //! 1. Resolve the target release (`--to`, or the highest inside `track`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
-//!    package is adopted without a lock) and the new ones at the target.
+//!    package is adopted without a lock) and the new ones at the target; a
+//!    vendored directory is listed at the target, and the files upstream
+//!    added arrive and the ones it removed go (`files.rs`).
 //!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
 //!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare

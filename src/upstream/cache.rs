@@ -111,10 +111,7 @@ mod tests {
         let id = cache.put_blob(b"hello\n");
         assert_eq!(id, "ce013625030ba8dba906f756967f9e9ca394464a");
         assert_eq!(cache.get_blob(&id).unwrap(), b"hello\n");
-        assert_eq!(
-            cache.get(&Digest::of(b"hello\n").hex().to_owned()).unwrap(),
-            b"hello\n"
-        );
+        assert_eq!(cache.get(Digest::of(b"hello\n").hex()).unwrap(), b"hello\n");
         std::fs::write(dir.path().join("git-blob").join(&id), b"tampered").unwrap();
         assert_eq!(cache.get_blob(&id), None);
         assert_eq!(cache.get_blob("../sha256"), None);

@@ -104,7 +104,16 @@ fn cozystacks_kube_ovn_is_adopted_at_v1_14_5_and_updated_to_v1_14_11_as_cozystac
     rv.run(&["check"]).expect(0);
 
     // The real bump.
+    gh.clear_requests();
     let out = rv.run(&["update", "--to", "v1.14.11"]).expect(0);
+    // One trees request lists the chart; only the four files that changed are downloaded.
+    let requests = gh.requests();
+    assert_eq!(
+        requests.count("/repos/kubeovn/kube-ovn/git/trees/v1.14.11"),
+        1
+    );
+    let raw = requests.matching(&gh.raw_url());
+    assert_eq!(raw.len(), 4, "{:?}", requests.targets());
     assert!(
         out.stdout.contains("upstream: v1.14.5 -> v1.14.11"),
         "{}",

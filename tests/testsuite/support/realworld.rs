@@ -390,7 +390,7 @@ pub fn file_for_patch(patch: &[u8]) -> Vec<u8> {
                 .next()
                 .and_then(|n| n.parse().ok())
                 .expect("a hunk header");
-            let context = rest.splitn(2, "@@").nth(1).unwrap_or("").trim_start();
+            let context = rest.split_once("@@").map_or("", |(_, c)| c).trim_start();
             fill(&mut lines, start.saturating_sub(2));
             if !context.is_empty() && lines.len() + 1 < start {
                 lines.push(context.to_string());
