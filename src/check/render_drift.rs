@@ -165,6 +165,10 @@ fn strays(
 ) -> Result<()> {
     let version = &input.lock.upstream.version;
     for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        // A directory the lock has nothing of is lock-integrity's to report.
+        if !files.iter().any(|f| dir.renders(&f.to)) {
+            continue;
+        }
         for path in input.list(&dir.to)? {
             let known = files.iter().any(|f| f.to == path)
                 || removed.outputs.iter().any(|o| o.file == path);

@@ -161,7 +161,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .cloned()
         .collect();
     patches.check_targets(&config, &both)?;
-    plan.strays(ctx, &config, &base_version)?;
+    plan.strays(ctx, &config, lock.as_ref(), &base_version)?;
     let removed = lock
         .as_ref()
         .map(|l| Removed::find(&config, &plan.base, l))

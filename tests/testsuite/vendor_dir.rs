@@ -414,3 +414,58 @@ fn the_pull_request_lists_the_files_upstream_added_and_removed() {
         out.stdout
     );
 }
+
+#[test]
+fn check_online_dry_runs_the_patches_of_a_directory_and_the_lock_vouches_for_each_file() {
+    let gh = GitHub::start();
+    serve(&gh);
+    let pkg = package(&format!("[upstream]\ngithub = \"{REPO}\"\n"));
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+
+    let out = rv.run(&["check", "--online"]).expect(1);
+    let said = out.all();
+    assert!(
+        said.contains("v1.1.0 is newer than the vendored v1.0.0")
+            && said.contains("local on charts/app/values.yaml: offset")
+            && said.contains("drop-unwanted on charts/app/templates/unwanted.yaml: exact")
+            && said.contains("local on charts/app/templates/extra.yaml: exact"),
+        "{said}"
+    );
+
+    pkg.write(
+        "upstream/charts/app/templates/deploy.yaml",
+        "kind: Edited\n",
+    );
+    let out = rv.run(&["check"]).expect(1);
+    assert!(
+        out.all()
+            .contains("`upstream/charts/app/templates/deploy.yaml` has sha256"),
+        "{}",
+        out.all()
+    );
+
+    // A directory vendor.toml names that the lock has nothing of yet.
+    let toml = pkg.read_string("vendor.toml");
+    pkg.write(
+        "vendor.toml",
+        format!("{toml}\n[[vendor]]\nfrom = \"docs/\"\nto = \"docs/\"\n"),
+    );
+    let out = rv.run(&["check"]).expect(1);
+    assert!(
+        out.all()
+            .contains("the lock records no file of the vendored directory `docs/`"),
+        "{}",
+        out.all()
+    );
+    pkg.write("upstream/charts/app/templates/deploy.yaml", DEPLOY);
+    let out = rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    // Adopted as a directory new to the lock: vendored, not "added upstream".
+    assert!(
+        out.stdout.contains("updated docs/README.md\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("upstream added"), "{}", out.stdout);
+    rv.run(&["check"]).expect(0);
+}

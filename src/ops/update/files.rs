@@ -175,8 +175,16 @@ impl Plan {
     /// Adopting a directory compares all of it with what is committed: a
     /// file it selects that upstream does not have at `version` and no patch
     /// creates stops the update, for it would be neither rendered nor
-    /// deleted, only reported by every `check` after.
-    pub fn strays(&self, ctx: &Context, config: &Config, version: &str) -> Result<()> {
+    /// deleted, only reported by every `check` after. A file the lock
+    /// records as rendered is not a stray: it is carried, or removed with
+    /// its `[[vendor]]`.
+    pub fn strays(
+        &self,
+        ctx: &Context,
+        config: &Config,
+        lock: Option<&Lock>,
+        version: &str,
+    ) -> Result<()> {
         let mut strays = Vec::new();
         for dir in config
             .vendor
@@ -184,7 +192,9 @@ impl Plan {
             .filter(|v| self.adopting.contains(&v.to))
         {
             for path in paths::list(&ctx.root, &dir.to)? {
-                if dir.selects_to(&path).is_some() && !self.base.iter().any(|b| b.to == path) {
+                let known = self.base.iter().any(|b| b.to == path)
+                    || lock.is_some_and(|l| l.output(&path).is_some());
+                if dir.selects_to(&path).is_some() && !known {
                     strays.push(format!("`{path}`"));
                 }
             }
