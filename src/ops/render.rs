@@ -179,7 +179,18 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     for path in removed.deletions(&files) {
         txn.remove(&path);
     }
-    let mut next = (!removed.is_empty())
+    // A pristine copy no vendored file reads any more (one whose output a
+    // patch deleted has no record to find it by) goes with the removals.
+    let orphans: Vec<&str> = lock
+        .files
+        .iter()
+        .filter(|f| !files.iter().any(|v| v.from == f.from))
+        .map(|f| f.from.as_str())
+        .collect();
+    for from in &orphans {
+        txn.remove(&format!("upstream/{from}"));
+    }
+    let mut next = (!removed.is_empty() || !orphans.is_empty())
         .then(|| origin::forget_removed(&lock, &config, &files, origin::outputs(&files, &patches)));
     if !report.edits.is_empty() {
         let next = next.get_or_insert_with(|| lock.clone());

@@ -469,3 +469,36 @@ fn check_online_dry_runs_the_patches_of_a_directory_and_the_lock_vouches_for_eac
     assert!(!out.stdout.contains("upstream added"), "{}", out.stdout);
     rv.run(&["check"]).expect(0);
 }
+
+#[test]
+fn removing_the_directory_from_vendor_toml_deletes_what_it_rendered() {
+    let gh = GitHub::start();
+    serve(&gh);
+    let pkg = package(&format!("[upstream]\ngithub = \"{REPO}\"\n"));
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let before = pkg.snapshot();
+    rv.run(&["patch", "refresh"]).expect(0);
+    assert_eq!(
+        pkg.snapshot(),
+        before,
+        "refresh right after an update is a no-op"
+    );
+
+    pkg.write(
+        "vendor.toml",
+        format!("[upstream]\ngithub = \"{REPO}\"\nversion = \"v1.0.0\"\n"),
+    )
+    .remove("patches/local.patch")
+    .remove("patches/drop.patch");
+    let out = rv.run(&["render"]).expect(0);
+    assert!(
+        out.stdout
+            .contains("`charts/app/values.yaml` is no longer vendored"),
+        "{}",
+        out.stdout
+    );
+    assert!(tree(&pkg).is_empty(), "{:?}", tree(&pkg).keys());
+    assert!(!pkg.exists("charts") && !pkg.exists("upstream/charts"));
+    rv.run(&["check"]).expect(0);
+}
