@@ -212,28 +212,6 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         } else {
             plan.fetch(ctx, &*source, vendor, &target)?
         };
-        if !in_base {
-            let carried =
-                carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
-            let rendered = render::finish(
-                &config,
-                &vendor.to,
-                &carried.output,
-                &target,
-                pin_ref.as_deref(),
-            )?;
-            files::added(vendor, &rendered, on_disk.as_deref(), &target)?;
-            report.patches.extend(carried.reports);
-            report.conflicts.extend(carried.conflicts);
-            txn.stage(&vendor.to, rendered);
-            txn.stage(&vendor.pristine(), theirs.clone());
-            arrived.push((vendor.to.clone(), files::sha(&theirs)));
-            locked_files.push(LockedFile {
-                from: vendor.from.clone(),
-                sha256: Digest::of(&theirs).hex().to_owned(),
-            });
-            continue;
-        }
         let deletes = patches.stack(vendor, &base_version).deletes();
         if deletes {
             let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &base_version);
@@ -242,7 +220,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 None => on_disk.clone(),
             };
             super::render::deleted(&patches, vendor, &base_version, &base, current, finish)?;
-        } else if lock.is_none() {
+        } else if lock.is_none() && in_base {
             let finish = |patched: &[u8]| {
                 render::finish(
                     &config,
@@ -264,8 +242,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         }
         // With --continue the file on disk is the resolution, which the
         // rebase takes; otherwise it is checked for hand edits.
+        // A file upstream added has no render at the locked version.
         let current = match &resume {
-            _ if deletes => None,
+            _ if deletes || !in_base => None,
             Some(_) => None,
             None => {
                 resume::guard(&locked, &patches, vendor, &base, on_disk.as_deref())?;
@@ -294,7 +273,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         report.edits.extend(edits);
 
         let carried = match &resume {
-            Some(resume) => resume.rebase(
+            Some(resume) if in_base => resume.rebase(
                 &locked,
                 &mut patches,
                 vendor,
@@ -302,7 +281,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 &theirs,
                 on_disk.as_deref(),
             )?,
-            None => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
+            _ => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
         };
         carried
             .reports
@@ -318,6 +297,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             &target,
             pin_ref.as_deref(),
         )?;
+        if !in_base {
+            files::added(vendor, &rendered, on_disk.as_deref(), &target)?;
+            arrived.push((vendor.to.clone(), files::sha(&theirs)));
+        }
         if deletes {
             txn.remove(&vendor.to);
         } else {
