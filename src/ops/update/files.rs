@@ -129,14 +129,20 @@ impl Plan {
     /// removed. The two differ for a file a patch created that upstream now
     /// has.
     pub fn files(&self) -> Vec<(Option<&Vendor>, Option<&Vendor>)> {
-        let base = |to: &str| self.base.iter().find(|b| b.to == to);
-        let mut out: Vec<(Option<&Vendor>, Option<&Vendor>)> =
-            self.target.iter().map(|v| (base(&v.to), Some(v))).collect();
-        for v in &self.base {
-            if !self.target.iter().any(|t| t.to == v.to) {
-                out.push((Some(v), None));
-            }
-        }
+        let base: BTreeMap<&str, &Vendor> = self.base.iter().map(|b| (b.to.as_str(), b)).collect();
+        let target: BTreeMap<&str, &Vendor> =
+            self.target.iter().map(|t| (t.to.as_str(), t)).collect();
+        let mut out: Vec<(Option<&Vendor>, Option<&Vendor>)> = self
+            .target
+            .iter()
+            .map(|v| (base.get(v.to.as_str()).copied(), Some(v)))
+            .collect();
+        out.extend(
+            self.base
+                .iter()
+                .filter(|v| !target.contains_key(v.to.as_str()))
+                .map(|v| (Some(v), None)),
+        );
         out
     }
 
