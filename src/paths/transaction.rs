@@ -169,7 +169,7 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
                 };
                 let target = root.join(&path);
                 match fs::remove_file(&target) {
-                    Ok(()) => {}
+                    Ok(()) => prune(root, &target),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(source) => return Err(io("remove", &target)(source)),
                 }
@@ -179,6 +179,19 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     }
     fs::remove_dir_all(staging).map_err(io("remove", staging))?;
     Ok(())
+}
+
+/// Removes the directories that removing `file` left empty, up to (not
+/// including) the package root: a vendored directory whose last file in a
+/// subdirectory upstream removed leaves no empty subdirectory behind.
+fn prune(root: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -209,6 +222,19 @@ mod tests {
         assert_eq!(fs::read(dir.path().join("a/b/new")).unwrap(), b"hello");
         assert!(!dir.path().join("old").exists());
         assert!(!dir.path().join(STAGING_DIR).exists());
+    }
+
+    #[test]
+    fn removing_the_last_file_of_a_directory_removes_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("c/sub/deep")).unwrap();
+        fs::write(dir.path().join("c/sub/deep/a"), "x").unwrap();
+        fs::write(dir.path().join("c/b"), "x").unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.remove("c/sub/deep/a");
+        t.commit().unwrap();
+        assert!(!dir.path().join("c/sub").exists());
+        assert!(dir.path().join("c/b").exists());
     }
 
     #[test]
