@@ -16,6 +16,7 @@ mod check_all;
 mod check_realworld;
 mod cli_help;
 mod console;
+mod fuzz_corpus;
 mod image;
 mod image_e2e;
 mod layers;
