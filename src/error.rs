@@ -186,6 +186,31 @@ pub enum Error {
         /// The URLs that did not answer, credentials removed.
         urls: Vec<String>,
     },
+    /// The package's own git repository could not be read or written
+    /// (`pr`): a local failure, never the remote's.
+    #[error("failed to {action} in the package's repository: {message}")]
+    Repository {
+        /// What was attempted: "read the base commit".
+        action: String,
+        /// What git said.
+        message: String,
+    },
+    /// `pr --create` could not publish the upgrade: a push, a fetch or a
+    /// GitHub API call failed. `state` says what was left behind (nothing
+    /// pushed, a push undone), because the user decides from it whether to
+    /// simply run again.
+    #[error("failed to {action}{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Publish {
+        /// What was attempted: "push `revendor/multus-v4.3.0` to origin".
+        action: String,
+        /// What the remote said, when it was not an HTTP answer.
+        message: Option<String>,
+        /// What the repository and GitHub are left with.
+        state: String,
+        /// The API's answer, when it was one.
+        #[source]
+        source: Option<Box<crate::net::HttpError>>,
+    },
 }
 
 impl Error {
@@ -213,7 +238,9 @@ impl Error {
             | Error::Registry(_)
             | Error::PinnedImage { .. }
             | Error::Builder(_)
-            | Error::Unreachable { .. } => ExitCode::Failure,
+            | Error::Unreachable { .. }
+            | Error::Repository { .. }
+            | Error::Publish { .. } => ExitCode::Failure,
         }
     }
 
@@ -243,6 +270,10 @@ impl Error {
             Error::Unreachable { .. } => Some(
                 "every other check ran and its findings are above; run the check again once the remote answers".into(),
             ),
+            Error::Publish { state, source, .. } => Some(match source.as_ref().and_then(|e| e.hint()) {
+                Some(hint) => format!("{state}; {hint}"),
+                None => state.clone(),
+            }),
             _ => None,
         }
     }

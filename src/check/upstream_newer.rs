@@ -10,7 +10,8 @@
 //!    vendor patches are carried from the locked pristine copy to the new
 //!    file ([`Stack::carry`](crate::render::Stack::carry)), as `update`
 //!    carries them; source patches are applied to the new source
-//!    tree, and rebased from the locked one when that fails. Each result is
+//!    tree, and rebased from the locked one (verified against the lock's
+//!    tree hash) when that fails. Each result is
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
 //!
@@ -243,7 +244,7 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
                 Ok(applied) => describe(&Outcome::from(applied)),
                 Err(_) => {
                     if base_tree.is_none() {
-                        base_tree = Some(source.tree(locked)?);
+                        base_tree = Some(upstream::fetch_tree(source, locked, Some(input.lock))?);
                     }
                     let base = base_tree
                         .as_ref()

@@ -359,7 +359,7 @@ impl Config {
         let raw: raw::RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
             let hint = suggest::unknown_key(e.message())
-                .unwrap_or_else(|| "fix vendor.toml; DESIGN.md lists every key".into());
+                .unwrap_or_else(|| "fix vendor.toml; docs/reference.md lists every key".into());
             ConfigError::at(path, line, toml_message(e.message())).hint(hint)
         })?;
         validate::validate(dir, path, text, raw)

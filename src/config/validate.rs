@@ -191,7 +191,7 @@ pub(super) fn validate(
             _ => {
                 return Err(cx
                     .err(w, "a [[rewrite]] needs either `lines-containing` with `replace`, or `dockerfile-arg`")
-                    .hint("see the [[rewrite]] examples in DESIGN.md"));
+                    .hint("see the [[rewrite]] examples in docs/reference.md"));
             }
         };
         rewrites.push(Rewrite {

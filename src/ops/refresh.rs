@@ -71,7 +71,7 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut source = Patches::load_kind(&config, AppliesTo::Source)?.into_loaded();
     if source.iter().any(|p| wanted(&p.name)) {
         let up = upstream::open(&config, &ctx.env, &ctx.client);
-        let tree = up.tree(&lock.upstream.version)?;
+        let tree = upstream::fetch_tree(&*up, &lock.upstream.version, Some(&lock))?;
         for p in source.iter_mut().filter(|p| wanted(&p.name)) {
             for fp in p.set.files.iter_mut() {
                 let path = fp.target_path(p.strip).unwrap_or_default();

@@ -6,7 +6,7 @@
 //!    upstream/ must match its sha256 (a missing copy is taken from the
 //!    download cache by that sha256).
 //! 2. Compare each rendered file on disk with what the package renders
-//!    ([`edits::fold`], as `update` does): an edit no patch carries stops the
+//!    (`edits::fold`, as `update` does): an edit no patch carries stops the
 //!    render (exit 1, nothing written), or with `--adopt-edits` is folded
 //!    into the last patch targeting the file, which the lock then records.
 //! 3. Apply the vendor patches strictly (offsets reported, no fuzz).
@@ -16,7 +16,7 @@
 //!    was removed ([`render::origin`]): a removed patch's changes are
 //!    reverted because the output is rendered without it, and the file on
 //!    disk is compared with the stack that still had it
-//!    ([`removed::settle`], as `update` does), so they are not hand edits.
+//!    (`removed::settle`, as `update` does), so they are not hand edits.
 //! 6. Commit every output at once.
 //!
 //! Two differences are not hand edits. A file still holding the markers of
@@ -181,7 +181,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
 }
 
 /// Whether the differences between `current` and the render of `vendor` are
-/// hand edits for [`edits::fold`] to judge. Not when there are none, nor
+/// hand edits for `edits::fold` to judge. Not when there are none, nor
 /// when the file holds conflict markers or a targeting patch changed since
 /// the lock verified it (see the module docs): the render is written over
 /// it, and `notes` gets the warning that says so.

@@ -34,7 +34,7 @@ pub struct Labels<'a> {
 }
 
 /// The 1-based lines of `text` that are diff3 conflict markers: seven `<`, `|`, `=` or `>`,
-/// alone or followed by a space and a label, as [`render`] writes them (and git does). A file
+/// alone or followed by a space and a label, as `render` writes them (and git does). A file
 /// that holds one still has a conflict to resolve.
 pub fn marker_lines(text: &[u8]) -> Vec<usize> {
     text.split(|&b| b == b'\n')

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
 
+use super::tree_hash::{Mode, TreeHasher};
 use super::{Release, Source, SourceTree};
 use crate::error::{Error, Result};
 use crate::image::Digest;
@@ -131,33 +132,53 @@ impl Source for Git {
         Ok(Some(commit.id().to_string()))
     }
 
+    /// The tag's tree as committed: `export-ignore` and `export-subst`
+    /// apply to archives only, so a repository that uses them hashes
+    /// differently here than in its GitHub archive.
     fn tree(&self, tag: &str) -> Result<SourceTree> {
         let repo = self.with_tag(tag)?;
         let tree = self.tree_at(&repo, tag)?;
         let mut files = std::collections::BTreeMap::new();
+        let mut hasher = TreeHasher::new();
         let mut failure = None;
-        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
-            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000 {
-                match entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
-                    Ok(blob) => {
-                        let name = entry.name().unwrap_or_default();
-                        files.insert(format!("{dir}{name}"), blob.content().to_vec());
+        let walked = tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() != Some(ObjectType::Blob) {
+                return TreeWalkResult::Ok;
+            }
+            let path = format!("{dir}{}", entry.name().unwrap_or_default());
+            let mode = match entry.filemode() {
+                0o120000 => Mode::Symlink,
+                bits => Mode::of_permissions(bits as u32),
+            };
+            let added = entry
+                .to_object(&repo)
+                .and_then(|o| o.peel_to_blob())
+                .map_err(|e| self.err(e))
+                .and_then(|blob| {
+                    hasher
+                        .add(&path, mode, blob.content())
+                        .map_err(|e| self.err(e))?;
+                    if mode != Mode::Symlink {
+                        files.insert(path, blob.content().to_vec());
                     }
-                    Err(e) => {
-                        failure = Some(e);
-                        return TreeWalkResult::Abort;
-                    }
+                    Ok(())
+                });
+            match added {
+                Ok(()) => TreeWalkResult::Ok,
+                Err(e) => {
+                    failure = Some(e);
+                    TreeWalkResult::Abort
                 }
             }
-            TreeWalkResult::Ok
-        })
-        .map_err(|e| self.err(e))?;
+        });
+        // An aborted walk reports only that it was aborted; the cause is ours.
         if let Some(e) = failure {
-            return Err(self.err(e));
+            return Err(e);
         }
+        walked.map_err(|e| self.err(e))?;
         Ok(SourceTree {
             files,
-            archive_sha256: None,
+            tree_sha256: hasher.finish(),
         })
     }
 }

@@ -170,18 +170,18 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        // Kept by its sha256, which the lock records: an offline `check`
-        // reads the locked tree from there (`upstream::locked_tree`).
-        let sha = super::cache::Cache::new(&self.env.cache_dir).put(&resp.body);
-        let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
+        // The archive is kept by its sha256 and found by the tree hash the
+        // lock records: an offline `check` reads the locked tree from there
+        // (`upstream::locked_tree`).
+        let cache = super::cache::Cache::new(&self.env.cache_dir);
+        let archive_sha256 = cache.put(&resp.body);
+        let tree = archive::unpack_tar_gz(&resp.body, true).map_err(|detail| Error::Malformed {
             what: "a usable tar.gz archive".into(),
-            url: url.clone(),
-            detail: e.to_string(),
+            url,
+            detail,
         })?;
-        Ok(SourceTree {
-            files,
-            archive_sha256: Some(sha),
-        })
+        cache.put_tree(&tree.tree_sha256, &archive_sha256);
+        Ok(tree)
     }
 }
 

@@ -86,6 +86,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("report", &["check", "console", "error"]),
+    // ops → env: `pr --create` commits as GIT_AUTHOR_* / GIT_COMMITTER_*
+    // say (env::GitIdentity), read once in env like every variable.
     (
         "ops",
         &[
@@ -93,6 +95,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "check",
             "config",
             "dockerfile",
+            "env",
             "error",
             "go",
             "image",

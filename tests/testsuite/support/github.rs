@@ -21,6 +21,11 @@
 //! and redirects ([`GitHub::redirect_next`]) can point there, to show that a credential does not
 //! follow a string prefix.
 //!
+//! Pull requests: `GET /repos/{o}/{r}` tells a token's holder its `permissions`;
+//! `GET|POST /repos/{o}/{r}/pulls` (filtered by `head`; a `POST` into a branch the repository
+//! does not have is GitHub's 422), `PATCH …/pulls/{n}`, and `GET|POST …/issues/{n}/comments`.
+//! [`GitHub::pulls`] and [`GitHub::comments`] show what a run left behind.
+//!
 //! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
 //! runs `git http-backend` on a local [`GitRepo`], as github.com answers `git clone`.
 
@@ -169,6 +174,8 @@ struct State {
 
 struct Fault {
     prefix: String,
+    /// Only requests with this method, when set.
+    method: Option<String>,
     kind: FaultKind,
     remaining: usize,
 }
@@ -201,6 +208,10 @@ struct RepoState {
     /// A real repository served over smart HTTP at `{server}/{owner}/{repo}.git`.
     git_dir: Option<PathBuf>,
     pulls: Vec<Pull>,
+    /// Comments on pull requests: (number, body), in the order posted.
+    comments: Vec<(u64, String)>,
+    /// Whether a token may push here (`permissions.push` of the repository).
+    push: bool,
 }
 
 /// A pull request as the stand-in keeps it.
@@ -472,6 +483,8 @@ impl GitHub {
                     branches: BTreeMap::new(),
                     releases: Vec::new(),
                     pulls: Vec::new(),
+                    comments: Vec::new(),
+                    push: true,
                     git_dir: None,
                 },
             );
@@ -504,6 +517,17 @@ impl GitHub {
     /// origin: `/owner/repo/` reaches both raw files and archives, a full URL only one.
     pub fn fail_next(&self, prefix: &str, status: u16, n: usize) {
         self.add_fault(prefix, FaultKind::Status(status), n);
+    }
+
+    /// Like [`GitHub::fail_next`], for requests with `method` only (a `POST` that opens a pull
+    /// request, not the `GET` that looks for one on the same path).
+    pub fn fail_next_method(&self, method: &str, prefix: &str, status: u16, n: usize) {
+        self.state().faults.push(Fault {
+            prefix: prefix.to_string(),
+            method: Some(method.to_string()),
+            kind: FaultKind::Status(status),
+            remaining: n,
+        });
     }
 
     /// The next `n` requests starting with `prefix` are answered normally but only after
@@ -543,6 +567,7 @@ impl GitHub {
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
         self.state().faults.push(Fault {
             prefix: prefix.to_string(),
+            method: None,
             kind,
             remaining,
         });
@@ -560,6 +585,21 @@ impl GitHub {
             .repos
             .get(repo)
             .map(|r| r.pulls.clone())
+            .unwrap_or_default()
+    }
+
+    /// The bodies of the comments on pull request `number` of `repo`, in the order posted.
+    pub fn comments(&self, repo: &str, number: u64) -> Vec<String> {
+        self.state()
+            .repos
+            .get(repo)
+            .map(|r| {
+                r.comments
+                    .iter()
+                    .filter(|(n, _)| *n == number)
+                    .map(|(_, body)| body.clone())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -648,6 +688,13 @@ impl Repo<'_> {
             repo.ensure_commit(sha);
             repo.branches.insert(branch.to_string(), sha.to_string());
         });
+        self
+    }
+
+    /// Makes a token's `permissions.push` on this repository false, as for a token that may
+    /// only read it.
+    pub fn read_only(&self) -> &Self {
+        self.with(|repo, _| repo.push = false);
         self
     }
 
@@ -852,7 +899,7 @@ fn epoch_ceil(time: SystemTime) -> u64 {
 // Request handling
 
 fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
-    let fault = take_fault(shared, origin, &request.target);
+    let fault = take_fault(shared, origin, &request.method, &request.target);
     let mut response = match fault {
         Some(FaultKind::Status(status)) => fault_response(origin, status),
         Some(FaultKind::Redirect(base)) => redirect(format!("{base}{}", request.target)),
@@ -894,11 +941,13 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
     response
 }
 
-fn take_fault(shared: &Shared, origin: Origin, target: &str) -> Option<FaultKind> {
+fn take_fault(shared: &Shared, origin: Origin, method: &str, target: &str) -> Option<FaultKind> {
     let url = format!("{}{target}", shared.urls.of(origin));
     let mut state = lock(&shared.state);
     let fault = state.faults.iter_mut().find(|f| {
-        f.remaining > 0 && (target.starts_with(&f.prefix) || url.starts_with(&f.prefix))
+        f.remaining > 0
+            && f.method.as_deref().is_none_or(|m| m == method)
+            && (target.starts_with(&f.prefix) || url.starts_with(&f.prefix))
     })?;
     fault.remaining -= 1;
     Some(fault.kind.clone())
@@ -1044,7 +1093,8 @@ fn api(shared: &Shared, request: &Request) -> Response {
         .header("cache-control", "private, max-age=60, s-maxage=60")
 }
 
-/// `POST /repos/{o}/{r}/pulls` and `PATCH /repos/{o}/{r}/pulls/{n}`.
+/// `POST /repos/{o}/{r}/pulls` (422 for an unknown base branch or a head that has one),
+/// `PATCH /repos/{o}/{r}/pulls/{n}` and `POST /repos/{o}/{r}/issues/{n}/comments`.
 fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
     let segments = segments(request);
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
@@ -1063,6 +1113,17 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
                 return Response::json(422, &json!({"message": "Validation Failed"}));
             };
             let head = head.rsplit(':').next().unwrap_or(&head).to_string();
+            if !repo.branches.contains_key(&base) {
+                return Response::json(
+                    422,
+                    &json!({
+                        "message": "Validation Failed",
+                        "errors": [{"resource": "PullRequest", "field": "base", "code": "invalid"}],
+                        "documentation_url": DOCS,
+                        "status": "422",
+                    }),
+                );
+            }
             if repo.pulls.iter().any(|p| p.head == head) {
                 return Response::json(
                     422,
@@ -1080,6 +1141,32 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
             let answer = pull_json(urls, repo, &pull);
             repo.pulls.push(pull);
             Response::json(201, &answer)
+        }
+        ["repos", owner, name, "issues", number, "comments"] if request.method == "POST" => {
+            let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
+                return not_found_json();
+            };
+            let Some(number) = number
+                .parse::<u64>()
+                .ok()
+                .filter(|n| repo.pulls.iter().any(|p| p.number == *n))
+            else {
+                return not_found_json();
+            };
+            let Some(text) = field("body") else {
+                return Response::json(422, &json!({"message": "Validation Failed"}));
+            };
+            repo.comments.push((number, text.clone()));
+            let id = repo.comments.len();
+            let full = repo.full_name();
+            Response::json(
+                201,
+                &json!({
+                    "id": id,
+                    "body": text,
+                    "html_url": format!("{}/{full}/pull/{number}#issuecomment-{id}", urls.server),
+                }),
+            )
         }
         ["repos", owner, name, "pulls", number] if request.method == "PATCH" => {
             let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
@@ -1142,7 +1229,22 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
     let releases = || repo.visible_releases(authorized).into_iter();
     let link_base = state.link_base.as_deref().unwrap_or(&urls.api);
     match rest {
-        [] => Response::json(200, &repo_json(urls, repo)),
+        [] => Response::json(200, &repo_json(urls, repo, authorized)),
+        ["issues", number, "comments"] => {
+            let comments = repo
+                .comments
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| number.parse() == Ok(*n))
+                .map(|(i, (_, body))| json!({"id": i + 1, "body": body}))
+                .collect();
+            paginate(
+                link_base,
+                request,
+                &format!("/repositories/{}/issues/{number}/comments", repo.id),
+                comments,
+            )
+        }
         ["releases"] => {
             let releases = releases().map(|r| release_json(urls, repo, r)).collect();
             let link_path = format!("/repositories/{}/releases", repo.id);
@@ -1329,9 +1431,11 @@ fn commit_response(urls: &Urls, repo: &RepoState, rev: &str, request: &Request) 
     )
 }
 
-fn repo_json(urls: &Urls, repo: &RepoState) -> Value {
+/// A repository; `permissions` (what the token may do, as GitHub answers a token's holder)
+/// only for a request that carries one.
+fn repo_json(urls: &Urls, repo: &RepoState, authorized: bool) -> Value {
     let full = repo.full_name();
-    json!({
+    let mut value = json!({
         "id": repo.id,
         "name": repo.name,
         "full_name": full,
@@ -1340,7 +1444,17 @@ fn repo_json(urls: &Urls, repo: &RepoState) -> Value {
         "html_url": format!("{}/{full}", urls.server),
         "url": format!("{}/repos/{full}", urls.api),
         "default_branch": repo.branches.keys().next().map_or("main", String::as_str),
-    })
+    });
+    if authorized {
+        value["permissions"] = json!({
+            "admin": false,
+            "maintain": false,
+            "push": repo.push,
+            "triage": true,
+            "pull": true,
+        });
+    }
+    value
 }
 
 fn release_json(urls: &Urls, repo: &RepoState, release: &Release) -> Value {
