@@ -20,6 +20,7 @@ mod fresh_clone;
 mod fuzz_corpus;
 mod image;
 mod image_e2e;
+mod kill;
 mod layers;
 mod net;
 mod patch_fuzz_gnu;
