@@ -5,7 +5,8 @@
 //! other delay is drawn from the run's last third instead (to a little past its end), where
 //! the writes are: a run spends most of its time starting, reading and fetching.
 //!
-//! 1. right after the kill, every file is whole, its old bytes or its new ones; and unless
+//! 1. once what the killed run started has ended too (a `git push` it ran goes on: [`settle`]),
+//!    every file is whole, its old bytes or its new ones; and unless
 //!    `.revendor-txn/plan` exists, the tree is exactly the old one or the new one (the README's
 //!    promise: a mixed tree exists only while its plan does);
 //! 2. the next command (which finishes or discards the interrupted write first) leaves the old
@@ -125,8 +126,7 @@ impl Rounds<'_> {
             };
             let mut child = spawn();
             std::thread::sleep(Duration::from_micros(delay));
-            let _ = child.kill();
-            let _ = child.wait();
+            kill(child);
             let round = format!("{} round {}", self.name, t.rounds);
 
             let now = self.state();
@@ -190,6 +190,44 @@ impl Rounds<'_> {
         );
         t
     }
+}
+
+/// SIGKILLs `child` (spawned by `Revendor::spawn`, leading its process group), reaps it, and
+/// [`settle`]s its group.
+pub fn kill(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+    settle(child.id());
+}
+
+/// Waits until no process is left in process group `pgid`: a killed run's children (a
+/// `git push`, a credential helper) are not killed with it and finish what they were doing,
+/// which is part of what the kill leaves.
+pub fn settle(pgid: u32) {
+    let started = Instant::now();
+    while in_group(pgid) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "process group {pgid} still runs"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether any process's group is `pgid` (`/proc/<pid>/stat`, field 5).
+fn in_group(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
+    })
 }
 
 /// The paths of `now` that are neither all old nor all new: which files are old, which new.
