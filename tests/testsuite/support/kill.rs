@@ -124,7 +124,7 @@ impl Rounds<'_> {
             } else {
                 rng.below(span_us)
             };
-            let mut child = spawn();
+            let child = spawn();
             std::thread::sleep(Duration::from_micros(delay));
             kill(child);
             let round = format!("{} round {}", self.name, t.rounds);
