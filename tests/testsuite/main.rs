@@ -26,6 +26,7 @@ mod net;
 mod patch_fuzz_gnu;
 mod patch_golden;
 mod pr;
+mod properties;
 mod reference_doc;
 mod registry;
 mod removed;
