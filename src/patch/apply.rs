@@ -333,7 +333,10 @@ mod tests {
         assert_eq!(undone.content, b"1\n4\n5\n");
         assert_eq!(undone.offsets, [1 - 2555555555555555536]);
         let p = file("--- a/x\n+++ b/x\n@@ -2555555555555555537 +4 @@\n-4\n+four\n");
-        assert_eq!(apply(&p, BASE.as_bytes()).unwrap().offsets, [3 - 2555555555555555536]);
+        assert_eq!(
+            apply(&p, BASE.as_bytes()).unwrap().offsets,
+            [3 - 2555555555555555536]
+        );
         assert!(apply(&p, b"nothing\nhere\n").is_err());
     }
 

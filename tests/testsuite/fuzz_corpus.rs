@@ -9,8 +9,11 @@ use std::path::Path;
 
 const FUZZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz");
 
+/// What a target does with one input.
+type Target = fn(&[u8]);
+
 /// Each target by its `fuzz_targets/<name>.rs` name, with the function it calls.
-const TARGETS: [(&str, fn(&[u8])); 9] = [
+const TARGETS: [(&str, Target); 9] = [
     ("patch_parse", targets::patch_parse),
     ("patch_apply", targets::patch_apply),
     ("merge3", targets::merge3),

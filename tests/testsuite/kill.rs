@@ -208,9 +208,7 @@ fn a_read_only_package_is_checked_as_its_interrupted_write_leaves_it() {
     std::fs::set_permissions(rv.cache(), std::fs::Permissions::from_mode(0o777)).unwrap();
     read_only(pkg.path(), true);
     let run = |args: &[&str]| {
-        let Some(mut cmd) = as_reader(rv.command(args)) else {
-            return None;
-        };
+        let mut cmd = as_reader(rv.command(args))?;
         let out = cmd.output().unwrap();
         Some((
             out.status.code().unwrap_or(-1),
