@@ -66,6 +66,16 @@ pub enum Error {
         /// The operating system's answer.
         source: std::io::Error,
     },
+    /// A killed run committed a write (its plan, `.revendor-txn/plan`) that
+    /// could not be finished, so no new write may start: the files on disk
+    /// mix old and new until it is.
+    #[error("an interrupted write in `{}` must be finished first, and could not be", package.display())]
+    Unfinished {
+        /// The package directory.
+        package: PathBuf,
+        /// Why finishing it failed.
+        source: Box<Error>,
+    },
     /// A download did not match the sha256 it must have.
     #[error("`{what}` has sha256 {actual}, expected {expected}")]
     Checksum {
@@ -221,6 +231,7 @@ impl Error {
             Error::Http(_)
             | Error::Git { .. }
             | Error::Io { .. }
+            | Error::Unfinished { .. }
             | Error::Checksum { .. }
             | Error::NotFound { .. }
             | Error::Malformed { .. }
@@ -250,6 +261,9 @@ impl Error {
             ),
             Error::PristineEdited { .. } => Some(
                 "restore it with `git checkout`, or re-fetch it with `revendor update`".into(),
+            ),
+            Error::Unfinished { .. } => Some(
+                "make the package writable and run any revendor command there: it finishes the interrupted write before anything else".into(),
             ),
             Error::Builder(e) => e.hint(),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
@@ -337,7 +351,7 @@ impl Error {
             Error::Registry(_) | Error::PinnedImage { .. } => "revendor-image-pin",
             Error::Builder(_) => "revendor-image-build",
             Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
-            Error::Io { .. } => "exit-codes",
+            Error::Io { .. } | Error::Unfinished { .. } => "exit-codes",
         }
     }
 

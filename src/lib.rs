@@ -23,6 +23,7 @@
 //! | [`workspace`] | the run's `Context`: package, environment, network, console | – |
 //! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
+//! | [`journal`] | an interrupted write's plan, and the package read as it leaves it | `.revendor-txn/` |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |
 //! | [`ops`] | one pipeline per command | – |
 //! | [`report`] | findings as human lines, JSON, GitHub annotations | `$GITHUB_STEP_SUMMARY` |
@@ -43,6 +44,7 @@ pub mod env;
 pub mod error;
 pub mod go;
 pub mod image;
+pub mod journal;
 pub mod manifest;
 pub mod marker;
 pub mod net;

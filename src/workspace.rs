@@ -63,6 +63,21 @@ impl Context {
             Recovery::Completed => {
                 shell.warn("an interrupted run had committed; its writes were completed")
             }
+            Recovery::ReadOnly {
+                committed: true,
+                reason,
+            } => shell.warn(format!(
+                "an interrupted run had committed, and its writes cannot be completed here \
+                 ({reason}): the package is read as they leave it; the files on disk stay \
+                 mixed until a revendor command runs where it can write"
+            )),
+            Recovery::ReadOnly {
+                committed: false,
+                reason,
+            } => shell.warn(format!(
+                "an interrupted run had not committed, and its staged files cannot be \
+                 discarded here ({reason}); the package is as it was before that run"
+            )),
         }
         if let Some(downloads) = shell.downloads() {
             client.set_progress(Box::new(move |url, done, total| {

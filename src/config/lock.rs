@@ -159,7 +159,7 @@ impl Lock {
     /// Reads the lock of the package at `dir`; `Ok(None)` when there is none yet.
     pub fn load(dir: &Path) -> Result<Option<Lock>, ConfigError> {
         let path = dir.join(LOCK_PATH);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::journal::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {

@@ -409,7 +409,7 @@ impl Config {
     /// Reads and validates `<dir>/vendor.toml`.
     pub fn load(dir: &Path) -> Result<Config, ConfigError> {
         let path = dir.join("vendor.toml");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = crate::journal::read_to_string(&path).map_err(|e| {
             ConfigError::at(&path, None, format!("cannot read vendor.toml: {e}"))
                 .hint("run revendor in a package directory or pass -C DIR")
         })?;

@@ -136,7 +136,7 @@ pub(super) fn validate(
         }
         let (file, resolved) = cx.path_of("file", &r.file, true)?;
         patch_files.push((resolved, r.name.get_ref().clone(), cx.line(&r.file)));
-        if !dir.join(&file).is_file() {
+        if !crate::journal::is_file(&dir.join(&file)) {
             return Err(cx
                 .err(&r.file, format!("patch file `{file}` does not exist"))
                 .hint("create the patch or fix `file`"));

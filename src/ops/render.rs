@@ -12,7 +12,7 @@
 //!    into the last patch targeting the file, which the lock then records.
 //! 3. Apply the vendor patches strictly (offsets reported, no fuzz). A file
 //!    whose last section deletes it (`+++ /dev/null`) is removed, once the
-//!    file there is known to be the one it deletes ([`deleted`]).
+//!    file there is known to be the one it deletes (`deleted`).
 //! 4. Rewrite with the locked version, pin the locked image.
 //! 5. Delete what a removed `[[vendor]]` rendered, and record in the lock
 //!    what each output is now made from when a `[[vendor]]` or `[[patch]]`

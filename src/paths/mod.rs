@@ -3,7 +3,9 @@
 //! Every command that changes files builds a [`Transaction`]: new contents are
 //! staged, then swapped in together, so a failure at any point leaves the tree
 //! as it was. See `transaction.rs` for how a kill is survived, and
-//! `bounds.rs` for where it refuses to write.
+//! `bounds.rs` for where it refuses to write. Reads go through
+//! [`crate::journal`], so a package holding a write that could not be
+//! finished reads as that write leaves it.
 
 mod bounds;
 mod transaction;
@@ -13,13 +15,14 @@ pub use transaction::{Recovery, Transaction, recover};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::journal;
 
 /// The directory, inside the package, where a transaction stages its files.
 pub const STAGING_DIR: &str = ".revendor-txn";
 
 /// Reads a file, naming it on failure.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| Error::Io {
+    journal::read(path).map_err(|source| Error::Io {
         action: "read",
         path: path.to_path_buf(),
         source,
@@ -28,7 +31,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 
 /// Reads a file that may be absent.
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
+    match journal::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(Error::Io {

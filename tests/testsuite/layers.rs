@@ -33,10 +33,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("env", &[]),
     ("console", &[]),
     // config → go: vendor.toml's `[image] go` is validated as a go::Version.
-    ("config", &["go"]),
+    ("journal", &[]),
+    ("config", &["go", "journal"]),
     ("error", &["builder", "config", "net", "patch", "registry"]),
     ("net", &[]),
-    ("paths", &["error"]),
+    ("paths", &["error", "journal"]),
     ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
     ("builder", &["image", "net"]),

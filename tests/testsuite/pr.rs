@@ -606,6 +606,139 @@ fn every_refusal_is_clear_and_leaves_nothing_half_done() {
     }
 }
 
+/// Issue 13: `pr --create` killed at a hundred random moments. Each round gets a fresh
+/// origin and platform repository, so every kill meets the first run's state. Once the kill
+/// settled (a `git push` the run started finishes on its own), HEAD, the index and the work tree are as they were, and origin holds no branch or the
+/// upgrade's whole commit; after the next run there is one branch holding that commit, one
+/// pull request, and no lock file in either repository.
+#[test]
+fn sigkill_during_pr_create_leaves_nothing_half_done() {
+    let s = Setup::new();
+    s.rv().run(&["update"]).expect(0);
+    let before = s.user_state();
+    let base = s.repo.head();
+    let origins = tempfile::tempdir().unwrap();
+    let git_on = |dir: &Path, args: &[&str]| -> Option<String> {
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(dir)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    // A fresh bare origin and platform repository for round `n`, and revendor aimed at them.
+    let round = |n: usize| {
+        let origin = origins.path().join(n.to_string());
+        git_on(&origin, &["init", "--quiet", "--bare"]).unwrap();
+        s.repo.git(&[
+            "remote",
+            "set-url",
+            "origin",
+            &format!("file://{}", origin.display()),
+        ]);
+        let platform = format!("{PLATFORM}-{n}");
+        s.gh.repo(&platform).branch("main", &"1".repeat(40));
+        let rv = s.rv().env("GITHUB_REPOSITORY", &platform);
+        (origin, platform, rv)
+    };
+    let branch_tree = |origin: &Path| {
+        let head = git_on(
+            origin,
+            &["rev-parse", "--verify", &format!("refs/heads/{BRANCH}")],
+        )?;
+        assert_eq!(
+            git_on(origin, &["rev-parse", &format!("{head}^")]).as_deref(),
+            Some(base.as_str()),
+            "the upgrade commit sits on the base"
+        );
+        git_on(origin, &["rev-parse", &format!("{head}^{{tree}}")])
+    };
+    let locks = |dirs: &[&Path]| -> Vec<String> {
+        dirs.iter()
+            .flat_map(|d| support::package::read_tree(d).into_keys())
+            .filter(|p| p.ends_with(".lock"))
+            .collect()
+    };
+
+    // Three whole runs: the commit's tree, and how long a run takes.
+    let mut spans = Vec::new();
+    let mut tree = None;
+    for n in 0..3 {
+        let (origin, _, rv) = round(n);
+        let started = std::time::Instant::now();
+        rv.run(&["pr", "--create"]).expect(0);
+        spans.push(started.elapsed());
+        tree = branch_tree(&origin);
+    }
+    let tree = tree.expect("a whole run pushes the branch");
+    spans.sort();
+    let span_us = spans[1].as_micros() as u64;
+
+    let mut rng = support::kill::Rng::new(0xbf58_476d_1ce4_e5b9);
+    let (mut untouched, mut pushed, mut opened) = (0, 0, 0);
+    let mut n = 3;
+    while n < 103 || (n < 203 && (untouched == 0 || opened == 0)) {
+        let (origin, platform, rv) = round(n);
+        n += 1;
+        let delay = if n % 2 == 0 {
+            span_us * 2 / 3 + rng.below(span_us * 2 / 5)
+        } else {
+            rng.below(span_us)
+        };
+        let child = rv.spawn(&["pr", "--create"]);
+        std::thread::sleep(std::time::Duration::from_micros(delay));
+        support::kill::kill(child);
+
+        assert_eq!(
+            s.user_state(),
+            before,
+            "round {n}: HEAD, index and work tree"
+        );
+        let pulls = s.gh.pulls(&platform).len();
+        match branch_tree(&origin) {
+            None => {
+                assert_eq!(pulls, 0, "round {n}: a pull request without its branch");
+                untouched += 1;
+            }
+            Some(t) => {
+                assert_eq!(t, tree, "round {n}: the pushed commit holds the upgrade");
+                if pulls == 0 { pushed += 1 } else { opened += 1 }
+            }
+        }
+
+        let out = rv.run(&["pr", "--create"]);
+        assert_eq!(out.code, 0, "round {n}: {}", out.stderr);
+        assert_eq!(s.user_state(), before, "round {n}");
+        assert_eq!(
+            branch_tree(&origin).as_deref(),
+            Some(tree.as_str()),
+            "round {n}"
+        );
+        let pulls = s.gh.pulls(&platform);
+        assert_eq!(pulls.len(), 1, "round {n}: {pulls:?}");
+        assert_eq!(pulls[0].head, BRANCH);
+        let git_dir = s.repo.path().join(".git");
+        assert_eq!(
+            locks(&[&git_dir, &origin]),
+            Vec::<String>::new(),
+            "round {n}"
+        );
+    }
+    eprintln!(
+        "pr --create: {:?} a run; {n} rounds: untouched {untouched}, pushed {pushed}, opened {opened}",
+        spans[1]
+    );
+    assert!(
+        untouched > 0 && opened > 0,
+        "kills landed before and after the push"
+    );
+}
+
 #[test]
 fn pr_create_with_nothing_changed_is_a_quiet_success() {
     let s = Setup::new();

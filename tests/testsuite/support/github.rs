@@ -86,6 +86,8 @@ pub struct LoggedRequest {
     pub user_agent: Option<String>,
     /// The status the server answered.
     pub status: u16,
+    /// When the request arrived.
+    pub at: std::time::Instant,
 }
 
 impl LoggedRequest {
@@ -118,6 +120,13 @@ impl Requests {
     /// The statuses answered to requests starting with `prefix`, in order.
     pub fn statuses(&self, prefix: &str) -> Vec<u16> {
         self.matching(prefix).iter().map(|r| r.status).collect()
+    }
+
+    /// The time between consecutive requests starting with `prefix`: the waits of a client
+    /// that retries.
+    pub fn gaps(&self, prefix: &str) -> Vec<Duration> {
+        let at: Vec<_> = self.matching(prefix).iter().map(|r| r.at).collect();
+        at.windows(2).map(|w| w[1] - w[0]).collect()
     }
 
     /// The targets of all requests, in order; handy in assertion messages.
@@ -203,6 +212,8 @@ enum FaultKind {
     },
     /// The normal answer, its body spread over this time in twenty pieces.
     Spread(Duration),
+    /// The normal answer, the connection closed halfway through its body.
+    Cut,
 }
 
 struct RepoState {
@@ -599,6 +610,12 @@ impl GitHub {
         self.add_fault(prefix, FaultKind::Spread(over), n);
     }
 
+    /// The next `n` requests starting with `prefix` are answered normally, but the connection
+    /// is closed after half the body (its `Content-Length` announcing all of it).
+    pub fn cut_next(&self, prefix: &str, n: usize) {
+        self.add_fault(prefix, FaultKind::Cut, n);
+    }
+
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
         self.state().faults.push(Fault {
             prefix: prefix.to_string(),
@@ -957,6 +974,7 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
                 Some(FaultKind::Spread(over)) => {
                     response.pace = Some(Pace::spread(response.body.len(), over));
                 }
+                Some(FaultKind::Cut) => response.cut_at = Some(response.body.len() / 2),
                 _ => {}
             }
             response
@@ -978,6 +996,7 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         accept: request.header("accept").map(str::to_string),
         user_agent: request.header("user-agent").map(str::to_string),
         status: response.status,
+        at: std::time::Instant::now(),
     });
     response
 }
