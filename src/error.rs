@@ -320,6 +320,41 @@ impl Error {
         causes
     }
 
+    /// The section of docs/reference.md that explains what this error is
+    /// about: `cli` ends every `help:` line with it, so the next step is
+    /// always one link away (the anchors are GitHub's heading slugs; a test
+    /// in `cli` checks each one exists).
+    pub fn reference(&self) -> &'static str {
+        match self {
+            Error::Config(c) => {
+                let file = c.file.to_string_lossy();
+                if file.ends_with("lock.toml") {
+                    "upstreamlocktoml"
+                } else if file.ends_with(".patch") || file.ends_with(".diff") {
+                    "patch"
+                } else if file.ends_with("Dockerfile") {
+                    "image"
+                } else {
+                    "vendortoml"
+                }
+            }
+            Error::Usage { .. } => "commands",
+            Error::NoRelease { .. } => "upstream",
+            Error::Http(_)
+            | Error::Git { .. }
+            | Error::NotFound { .. }
+            | Error::Malformed { .. }
+            | Error::Unreachable { .. } => "environment",
+            Error::Checksum { .. } | Error::PristineEdited { .. } => "upstreamlocktoml",
+            Error::Render { .. } => "rewrite",
+            Error::PatchDoesNotApply { .. } | Error::Conflict(_) => "revendor-update",
+            Error::Registry(_) | Error::PinnedImage { .. } => "revendor-image-pin",
+            Error::Builder(_) => "revendor-image-build",
+            Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
+            Error::Io { .. } => "exit-codes",
+        }
+    }
+
     /// A usage error with a hint.
     pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Error::Usage {

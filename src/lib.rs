@@ -8,7 +8,7 @@
 //! | module | owns | reads / writes |
 //! | --- | --- | --- |
 //! | [`config`] | vendor.toml → `Config`, the lock | vendor.toml, upstream/lock.toml |
-//! | [`upstream`] | releases, files, source trees; the download cache | GitHub API, raw files, archives, git |
+//! | [`upstream`] | releases, files, directory listings, source trees; the download cache | GitHub API (releases, git trees), raw files, archives, git |
 //! | [`net`] | the one HTTP transport (scheme rule, deadline, retries), the GitHub client, cache file writes | the download cache |
 //! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
 //! | [`image`] | read-only OCI values: references, digests, manifests | – |

@@ -30,7 +30,7 @@ pub struct Context {
     pub root: PathBuf,
     /// The environment variables.
     pub env: Env,
-    /// The HTTP client (counts requests for `-v`).
+    /// The HTTP client (counts requests for `-v`); TLS is set up on its first request only.
     pub client: Client,
     /// The console.
     pub shell: Shell,
@@ -54,7 +54,7 @@ impl Context {
             offline,
             retries: 3,
             timeout: env.http_timeout,
-        })?;
+        });
         match paths::recover(&root)? {
             Recovery::Clean => {}
             Recovery::RolledBack => {
@@ -115,7 +115,7 @@ impl Context {
             .timeout(self.env.http_timeout)
             .credentials(credentials)
             .mirrors(mirrors)
-            .build()?;
+            .build();
         if self.shell.verbosity() == Verbosity::Verbose {
             let shell = self.shell.clone();
             client.set_request_hook(Box::new(move |x| shell.step("HTTP", exchange(x))));

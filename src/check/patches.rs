@@ -87,7 +87,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
 }
 
 fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
-    for vendor in &input.config.vendor {
+    for vendor in input.files()?.iter() {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::patch;
 use crate::paths::{self, Transaction};
-use crate::render::Patches;
+use crate::render::{self, Patches};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -53,8 +53,9 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut txn = Transaction::new(&ctx.root);
 
     let mut vendor = Patches::load(&config)?;
-    vendor.check_targets(&config)?;
-    for v in &config.vendor {
+    let files = render::files(&config, lock.files.iter().map(|f| f.from.as_str()), &vendor)?;
+    vendor.check_targets(&config, &files)?;
+    for v in &files {
         let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
         let walk = vendor.stack(v, &lock.upstream.version).apply(&pristine);
         walk.output?;

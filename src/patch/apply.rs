@@ -122,7 +122,24 @@ fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyEr
         return Err(ApplyError::NotNew { file: patch.name() });
     }
     let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
-    let mut content = Vec::with_capacity(base.len());
+    // Lines are slices of `base`: where line `i` starts, so unchanged runs copy in one piece.
+    let at_line = |i: usize| {
+        lines
+            .get(i)
+            .map_or(base.len(), |l| l.as_ptr() as usize - base.as_ptr() as usize)
+    };
+    let side = |h: &Hunk, new: bool| -> usize {
+        let own = if new { LineKind::Add } else { LineKind::Remove };
+        h.lines
+            .iter()
+            .filter(|l| l.kind == own)
+            .map(|l| l.text.len())
+            .sum()
+    };
+    let (grown, shrunk) = patch.hunks.iter().fold((0, 0), |(g, s), h| {
+        (g + side(h, !reverse), s + side(h, reverse))
+    });
+    let mut content = Vec::with_capacity((base.len() + grown).saturating_sub(shrunk));
     let mut cursor = 0;
     let mut offset = 0;
     let mut offsets = Vec::with_capacity(patch.hunks.len());
@@ -155,13 +172,15 @@ fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyEr
         let at = search
             .locate(stated + offset)
             .map_err(|fail| fail.into_error(index + 1, hunk))?;
-        content.extend(lines[cursor..at].concat());
-        content.extend(to.concat());
+        content.extend_from_slice(&base[at_line(cursor)..at_line(at)]);
+        for line in &to {
+            content.extend_from_slice(line);
+        }
         cursor = at + from.len();
         offset = at as isize - stated;
         offsets.push(offset);
     }
-    content.extend(lines[cursor..].concat());
+    content.extend_from_slice(&base[at_line(cursor)..]);
     if deletes && !content.is_empty() {
         return Err(ApplyError::NotEmpty { file: patch.name() });
     }

@@ -42,6 +42,35 @@ pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
+/// Every regular file under `dir` (package-relative, ending with `/`) of the
+/// package at `root`, recursively, as package-relative `/`-separated paths,
+/// sorted. Symlinks are not followed; a directory that does not exist holds
+/// nothing.
+pub fn list(root: &Path, dir: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_string()];
+    while let Some(rel) = pending.pop() {
+        let path = root.join(&rel);
+        let entries = match std::fs::read_dir(&path) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(io("list", &path)(source)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(io("list", &path))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = entry.file_type().map_err(io("list", &entry.path()))?;
+            if kind.is_dir() {
+                pending.push(format!("{rel}{name}/"));
+            } else if kind.is_file() {
+                out.push(format!("{rel}{name}"));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Wraps an I/O error with the action and path.
 pub(crate) fn io<'a>(
     action: &'static str,

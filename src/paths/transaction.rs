@@ -252,7 +252,7 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
                 let target = root.join(path);
                 touched.extend(ancestors(root, &target));
                 match fs::remove_file(&target) {
-                    Ok(()) => {}
+                    Ok(()) => prune(root, &target),
                     Err(e) if e.kind() == ErrorKind::NotFound => {}
                     Err(source) => return Err(io("remove", &target)(source)),
                 }
@@ -261,8 +261,9 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     }
     for dir in &touched {
         match sync_dir(dir) {
-            // Removing a file that was never there names a directory that may
-            // not exist either; there is nothing to sync in it.
+            // A directory a removal left empty was pruned (its parent, synced
+            // too, records that), and removing a file that was never there names
+            // a directory that may not exist either: nothing to sync in them.
             Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {}
             other => other?,
         }
@@ -278,6 +279,19 @@ fn ancestors(root: &Path, path: &Path) -> Vec<PathBuf> {
         .take_while(|dir| dir.starts_with(root))
         .map(Path::to_path_buf)
         .collect()
+}
+
+/// Removes the directories that removing `file` left empty, up to (not
+/// including) the package root: a vendored directory whose last file in a
+/// subdirectory upstream removed leaves no empty subdirectory behind.
+fn prune(root: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -308,6 +322,19 @@ mod tests {
         assert_eq!(fs::read(dir.path().join("a/b/new")).unwrap(), b"hello");
         assert!(!dir.path().join("old").exists());
         assert!(!dir.path().join(STAGING_DIR).exists());
+    }
+
+    #[test]
+    fn removing_the_last_file_of_a_directory_removes_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("c/sub/deep")).unwrap();
+        fs::write(dir.path().join("c/sub/deep/a"), "x").unwrap();
+        fs::write(dir.path().join("c/b"), "x").unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.remove("c/sub/deep/a");
+        t.commit().unwrap();
+        assert!(!dir.path().join("c/sub").exists());
+        assert!(dir.path().join("c/b").exists());
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub fn body(s: &Summary) -> String {
     image(&mut b, s.builder.as_ref(), s.image.as_ref());
     markers(&mut b, &s.markers);
     diffstat(&mut b, &s.diffstat);
+    arrived(&mut b, &s.added, &s.removed);
     adaptations(&mut b, s);
     checks(&mut b, &s.checks);
     b
@@ -261,6 +262,21 @@ fn markers(b: &mut String, markers: &[Marker]) {
             }
         };
         let _ = writeln!(b, "- `{}`: {value}{before}; {offline}; {online}", m.name);
+    }
+}
+
+/// The files of vendored directories upstream added and removed.
+fn arrived(b: &mut String, added: &[String], removed: &[String]) {
+    for (list, what) in [
+        (added, "Files upstream added, vendored now"),
+        (removed, "Files upstream removed, deleted here"),
+    ] {
+        if !list.is_empty() {
+            let _ = writeln!(b, "\n{what}:\n");
+            for f in list {
+                let _ = writeln!(b, "- `{f}`");
+            }
+        }
     }
 }
 

@@ -28,6 +28,11 @@ pub struct Summary {
     /// Lines added and removed in each vendored upstream file between the
     /// versions, in vendor.toml order.
     pub diffstat: Vec<FileStat>,
+    /// Files of vendored directories upstream added between the versions
+    /// (rendered paths), vendored now.
+    pub added: Vec<String>,
+    /// Files of vendored directories upstream removed, deleted here.
+    pub removed: Vec<String>,
     /// What changed in each changed file of the package, sorted by path.
     pub adaptations: Vec<Adaptation>,
     /// The checks run on the working tree and what they found.

@@ -170,22 +170,25 @@ impl Patches {
         self.loaded
     }
 
-    /// Sections that target no vendored file: a patch naming a file that is
-    /// not vendored is a configuration error.
-    pub fn check_targets(&self, config: &Config) -> Result<()> {
+    /// Sections that target none of `files` (the vendored files,
+    /// [`super::files`]): a patch naming a file that is not vendored is a
+    /// configuration error.
+    pub fn check_targets(&self, config: &Config, files: &[Vendor]) -> Result<()> {
         for p in &self.loaded {
             for fp in &p.set.files {
                 let target = fp.target_path(p.strip).unwrap_or_default();
-                if !config
-                    .vendor
-                    .iter()
-                    .any(|v| v.from == target || v.to == target)
-                {
+                if !files.iter().any(|v| v.from == target || v.to == target) {
+                    let inside = config.vendor.iter().any(|v| v.renders(&target));
+                    let what = if inside {
+                        "which the vendored directory does not hold at the locked version"
+                    } else {
+                        "which no [[vendor]] names"
+                    };
                     return Err(ConfigError::at(
                         config.path(&p.file),
                         None,
                         format!(
-                            "patch `{}` targets `{target}` (after strip {}), which no [[vendor]] names",
+                            "patch `{}` targets `{target}` (after strip {}), {what}",
                             p.name, p.strip
                         ),
                     )

@@ -2,16 +2,22 @@
 //!
 //! Tags are listed from the remote directly (`ls-remote`); files are read
 //! from a bare mirror kept in the cache (`<cache>/git/<sha256 of url>`),
-//! into which only the tags asked for are fetched.
+//! into which only the tags asked for are fetched. A vendored directory is
+//! listed from the mirror's tree at the tag, each file with its blob id, so
+//! nothing but the tag is fetched for it.
 
 use std::path::{Path, PathBuf};
 
 use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
 
+use super::cache::Cache;
 use super::tree_hash::{Mode, TreeHasher};
-use super::{Release, Source, SourceTree};
+use super::{Listed, Release, Source, SourceTree};
 use crate::error::{Error, Result};
 use crate::image::Digest;
+
+/// The git file mode of a symlink, which is left out as archives leave it.
+const SYMLINK_MODE: i32 = 0o120000;
 
 /// A git repository as an upstream.
 #[derive(Debug)]
@@ -130,6 +136,40 @@ impl Source for Git {
             .map_err(|e| self.err(e))?;
         let commit = obj.peel_to_commit().map_err(|e| self.err(e))?;
         Ok(Some(commit.id().to_string()))
+    }
+
+    fn list(&self, tag: &str, dir: &str, _cache: &Cache) -> Result<Vec<Listed>> {
+        let repo = self.with_tag(tag)?;
+        let root = self.tree_at(&repo, tag)?;
+        let missing = || Error::NotFound {
+            what: format!("directory `{dir}` at {tag}"),
+            url: crate::net::redact(&self.url),
+        };
+        let tree = match dir.trim_end_matches('/') {
+            "" => root,
+            sub => root
+                .get_path(Path::new(sub))
+                .and_then(|e| e.to_object(&repo))
+                .and_then(|o| o.peel_to_tree())
+                .map_err(|_| missing())?,
+        };
+        let mut listed = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |parent, entry| {
+            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != SYMLINK_MODE {
+                let name = entry.name().unwrap_or_default();
+                listed.push(Listed {
+                    path: format!("{dir}{parent}{name}"),
+                    blob: entry.id().to_string(),
+                });
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(|e| self.err(e))?;
+        if listed.is_empty() {
+            return Err(missing());
+        }
+        listed.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(listed)
     }
 
     /// The tag's tree as committed: `export-ignore` and `export-subst`

@@ -10,6 +10,12 @@
 //!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
 //!    verified against the lock's [`tree_hash`] at the locked version, and
 //!    [`locked_tree`] reads that tree from the cache when it is there.
+//! 4. A vendored directory is [`Source::list`]ed at a tag: its files, each
+//!    with its git blob id, then [`fetch_listed`] one by one: from the cache
+//!    by blob id when a release before had the same file, else downloaded
+//!    and checked against that id. A source that serves whole archives (the
+//!    next ones: Helm chart repositories, release assets) lists the archive's
+//!    files with the blob ids of their bytes and caches them as it lists.
 
 pub mod archive;
 pub mod cache;
@@ -50,6 +56,16 @@ pub struct SourceTree {
     pub tree_sha256: String,
 }
 
+/// One file of a directory listing ([`Source::list`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its path in the upstream repository (`/`-separated, relative).
+    pub path: String,
+    /// The git blob id of its bytes ([`cache::blob_id`]): how it is found
+    /// in the cache, and what a download must hash to.
+    pub blob: String,
+}
+
 /// Read access to an upstream.
 pub trait Source {
     /// Every published release or tag (drafts excluded).
@@ -60,6 +76,63 @@ pub trait Source {
     fn commit(&self, tag: &str) -> Result<Option<String>>;
     /// The whole source tree at a tag.
     fn tree(&self, tag: &str) -> Result<SourceTree>;
+    /// Every regular file under `dir` (a path ending with `/`, or empty for
+    /// the root) at a tag, recursively, sorted by path; symlinks and
+    /// submodules are left out, as an archive leaves them. A directory that
+    /// does not exist there is [`Error::NotFound`]. A source that had to
+    /// read whole files to list them keeps them in `cache` by blob id.
+    fn list(&self, tag: &str, dir: &str, cache: &cache::Cache) -> Result<Vec<Listed>>;
+}
+
+/// The files of a listing by their blob ids, for a source that read them
+/// whole (an archive, a mirror): each put in `cache`, so that
+/// [`fetch_listed`] finds it there.
+pub(crate) fn listed_from<'f>(
+    files: impl IntoIterator<Item = (&'f String, &'f Vec<u8>)>,
+    dir: &str,
+    cache: &cache::Cache,
+) -> Vec<Listed> {
+    files
+        .into_iter()
+        .filter(|(path, _)| path.starts_with(dir))
+        .map(|(path, bytes)| Listed {
+            path: path.clone(),
+            blob: cache.put_blob(bytes),
+        })
+        .collect()
+}
+
+/// Whether a listed path is relative and plain: no empty, `.` or `..`
+/// component, so that it names a file inside the vendored directory only.
+pub(crate) fn is_clean_path(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+/// A listed file's bytes at `tag`: from the cache by its blob id when there,
+/// else downloaded and checked against it.
+pub fn fetch_listed(
+    source: &dyn Source,
+    cache: &cache::Cache,
+    tag: &str,
+    listed: &Listed,
+) -> Result<Vec<u8>> {
+    if let Some(bytes) = cache.get_blob(&listed.blob) {
+        return Ok(bytes);
+    }
+    let bytes = source.file(tag, &listed.path)?;
+    let actual = cache::blob_id(&bytes);
+    if actual != listed.blob {
+        return Err(Error::Checksum {
+            what: format!("{} at {tag} (git blob id)", listed.path),
+            expected: listed.blob.clone(),
+            actual,
+        });
+    }
+    cache.put_blob(&bytes);
+    Ok(bytes)
 }
 
 /// The source for a package's `[upstream]`.
@@ -305,6 +378,14 @@ mod tests {
         Release {
             tag: tag.into(),
             prerelease: pre,
+        }
+    }
+
+    #[test]
+    fn listed_paths_must_be_plain() {
+        assert!(is_clean_path("charts/a/values.yaml"));
+        for bad in ["", "/etc/x", "a//b", "a/../b", "./a", "a/"] {
+            assert!(!is_clean_path(bad), "{bad}");
         }
     }
 

@@ -1100,7 +1100,9 @@ fn update_ends_with_the_finding_it_caused_and_the_next_command() {
     assert!(
         build.stderr.contains(&format!(
             "{DOCKERFILE}:{builder}: the builder's Go 1.24.11 is older than `go 1.25.0`"
-        )) && build.stderr.contains(&format!("  help: {next}\n")),
+        )) && build
+            .stderr
+            .contains(&format!("  help: {next} (docs/reference.md#image)\n")),
         "{}",
         build.stderr
     );

@@ -112,10 +112,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
+            "config",
             "console",
             "env",
             "error",
             "image",
+            "net",
             "ops",
             "registry",
             "report",

@@ -117,6 +117,16 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         image: image(repo, &tree, &config, &lock, before.lock.as_ref()),
         markers: markers(ctx, repo, &tree, &config, &lock, &findings),
         diffstat: copies.iter().map(diffstat).collect(),
+        added: before
+            .lock
+            .as_ref()
+            .map(|old| arrived(&lock, old))
+            .unwrap_or_default(),
+        removed: before
+            .lock
+            .as_ref()
+            .map(|old| arrived(old, &lock))
+            .unwrap_or_default(),
         adaptations,
         checks,
     };
@@ -444,4 +454,20 @@ fn diffstat(copy: &Copy) -> FileStat {
         }
         (Err(why), _) | (_, Err(why)) => stat("unknown", (0, 0), Some(why.clone())),
     }
+}
+
+/// The rendered paths of the upstream files `now` vouches for and `before`
+/// did not: what arrived between the two locks (the other way round, what
+/// went). A file without an `[[output]]` record is named by its upstream path.
+fn arrived(now: &Lock, before: &Lock) -> Vec<String> {
+    now.files
+        .iter()
+        .filter(|f| before.file_sha256(&f.from).is_none())
+        .map(|f| {
+            now.outputs
+                .iter()
+                .find(|o| o.from == f.from)
+                .map_or_else(|| f.from.clone(), |o| o.file.clone())
+        })
+        .collect()
 }

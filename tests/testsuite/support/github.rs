@@ -10,6 +10,11 @@
 //!    (with GitHub's `User-Agent`, token and rate-limit rules on the API), then an `ETag` and
 //!    `304` on API, raw and release-asset answers, then the request log.
 //!
+//! `git/trees/{ref}?recursive=1` answers as GitHub does: real git blob and tree ids, `blob`
+//! and `tree` entries with their modes (`100755` for executables, `120000` for symlinks,
+//! `040000` for directories),
+//! and `truncated` past a limit a test sets ([`GitHub::truncate_trees`]).
+//!
 //! What is deliberately like the real thing, because tools get it wrong: pagination links point
 //! at `/repositories/{id}/...` (follow them, do not rebuild them); archive and asset downloads
 //! answer `302` to another path (follow redirects); archives begin with a `pax_global_header`
@@ -179,6 +184,9 @@ struct State {
     faults: Vec<Fault>,
     /// Where pagination links point instead of the API, if set.
     link_base: Option<String>,
+    /// Most entries a `git/trees` answer lists before it says `truncated`
+    /// (GitHub: 100,000 entries or 7 MB).
+    tree_limit: Option<usize>,
 }
 
 struct Fault {
@@ -249,8 +257,28 @@ struct Commit {
 
 #[derive(Clone)]
 struct File {
+    /// The contents; for a symlink, the path it points at.
     bytes: Vec<u8>,
-    executable: bool,
+    mode: Mode,
+}
+
+/// A file's git mode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Regular,
+    Executable,
+    Symlink,
+}
+
+impl Mode {
+    /// As a git tree names it.
+    fn git(self) -> &'static str {
+        match self {
+            Mode::Regular => "100644",
+            Mode::Executable => "100755",
+            Mode::Symlink => "120000",
+        }
+    }
 }
 
 struct Tag {
@@ -463,6 +491,13 @@ impl GitHub {
     /// Pagination links point at `base` (an origin URL) instead of the API from now on.
     pub fn link_base(&self, base: &str) {
         self.state().link_base = Some(base.to_string());
+    }
+
+    /// `git/trees` answers list at most `entries` entries from now on and say
+    /// `"truncated": true` when there were more, as GitHub does past its
+    /// limit.
+    pub fn truncate_trees(&self, entries: usize) {
+        self.state().tree_limit = Some(entries);
     }
 
     /// The three variables that point the tool here, for `Command::envs`.
@@ -718,12 +753,18 @@ impl Repo<'_> {
     /// Puts a file at `rev`: a tag, a branch or a 40-hex commit. An unknown name becomes a
     /// lightweight tag on a commit derived from the repository and tag names.
     pub fn file_at(&self, rev: &str, path: &str, bytes: impl Into<Vec<u8>>) -> &Self {
-        self.put(rev, path, bytes.into(), false)
+        self.put(rev, path, bytes.into(), Mode::Regular)
     }
 
     /// Like [`Repo::file_at`], with the executable bit set in archives (scripts a build runs).
     pub fn executable_at(&self, rev: &str, path: &str, bytes: impl Into<Vec<u8>>) -> &Self {
-        self.put(rev, path, bytes.into(), true)
+        self.put(rev, path, bytes.into(), Mode::Executable)
+    }
+
+    /// A symlink at `path` pointing at `target`: mode `120000` in trees, a symlink entry in
+    /// archives, its target as the raw file's text (as GitHub serves it).
+    pub fn symlink_at(&self, rev: &str, path: &str, target: &str) -> &Self {
+        self.put(rev, path, target.as_bytes().to_vec(), Mode::Symlink)
     }
 
     /// Puts every file under the local directory `dir` at `rev`, keeping relative paths.
@@ -734,7 +775,7 @@ impl Repo<'_> {
         self
     }
 
-    fn put(&self, rev: &str, path: &str, bytes: Vec<u8>, executable: bool) -> &Self {
+    fn put(&self, rev: &str, path: &str, bytes: Vec<u8>, mode: Mode) -> &Self {
         self.with(|repo, _| {
             let sha = repo.commit_for(rev);
             let commit = repo
@@ -743,7 +784,7 @@ impl Repo<'_> {
                 .expect("commit_for creates the commit");
             commit.files.insert(
                 path.trim_start_matches('/').to_string(),
-                File { bytes, executable },
+                File { bytes, mode },
             );
         });
         self
@@ -1315,6 +1356,16 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
             found(git_ref_json(urls, repo, kind, &name.join("/")))
         }
         ["git", "tags", object] => found(tag_object_json(urls, repo, object)),
+        ["git", "trees", rev @ ..] => {
+            let recursive = request.query("recursive").is_some_and(|v| !v.is_empty());
+            found(tree_json(
+                urls,
+                repo,
+                &rev.join("/"),
+                recursive,
+                state.tree_limit,
+            ))
+        }
         ["commits", rev @ ..] => commit_response(urls, repo, &rev.join("/"), request),
         ["tarball", rev @ ..] => {
             let rev = rev.join("/");
@@ -1372,6 +1423,136 @@ fn git_ref_json(urls: &Urls, repo: &RepoState, kind: &str, name: &str) -> Option
             "type": object_type,
             "url": format!("{api}/repos/{full}/git/{collection}/{sha}"),
         },
+    }))
+}
+
+/// A directory of a commit, as git stores it: files with their mode and blob id, and
+/// subdirectories.
+#[derive(Default, Clone)]
+struct TreeNode {
+    /// name → (mode, blob id, size).
+    files: BTreeMap<String, (&'static str, String, usize)>,
+    dirs: BTreeMap<String, TreeNode>,
+}
+
+impl TreeNode {
+    fn of(commit: &Commit) -> TreeNode {
+        let mut root = TreeNode::default();
+        for (path, file) in &commit.files {
+            let mut parts: Vec<&str> = path.split('/').collect();
+            let name = parts.pop().expect("a path has a name");
+            let node = parts.into_iter().fold(&mut root, |node, dir| {
+                node.dirs.entry(dir.to_string()).or_default()
+            });
+            let entry = (file.mode.git(), blob_sha(&file.bytes), file.bytes.len());
+            node.files.insert(name.to_string(), entry);
+        }
+        root
+    }
+
+    /// Entries in git's order: by name, a directory compared as `name/`.
+    fn entries(&self) -> Vec<(&str, Option<&TreeNode>)> {
+        let mut out: Vec<(&str, Option<&TreeNode>)> = self
+            .files
+            .keys()
+            .map(|n| (n.as_str(), None))
+            .chain(self.dirs.iter().map(|(n, d)| (n.as_str(), Some(d))))
+            .collect();
+        out.sort_by_key(|(name, dir)| format!("{name}{}", if dir.is_some() { "/" } else { "" }));
+        out
+    }
+
+    /// The tree object's id, as `git write-tree` computes it.
+    fn sha(&self) -> String {
+        let mut object = Vec::new();
+        for (name, dir) in self.entries() {
+            let (mode, sha) = match dir {
+                Some(d) => ("40000", d.sha()),
+                None => {
+                    let (mode, sha, _) = &self.files[name];
+                    (*mode, sha.clone())
+                }
+            };
+            object.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            object.extend_from_slice(&hex::decode(sha).expect("a hex id"));
+        }
+        git2::Oid::hash_object(git2::ObjectType::Tree, &object)
+            .expect("hash a tree")
+            .to_string()
+    }
+
+    /// The subtree whose id is `sha`, this one included.
+    fn find(&self, sha: &str) -> Option<&TreeNode> {
+        if self.sha() == sha {
+            return Some(self);
+        }
+        self.dirs.values().find_map(|d| d.find(sha))
+    }
+
+    fn list(&self, urls: &Urls, full: &str, prefix: &str, recursive: bool, out: &mut Vec<Value>) {
+        for (name, dir) in self.entries() {
+            let path = format!("{prefix}{name}");
+            match dir {
+                Some(d) => {
+                    let sha = d.sha();
+                    out.push(json!({
+                        "path": path, "mode": "040000", "type": "tree", "sha": sha,
+                        "url": format!("{}/repos/{full}/git/trees/{sha}", urls.api),
+                    }));
+                    if recursive {
+                        d.list(urls, full, &format!("{path}/"), true, out);
+                    }
+                }
+                None => {
+                    let (mode, sha, size) = &self.files[name];
+                    out.push(json!({
+                        "path": path, "mode": mode, "type": "blob", "sha": sha,
+                        "size": size,
+                        "url": format!("{}/repos/{full}/git/blobs/{sha}", urls.api),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// The git blob id of `bytes`.
+pub fn blob_sha(bytes: &[u8]) -> String {
+    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
+        .expect("hash a blob")
+        .to_string()
+}
+
+/// `git/trees/{rev}`: the tree of a ref or commit, or a tree by its id; `recursive` lists
+/// every level (paths from the tree's root), else only the first. Past `limit` entries the
+/// list is cut and `truncated` is true.
+fn tree_json(
+    urls: &Urls,
+    repo: &RepoState,
+    rev: &str,
+    recursive: bool,
+    limit: Option<usize>,
+) -> Option<Value> {
+    let full = repo.full_name();
+    let node = match repo.resolve(rev) {
+        Some(sha) => TreeNode::of(&repo.commits[sha]),
+        None => {
+            let trees: Vec<TreeNode> = repo.commits.values().map(TreeNode::of).collect();
+            trees.iter().find_map(|t| t.find(rev))?.clone()
+        }
+    };
+    let mut entries = Vec::new();
+    node.list(urls, &full, "", recursive, &mut entries);
+    let truncated = limit.is_some_and(|l| entries.len() > l);
+    if let Some(l) = limit {
+        entries.truncate(l);
+    }
+    let sha = node.sha();
+    Some(json!({
+        "sha": sha,
+        "url": format!("{}/repos/{full}/git/trees/{sha}", urls.api),
+        "tree": entries,
+        "truncated": truncated,
     }))
 }
 
@@ -1771,9 +1952,21 @@ fn tarball(top: &str, sha: &str, commit: &Commit) -> Vec<u8> {
             parent = format!("{parent}/{part}");
             add_dir(&mut tar, parent.clone());
         }
-        let mode = if file.executable { 0o775 } else { 0o664 };
+        let name = format!("{top}/{path}");
+        if file.mode == Mode::Symlink {
+            let mut h = header(tar::EntryType::Symlink, 0o777, 0);
+            let target = String::from_utf8_lossy(&file.bytes).into_owned();
+            tar.append_link(&mut h, &name, &target)
+                .expect("write to a Vec");
+            continue;
+        }
+        let mode = if file.mode == Mode::Executable {
+            0o775
+        } else {
+            0o664
+        };
         let mut h = header(tar::EntryType::Regular, mode, file.bytes.len() as u64);
-        tar.append_data(&mut h, format!("{top}/{path}"), file.bytes.as_slice())
+        tar.append_data(&mut h, name, file.bytes.as_slice())
             .expect("write to a Vec");
     }
     let mut gz = tar.into_inner().expect("finish the tar stream");
