@@ -352,6 +352,7 @@ impl Error {
             Error::Builder(_) => "revendor-image-build",
             Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
             Error::Io { .. } => "exit-codes",
+            Error::Unfinished { .. } => "package-layout",
         }
     }
 
