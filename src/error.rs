@@ -351,7 +351,8 @@ impl Error {
             Error::Registry(_) | Error::PinnedImage { .. } => "revendor-image-pin",
             Error::Builder(_) => "revendor-image-build",
             Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
-            Error::Io { .. } | Error::Unfinished { .. } => "exit-codes",
+            Error::Io { .. } => "exit-codes",
+            Error::Unfinished { .. } => "package-layout",
         }
     }
 

@@ -10,7 +10,8 @@
 //! another user), it cannot, and reading the files as they are would judge a
 //! tree no run ever produced. So it [`install`]s a view instead: [`read`] and
 //! [`is_file`] of a path the plan still has to write answer with its staged
-//! bytes, and of a path it removes, as absent. Nothing on disk changes; the
+//! bytes, and of a path it removes, as absent; a directory's listing
+//! ([`amend_listing`]) gains and loses those files the same way. Nothing on disk changes; the
 //! first command that can write there finishes the plan.
 //!
 //! It sits below `config` and `paths` because both read the package (config
@@ -145,6 +146,31 @@ pub fn is_file(path: &Path) -> bool {
     }
 }
 
+/// `listed`, the package-relative files found on disk under `dir` (a
+/// package-relative directory ending with `/`) of the package at `root`, as
+/// the view sees them: with the files the plan still writes there, without
+/// those it removes; sorted.
+pub fn amend_listing(root: &Path, dir: &str, listed: &mut Vec<String>) {
+    if !INSTALLED.load(Ordering::Acquire) {
+        return;
+    }
+    let root = key(root);
+    for (path, redirect) in view().iter() {
+        let Some(rel) = path.strip_prefix(&root).ok().and_then(Path::to_str) else {
+            continue;
+        };
+        if !rel.starts_with(dir) {
+            continue;
+        }
+        match redirect {
+            Redirect::Staged(_) => listed.push(rel.to_owned()),
+            Redirect::Removed => listed.retain(|l| l != rel),
+        }
+    }
+    listed.sort();
+    listed.dedup();
+}
+
 /// `ENOENT` on every Unix.
 const ENOENT: i32 = 2;
 
@@ -186,5 +212,16 @@ mod tests {
         assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
         assert!(!is_file(&root.join("gone")) && is_file(&root.join("new")));
         assert!(root.join("gone").is_file(), "the disk is not touched");
+
+        std::fs::create_dir_all(root.join("d/sub")).unwrap();
+        std::fs::write(staging.join("2"), "added").unwrap();
+        let plan = "write 2 d/sub/added\nremove d/old\n";
+        install(&root, &staging, &steps(plan));
+        let mut listed = vec!["d/old".to_owned(), "d/kept".to_owned()];
+        amend_listing(&root, "d/", &mut listed);
+        assert_eq!(listed, ["d/kept", "d/sub/added"]);
+        let mut other = vec!["e/x".to_owned()];
+        amend_listing(&root, "e/", &mut other);
+        assert_eq!(other, ["e/x"]);
     }
 }

@@ -45,7 +45,8 @@ pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
 /// Every regular file under `dir` (package-relative, ending with `/`) of the
 /// package at `root`, recursively, as package-relative `/`-separated paths,
 /// sorted. Symlinks are not followed; a directory that does not exist holds
-/// nothing.
+/// nothing. A package holding a write that could not be finished is listed
+/// as that write leaves it.
 pub fn list(root: &Path, dir: &str) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_string()];
@@ -68,6 +69,7 @@ pub fn list(root: &Path, dir: &str) -> Result<Vec<String>> {
         }
     }
     out.sort();
+    journal::amend_listing(root, dir, &mut out);
     Ok(out)
 }
 

@@ -261,8 +261,9 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     }
     for dir in &touched {
         match sync_dir(dir) {
-            // Removing a file that was never there names a directory that may
-            // not exist either; there is nothing to sync in it.
+            // A directory a removal left empty was pruned (its parent, synced
+            // too, records that), and removing a file that was never there names
+            // a directory that may not exist either: nothing to sync in them.
             Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {}
             other => other?,
         }

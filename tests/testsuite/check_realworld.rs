@@ -1155,7 +1155,7 @@ fn sigkill_during_check_fix_leaves_the_old_marker_or_the_new_one() {
     )
     .unwrap();
     let package = o.c.pkg.join(PKG);
-    let before = support::package::read_tree(&package);
+    let before = support::kill::state(&package, &[]);
     let fix = ["check", "--online", "--fix"];
     let rounds = support::kill::Rounds {
         name: "check --fix",

@@ -1204,7 +1204,7 @@ fn sigkill_during_image_pin_leaves_the_old_pin_or_the_new_one() {
     let old_digest = old.index.digest.to_string();
     let new_digest = new.index.digest.to_string();
     rv.run(&["image", "pin", "--digest", &old_digest]).expect(0);
-    let before = pkg.snapshot();
+    let before = support::kill::state(pkg.path(), &[".docker-config"]);
     let pin = ["image", "pin", "--digest", new_digest.as_str()];
     let rounds = support::kill::Rounds {
         name: "image pin",

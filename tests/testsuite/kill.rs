@@ -36,7 +36,7 @@ fn check(rv: &Revendor) {
 fn sigkill_during_update_leaves_the_old_tree_or_the_new_one() {
     let gh = GitHub::start();
     let (pkg, rv) = adopted(&gh);
-    let old = pkg.snapshot();
+    let old = support::kill::state(pkg.path(), &[]);
     let rounds = Rounds {
         name: "update",
         dir: pkg.path(),
@@ -64,7 +64,7 @@ fn sigkill_during_render_leaves_the_old_tree_or_the_new_one() {
         .read_string("patches/namespace.patch")
         .replace("cozy-app", "cozy-other");
     pkg.write("patches/namespace.patch", patch);
-    let old = pkg.snapshot();
+    let old = support::kill::state(pkg.path(), &[]);
     let rounds = Rounds {
         name: "render",
         dir: pkg.path(),
@@ -87,7 +87,7 @@ fn sigkill_during_render_leaves_the_old_tree_or_the_new_one() {
 /// file staged, half of them already renamed into place. Returns the tree the finished write
 /// leaves.
 fn interrupted(pkg: &TempPackage, gh: &GitHub) -> BTreeMap<String, Vec<u8>> {
-    let old = pkg.snapshot();
+    let old = support::kill::state(pkg.path(), &[]);
     Revendor::new(pkg.path(), gh).run(&["update"]).expect(0);
     let new = pkg.snapshot();
     restore(pkg.path(), &old, &[]);
@@ -127,7 +127,7 @@ fn every_command_finishes_an_interrupted_write_first() {
         &["pr"],
     ];
     let (pkg, _) = adopted(&gh);
-    let old = pkg.snapshot();
+    let old = support::kill::state(pkg.path(), &[]);
     for args in commands {
         let new = interrupted(&pkg, &gh);
         let run = Revendor::new(pkg.path(), &gh).run(args);

@@ -502,3 +502,35 @@ fn removing_the_directory_from_vendor_toml_deletes_what_it_rendered() {
     assert!(!pkg.exists("charts") && !pkg.exists("upstream/charts"));
     rv.run(&["check"]).expect(0);
 }
+
+/// Issue 13: an update of a vendored directory (files added, removed and moved) killed at a
+/// hundred random moments: the directory is the old one or the new one once the next command
+/// has run, never files of both, and nothing is left behind.
+#[test]
+fn sigkill_during_a_directory_update_leaves_the_old_tree_or_the_new_one() {
+    let gh = GitHub::start();
+    serve(&gh);
+    let pkg = package(&format!("[upstream]\ngithub = \"{REPO}\"\n"));
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let old = support::kill::state(pkg.path(), &[]);
+    let rounds = support::kill::Rounds {
+        name: "directory update",
+        dir: pkg.path(),
+        ignore: &[],
+        cache: Some(rv.cache()),
+        min: 100,
+        seed: 0x6a09_e667_f3bc_c909,
+    };
+    rounds.run(
+        || {
+            rv.run(&["update", "--to", "v1.1.0"]).expect(0);
+        },
+        || rv.spawn(&["update", "--to", "v1.1.0"]),
+        || {
+            let run = rv.run(&["check", "--offline"]);
+            assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+        },
+        || support::kill::restore(pkg.path(), &old, &[]),
+    );
+}

@@ -5,6 +5,9 @@
 //! other delay is drawn from the run's last third instead (to a little past its end), where
 //! the writes are: a run spends most of its time starting, reading and fetching.
 //!
+//! A tree's state is its files with their bytes and its directories, so an empty directory left
+//! behind counts as a difference.
+//!
 //! 1. once what the killed run started has ended too (a `git push` it ran goes on: [`settle`]),
 //!    every file is whole, its old bytes or its new ones; and unless
 //!    `.revendor-txn/plan` exists, the tree is exactly the old one or the new one (the README's
@@ -22,7 +25,10 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use super::package::read_tree;
+use super::package::{read_dirs, read_tree};
+
+/// What a state holds for a directory: its path with a trailing `/`, and these bytes.
+const DIRECTORY: &[u8] = b"<directory>";
 
 /// The staging directory of a transaction, inside the package.
 pub const STAGING: &str = ".revendor-txn";
@@ -80,12 +86,9 @@ pub struct Rounds<'a> {
 }
 
 impl Rounds<'_> {
+    /// Every file with its bytes and every directory (`path/`), staging and `ignore` left out.
     fn state(&self) -> BTreeMap<String, Vec<u8>> {
-        read_tree(self.dir)
-            .into_iter()
-            .filter(|(path, _)| !path.starts_with(&format!("{STAGING}/")))
-            .filter(|(path, _)| !self.ignore.iter().any(|i| path.starts_with(i)))
-            .collect()
+        state(self.dir, self.ignore)
     }
 
     /// Runs the rounds: `spawn` starts the command, `next` runs the next command to completion
@@ -253,20 +256,42 @@ fn differing(
         .collect()
 }
 
-/// Writes `state` back under `dir`, removing every file it does not hold (outside `ignore`
-/// and the staging directory).
+/// The files and directories under `dir` (see [`Rounds`]), staging and `ignore` left out.
+pub fn state(dir: &Path, ignore: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let dirs = read_dirs(dir)
+        .into_iter()
+        .map(|d| (format!("{d}/"), DIRECTORY.to_vec()));
+    read_tree(dir)
+        .into_iter()
+        .chain(dirs)
+        .filter(|(path, _)| path != &format!("{STAGING}/"))
+        .filter(|(path, _)| !path.starts_with(&format!("{STAGING}/")))
+        .filter(|(path, _)| !ignore.iter().any(|i| path.starts_with(i)))
+        .collect()
+}
+
+/// Makes the tree under `dir` hold `state` (taken by [`Rounds`]) again: files written back,
+/// files and directories it does not hold removed (outside `ignore`).
 pub fn restore(dir: &Path, state: &BTreeMap<String, Vec<u8>>, ignore: &[&str]) {
-    for path in read_tree(dir).into_keys() {
-        let owned = !ignore.iter().any(|i| path.starts_with(i));
-        if owned && !state.contains_key(&path) {
-            std::fs::remove_file(dir.join(&path)).unwrap();
+    let current = self::state(dir, ignore);
+    for path in current.keys().filter(|p| !p.ends_with('/')) {
+        if !state.contains_key(path) {
+            std::fs::remove_file(dir.join(path)).unwrap();
+        }
+    }
+    // Deepest first, so a directory is empty when its turn comes.
+    for path in current.keys().rev().filter(|p| p.ends_with('/')) {
+        if !state.contains_key(path) {
+            std::fs::remove_dir(dir.join(path)).unwrap_or_else(|e| panic!("remove {path}: {e}"));
         }
     }
     for (path, bytes) in state {
-        let file = dir.join(path);
-        if std::fs::read(&file).ok().as_deref() != Some(bytes.as_slice()) {
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-            std::fs::write(&file, bytes).unwrap();
+        let target = dir.join(path);
+        if path.ends_with('/') {
+            std::fs::create_dir_all(&target).unwrap();
+        } else if std::fs::read(&target).ok().as_deref() != Some(bytes.as_slice()) {
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::write(&target, bytes).unwrap();
         }
     }
 }
