@@ -1,8 +1,9 @@
 //! upstream/lock.toml: what was vendored and verified, written by revendor only.
 //!
 //! The lock is the memory between runs: the version the pristine copies are
-//! at, their sha256, the sha256 of each patch file as it was verified, the
-//! pinned image, and facts read from upstream at that version (its go.mod
+//! at, their sha256, the hash of the upstream source tree when source patches
+//! were verified against it, the sha256 of each patch file as it was verified,
+//! the pinned image, and facts read from upstream at that version (its go.mod
 //! `go` directive). `check` trusts nothing in the tree that the lock does not
 //! vouch for.
 //!
@@ -106,7 +107,13 @@ pub struct LockedUpstream {
     pub version: String,
     /// The commit the tag pointed to, when the source said.
     pub commit: Option<String>,
-    /// sha256 of the source archive at `version`, when source patches were verified.
+    /// The source-tree hash at `version` (see `upstream::tree_hash`), when
+    /// source patches were verified against the tree; every later fetch of
+    /// the tree at `version` must have it.
+    pub source_tree_sha256: Option<String>,
+    /// sha256 of the source archive, as locks written before the tree hash
+    /// recorded it. Still read, never verified (GitHub's archive bytes are
+    /// not stable) and no longer written by `update`.
     pub source_sha256: Option<String>,
     /// The `go` directive of upstream's go.mod at `version`.
     pub go_directive: Option<String>,
@@ -152,7 +159,7 @@ impl Lock {
     /// Reads the lock of the package at `dir`; `Ok(None)` when there is none yet.
     pub fn load(dir: &Path) -> Result<Option<Lock>, ConfigError> {
         let path = dir.join(LOCK_PATH);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::journal::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
@@ -185,7 +192,8 @@ impl Lock {
             .iter()
             .map(|f| f.sha256.as_str())
             .chain(lock.patches.iter().map(|p| p.sha256.as_str()))
-            .chain(lock.upstream.source_sha256.as_deref());
+            .chain(lock.upstream.source_sha256.as_deref())
+            .chain(lock.upstream.source_tree_sha256.as_deref());
         for sha in digests {
             if sha.len() != 64 || !sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
                 let line = text.find(&format!("\"{sha}\"")).map(|at| line_of(text, at));
@@ -274,6 +282,11 @@ impl Lock {
         set_str(up, "source", Some(&self.upstream.source));
         set_str(up, "version", Some(&self.upstream.version));
         set_str(up, "commit", self.upstream.commit.as_deref());
+        set_str(
+            up,
+            "source-tree-sha256",
+            self.upstream.source_tree_sha256.as_deref(),
+        );
         set_str(up, "source-sha256", self.upstream.source_sha256.as_deref());
         set_str(up, "go-directive", self.upstream.go_directive.as_deref());
 
@@ -437,6 +450,7 @@ mod tests {
                 source: "github:o/r".into(),
                 version: "v1.0.0".into(),
                 commit: Some("abc".into()),
+                source_tree_sha256: Some("4".repeat(64)),
                 source_sha256: None,
                 go_directive: Some("1.25.0".into()),
             },
@@ -497,6 +511,27 @@ mod tests {
         newer.upstream.version = "v1.1.0".into();
         let out = newer.to_toml(Some(&text));
         assert_eq!(out, text.replace("v1.0.0\"", "v1.1.0\""));
+    }
+
+    /// Locks written before the tree hash hold only the archive's sha256.
+    #[test]
+    fn reads_a_lock_with_only_the_archive_sha256() {
+        let (archive, tree) = ("5".repeat(64), "6".repeat(64));
+        let text = format!(
+            "[upstream]\nsource = \"github:o/r\"\nversion = \"v1.0.0\"\nsource-sha256 = \"{archive}\"\n"
+        );
+        let lock = Lock::parse(Path::new("lock.toml"), &text).unwrap();
+        assert_eq!(lock.upstream.source_sha256, Some(archive));
+        assert_eq!(lock.upstream.source_tree_sha256, None);
+        let mut updated = lock.clone();
+        updated.upstream.source_sha256 = None;
+        updated.upstream.source_tree_sha256 = Some(tree.clone());
+        let out = updated.to_toml(Some(&text));
+        assert!(
+            out.contains(&format!("source-tree-sha256 = \"{tree}\"\n")),
+            "{out}"
+        );
+        assert!(!out.contains("source-sha256"), "{out}");
     }
 
     #[test]

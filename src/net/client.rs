@@ -77,8 +77,8 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// Builds a client.
-    pub fn new(options: ClientOptions) -> Result<Client, HttpError> {
+    /// A client; its connections and TLS setup wait for the first request.
+    pub fn new(options: ClientOptions) -> Client {
         let transport = Transport::builder()
             .retries(options.retries)
             .backoff(Backoff::new(
@@ -87,8 +87,8 @@ impl Client {
             ))
             .timeout(options.timeout)
             .connect_timeout(options.timeout)
-            .build()?;
-        Ok(Client {
+            .build();
+        Client {
             transport,
             token: options.token,
             token_origins: options
@@ -99,7 +99,7 @@ impl Client {
             cache_dir: options.cache_dir,
             offline: options.offline,
             progress: Mutex::new(None),
-        })
+        }
     }
 
     /// Installs a hook told of every request sent and its status; the CLI

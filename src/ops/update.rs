@@ -2,7 +2,9 @@
 //!
 //! 1. Resolve the target release (`--to`, or the highest inside `track`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
-//!    package is adopted without a lock) and the new ones at the target.
+//!    package is adopted without a lock) and the new ones at the target; a
+//!    vendored directory is listed at the target, and the files upstream
+//!    added arrive and the ones it removed go (`files.rs`).
 //!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
 //!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare
@@ -26,6 +28,7 @@ mod adopt;
 mod carry;
 mod closing;
 pub(super) mod edits;
+mod files;
 pub(super) mod locked;
 pub(super) mod removed;
 mod resume;
@@ -34,7 +37,9 @@ mod summary;
 mod upstreamed;
 
 pub use closing::ClosingFinding;
-pub use summary::{ConflictReport, EditReport, FuzzyReport, UpdateReport, UpstreamedReport};
+pub use summary::{
+    ConflictReport, EditReport, FuzzyReport, Renamed, UpdateReport, UpstreamedReport,
+};
 
 use std::collections::BTreeMap;
 
@@ -75,7 +80,6 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let lock = Lock::load(&ctx.root)?;
     let resume = resume::Resume::start(opts, lock.as_ref())?;
     let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
-    patches.check_targets(&config)?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
     // vendor.toml may name another repository than the lock (a fork): the
     // locked copies and the locked source tree then come from the old one,
@@ -138,30 +142,77 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         version: &base_version,
         pin: pin_ref.as_deref(),
     };
+    let between = files::Between {
+        base_version: &base_version,
+        target: &target,
+        base_source,
+        source: &*source,
+        same_release,
+    };
+    let plan = files::Plan::new(ctx, &config, lock.as_ref(), &patches, between)?;
+    let both: Vec<Vendor> = plan
+        .base
+        .iter()
+        .chain(
+            plan.target
+                .iter()
+                .filter(|t| !plan.base.iter().any(|b| b.to == t.to)),
+        )
+        .cloned()
+        .collect();
+    patches.check_targets(&config, &both)?;
+    plan.strays(ctx, &config, lock.as_ref(), &base_version)?;
     let removed = lock
         .as_ref()
-        .map(|l| Removed::find(&config, l))
+        .map(|l| Removed::find(&config, &plan.base, l))
         .unwrap_or_default();
     let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
     report.moved_from = moved_from.clone();
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
     let mut base_files = Vec::new();
+    let (mut arrived, mut gone) = (Vec::new(), Vec::new());
 
-    for vendor in &config.vendor {
-        let base = locked_copy(ctx, base_source, lock.as_ref(), vendor, &base_version)?;
-        base_files.push(LockedFile {
-            from: vendor.from.clone(),
-            sha256: Digest::of(&base).hex().to_owned(),
-        });
-        let theirs = if same_release {
+    for (at_base, at_target) in plan.files() {
+        let Some(vendor) = at_target.or(at_base) else {
+            continue;
+        };
+        let (in_base, in_target) = (at_base.is_some(), at_target.is_some());
+        let base = match at_base {
+            Some(b) => locked_copy(ctx, base_source, lock.as_ref(), &plan, b, &base_version)?,
+            None => Vec::new(),
+        };
+        if in_base && !at_base.is_some_and(|b| b.created) {
+            base_files.push(LockedFile {
+                from: vendor.from.clone(),
+                sha256: Digest::of(&base).hex().to_owned(),
+            });
+            ctx.cache.put_blob(&base);
+        }
+        let on_disk = read_current(&vendor.to)?;
+        if !in_target {
+            let current = match &resume {
+                Some(_) => on_disk,
+                None => removed::settle(ctx, &locked, &removed, &patches, vendor, &base, on_disk)?,
+            };
+            files::removed(
+                &locked,
+                &patches,
+                vendor,
+                &base,
+                current.as_deref(),
+                &target,
+            )?;
+            txn.remove(&vendor.to);
+            gone.push((vendor.to.clone(), files::sha(&base)));
+            continue;
+        }
+        let theirs = if same_release && at_base.is_some_and(|b| b.created == vendor.created) {
             base.clone()
         } else {
-            ctx.shell
-                .status("Fetching", format!("{} at {target}", vendor.from));
-            vendored_file(ctx, &*source, vendor, &target, None)?
+            plan.fetch(ctx, &*source, vendor, &target)?
         };
-        if theirs.is_empty() && !base.is_empty() {
+        if theirs.is_empty() && !base.is_empty() && !vendor.created {
             // Every patch of it conflicts; say why first (issue 13).
             ctx.shell.warn(format!(
                 "`{}` is empty at {target} (it has {} bytes at {base_version})",
@@ -169,9 +220,15 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 base.len()
             ));
         }
-
-        let on_disk = read_current(&vendor.to)?;
-        if lock.is_none() {
+        let deletes = patches.stack(vendor, &base_version).deletes();
+        if deletes {
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &base_version);
+            let current = match &resume {
+                Some(_) => None,
+                None => on_disk.clone(),
+            };
+            super::render::deleted(&patches, vendor, &base_version, &base, current, finish)?;
+        } else if lock.is_none() && in_base {
             let finish = |patched: &[u8]| {
                 render::finish(
                     &config,
@@ -193,7 +250,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         }
         // With --continue the file on disk is the resolution, which the
         // rebase takes; otherwise it is checked for hand edits.
+        // A file upstream added has no render at the locked version.
         let current = match &resume {
+            _ if deletes || !in_base => None,
             Some(_) => None,
             None => {
                 resume::guard(&locked, &patches, vendor, &base, on_disk.as_deref())?;
@@ -222,7 +281,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         report.edits.extend(edits);
 
         let carried = match &resume {
-            Some(resume) => resume.rebase(
+            Some(resume) if in_base => resume.rebase(
                 &locked,
                 &mut patches,
                 vendor,
@@ -230,7 +289,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 &theirs,
                 on_disk.as_deref(),
             )?,
-            None => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
+            _ => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
         };
         carried
             .reports
@@ -246,13 +305,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             &target,
             pin_ref.as_deref(),
         )?;
-        txn.stage(&vendor.to, rendered);
-        txn.stage(&vendor.pristine(), theirs.clone());
-        locked_files.push(LockedFile {
-            from: vendor.from.clone(),
-            sha256: Digest::of(&theirs).hex().to_owned(),
-        });
+        if !in_base {
+            files::added(vendor, &rendered, on_disk.as_deref(), &target)?;
+            arrived.push((vendor.to.clone(), files::sha(&theirs)));
+        }
+        if deletes {
+            txn.remove(&vendor.to);
+        } else {
+            txn.stage(&vendor.to, rendered);
+        }
+        if !vendor.created {
+            txn.stage(&vendor.pristine(), theirs.clone());
+            locked_files.push(LockedFile {
+                from: vendor.from.clone(),
+                sha256: Digest::of(&theirs).hex().to_owned(),
+            });
+        }
     }
+    files::report(&mut report, arrived, gone);
 
     if !report.conflicts.is_empty() {
         if opts.keep_conflicts && !opts.dry_run {
@@ -260,14 +330,18 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             // pristine copies and the patches stay at the old version so the
             // next run knows where it stands.
             let mut keep = Transaction::new(&ctx.root);
-            for vendor in &config.vendor {
+            for vendor in plan
+                .base
+                .iter()
+                .filter(|b| plan.target.iter().any(|t| t.to == b.to))
+            {
                 if let Some(bytes) = txn.staged(&vendor.to) {
                     keep.stage(&vendor.to, bytes.to_vec());
                 }
             }
             let at = match &lock {
                 Some(l) => l.clone(),
-                None => resume::adoption(&locked, &patches, base_files),
+                None => resume::adoption(&locked, &patches, &plan.base, base_files),
             };
             resume::record(&mut keep, &ctx.root, at, &target, &report.conflicts)?;
             report.changed = keep.commit()?;
@@ -343,11 +417,15 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         })
         .unwrap_or_default();
     for old in old_files {
-        if !config.vendor.iter().any(|v| v.pristine() == old) {
+        if !plan
+            .target
+            .iter()
+            .any(|v| !v.created && v.pristine() == old)
+        {
             txn.remove(&old);
         }
     }
-    for path in removed.deletions(&config) {
+    for path in removed.deletions(&plan.target) {
         txn.remove(&path);
     }
     report.notes.extend(removed.notes());
@@ -369,7 +447,8 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             source: config.upstream.source.describe(),
             version: target.clone(),
             commit,
-            source_sha256: source_facts.archive_sha256,
+            source_tree_sha256: source_facts.tree_sha256,
+            source_sha256: None,
             go_directive: source_facts.go_directive,
         },
         files: locked_files,
@@ -384,7 +463,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         // A patch dropped as upstreamed is gone from vendor.toml with this
         // commit: the record must not list it, or the next run would take it
         // for a removed [[patch]] to revert.
-        outputs: origin::outputs(&config, &patches)
+        outputs: origin::outputs(&plan.target, &patches)
             .into_iter()
             .map(|mut o| {
                 o.patches.retain(|p| !dropped.contains(&p.name));
@@ -441,14 +520,19 @@ fn old_upstream<'a>(
 
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
-/// the lock names its sha256), which also restores an edited copy.
+/// the lock names its sha256; by its blob id when `plan` listed it), which
+/// also restores an edited copy.
 fn locked_copy(
     ctx: &Context,
     source: &dyn Source,
     lock: Option<&Lock>,
+    plan: &files::Plan,
     vendor: &Vendor,
     version: &str,
 ) -> Result<Vec<u8>> {
+    if vendor.created {
+        return Ok(Vec::new());
+    }
     if let Some(lock) = lock
         && let Pristine::Verified(bytes) =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
@@ -459,9 +543,14 @@ fn locked_copy(
         );
         return Ok(bytes);
     }
+    let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
+    if let (Some(listed), None) = (plan.base_listed(&vendor.from), expected) {
+        ctx.shell
+            .step("Fetching", format!("{} at {version}", vendor.from));
+        return upstream::fetch_listed(source, &ctx.cache, version, listed);
+    }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
-    let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
     vendored_file(ctx, source, vendor, version, expected)
 }
 

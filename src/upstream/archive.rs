@@ -1,47 +1,46 @@
 //! Unpacking upstream tarballs into memory, safely.
 //!
 //! Entries are kept in a map rather than written to disk, and each path is
-//! checked first: absolute paths and `..` components are refused, and links
-//! are never followed (only noted, so a patch aimed at one is told why it
-//! finds no file), so an archive can never name anything outside its own
-//! tree. The gzip stream is read to its end: its trailer's CRC and length
-//! are checked, so an archive cut short is refused.
+//! checked first: absolute paths and `..` components are refused, so an
+//! archive can never name anything outside its own tree. Links are not
+//! followed or kept as files (they are the classic escape, and patching
+//! source does not need them), only noted, so a patch aimed at one is told
+//! why it finds no file; a symbolic link's target is part of the tree's hash
+//! ([`tree_hash`](super::tree_hash)). The gzip stream is read to its end:
+//! its trailer's CRC and length are checked, so an archive cut short is
+//! refused.
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Component, Path};
 
-/// What an archive holds.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Unpacked {
-    /// Regular files: path → bytes.
-    pub files: BTreeMap<String, Vec<u8>>,
-    /// Symbolic and hard links, never followed: path → what it is ("a
-    /// symlink to `…`").
-    pub links: BTreeMap<String, String>,
-}
+use super::SourceTree;
+use super::tree_hash::{Mode, TreeHasher};
 
-/// Reads a `.tar.gz`. With `strip_top`, the first path component (GitHub's
+/// Reads a `.tar.gz` into a [`SourceTree`]: its regular files and its tree
+/// hash. With `strip_top`, the first path component (GitHub's
 /// `repo-version/`) is removed.
-pub fn unpack_tar_gz(bytes: &[u8], strip_top: bool) -> Result<Unpacked, String> {
+pub fn unpack_tar_gz(bytes: &[u8], strip_top: bool) -> Result<SourceTree, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut ar = tar::Archive::new(gz);
-    let mut out = Unpacked::default();
     let entries = ar.entries().map_err(|e| format!("not a tar.gz: {e}"))?;
-    read_entries(entries, strip_top, &mut out)?;
+    let tree = read_entries(entries, strip_top)?;
     // tar stops at its end-of-archive blocks, before gzip's trailer: read on
     // to the end so the trailer's CRC and length are checked, and an archive
     // cut short is refused rather than taken for a complete one (issue 13).
     std::io::copy(&mut ar.into_inner(), &mut std::io::sink())
         .map_err(|e| format!("the gzip stream is cut short or corrupt: {e}"))?;
-    Ok(out)
+    Ok(tree)
 }
 
+/// The regular files, links and tree hash of a tar's entries.
 fn read_entries<R: Read>(
     entries: tar::Entries<'_, R>,
     strip_top: bool,
-    out: &mut Unpacked,
-) -> Result<(), String> {
+) -> Result<SourceTree, String> {
+    let mut files = BTreeMap::new();
+    let mut links = BTreeMap::new();
+    let mut hasher = TreeHasher::new();
     for entry in entries {
         let mut entry = entry.map_err(|e| format!("corrupt entry: {e}"))?;
         let kind = entry.header().entry_type();
@@ -55,39 +54,45 @@ fn read_entries<R: Read>(
                 path.display()
             )
         })?;
-        if kind.is_dir() || kind.is_pax_global_extensions() || kind.is_pax_local_extensions() {
+        let Some(rel) = rel else { continue };
+        if kind.is_symlink() {
+            let target = entry
+                .link_name_bytes()
+                .ok_or_else(|| format!("symbolic link `{rel}` has no target"))?;
+            hasher
+                .add(&rel, Mode::Symlink, &target)
+                .map_err(|e| e.to_string())?;
+            let shown = String::from_utf8_lossy(&target);
+            links.insert(rel, format!("a symlink to `{shown}`"));
             continue;
         }
-        if kind.is_symlink() || kind.is_hard_link() {
-            // Links are not needed to patch source and are the classic
-            // escape: noted, never followed.
-            let target = entry
-                .link_name()
-                .ok()
-                .flatten()
-                .map(|t| t.display().to_string())
-                .unwrap_or_default();
-            let what = if kind.is_symlink() {
-                "a symlink"
-            } else {
-                "a hard link"
-            };
-            if let Some(rel) = rel {
-                out.links.insert(rel, format!("{what} to `{target}`"));
-            }
+        if kind.is_hard_link() {
+            let target = entry.link_name_bytes().unwrap_or_default();
+            let shown = String::from_utf8_lossy(&target);
+            links.insert(rel, format!("a hard link to `{shown}`"));
             continue;
         }
         if !kind.is_file() {
             continue;
         }
-        let Some(rel) = rel else { continue };
+        let mode = entry
+            .header()
+            .mode()
+            .map_err(|e| format!("bad mode of `{rel}`: {e}"))?;
         let mut data = Vec::new();
         entry
             .read_to_end(&mut data)
             .map_err(|e| format!("cannot read `{rel}`: {e}"))?;
-        out.files.insert(rel, data);
+        hasher
+            .add(&rel, Mode::of_permissions(mode), &data)
+            .map_err(|e| e.to_string())?;
+        files.insert(rel, data);
     }
-    Ok(())
+    Ok(SourceTree {
+        files,
+        links,
+        tree_sha256: hasher.finish(),
+    })
 }
 
 /// The `/`-joined relative path, `Ok(None)` for the stripped top directory
@@ -117,58 +122,92 @@ fn safe_relative(path: &Path, strip_top: bool) -> Option<Option<String>> {
 mod tests {
     use super::*;
 
-    fn tarball(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    /// One tar entry: a name written raw (so hostile names can be built), a
+    /// type, permission bits, and the contents or, for a link, the target.
+    struct Entry<'a>(&'a str, tar::EntryType, u32, &'a [u8]);
+
+    fn file<'a>(name: &'a str, data: &'a [u8]) -> Entry<'a> {
+        Entry(name, tar::EntryType::Regular, 0o644, data)
+    }
+
+    fn tarball(entries: &[Entry<'_>], level: u32) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());
-        for (name, data) in entries {
+        for Entry(name, kind, mode, data) in entries {
             let mut h = tar::Header::new_gnu();
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_entry_type(tar::EntryType::Regular);
+            h.set_mode(*mode);
+            h.set_entry_type(*kind);
             // set_path refuses `..`; write the raw name to build hostile input.
             let raw = &mut h.as_old_mut().name;
             raw[..name.len()].copy_from_slice(name.as_bytes());
+            let body: &[u8] = if kind.is_symlink() || kind.is_hard_link() {
+                h.set_link_name(std::str::from_utf8(data).unwrap()).unwrap();
+                &[]
+            } else {
+                data
+            };
+            h.set_size(body.len() as u64);
             h.set_cksum();
-            builder.append(&h, *data).unwrap();
+            builder.append(&h, body).unwrap();
         }
         let tar = builder.into_inner().unwrap();
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let compression = flate2::Compression::new(level);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), compression);
         std::io::Write::write_all(&mut gz, &tar).unwrap();
         gz.finish().unwrap()
     }
 
     #[test]
     fn strips_the_top_directory() {
-        let unpacked = unpack_tar_gz(&tarball(&[("r-1.0/go.mod", b"module x\n")]), true).unwrap();
-        assert_eq!(unpacked.files["go.mod"], b"module x\n");
+        let tree =
+            unpack_tar_gz(&tarball(&[file("r-1.0/go.mod", b"module x\n")], 1), true).unwrap();
+        assert_eq!(tree.files["go.mod"], b"module x\n");
+    }
+
+    /// GitHub's 2023 change: the same files, compressed differently.
+    #[test]
+    fn the_tree_hash_does_not_depend_on_the_compression() {
+        let entries = [
+            file("r-1.0/go.mod", b"module x\n"),
+            Entry(
+                "r-1.0/run.sh",
+                tar::EntryType::Regular,
+                0o775,
+                b"#!/bin/sh\n",
+            ),
+            Entry("r-1.0/link", tar::EntryType::Symlink, 0o777, b"go.mod"),
+        ];
+        let (fast, best) = (tarball(&entries, 1), tarball(&entries, 9));
+        assert_ne!(fast, best);
+        let (a, b) = (
+            unpack_tar_gz(&fast, true).unwrap(),
+            unpack_tar_gz(&best, true).unwrap(),
+        );
+        assert_eq!(a.tree_sha256, b.tree_sha256);
+        let mut expected = TreeHasher::new();
+        expected.add("go.mod", Mode::File, b"module x\n").unwrap();
+        expected.add("link", Mode::Symlink, b"go.mod").unwrap();
+        expected
+            .add("run.sh", Mode::Executable, b"#!/bin/sh\n")
+            .unwrap();
+        assert_eq!(a.tree_sha256, expected.finish());
+        assert!(!a.files.contains_key("link"), "links are hashed, not kept");
     }
 
     #[test]
     fn refuses_escaping_entries() {
-        let err = unpack_tar_gz(&tarball(&[("r-1.0/../../etc/x", b"x")]), true).unwrap_err();
+        let err = unpack_tar_gz(&tarball(&[file("r-1.0/../../etc/x", b"x")], 1), true).unwrap_err();
         assert!(err.contains("outside the tree"), "{err}");
-        let err = unpack_tar_gz(&tarball(&[("/etc/x", b"x")]), false).unwrap_err();
+        let err = unpack_tar_gz(&tarball(&[file("/etc/x", b"x")], 1), false).unwrap_err();
         assert!(err.contains("outside the tree"), "{err}");
     }
 
     #[test]
     fn links_are_noted_and_never_followed() {
-        let mut builder = tar::Builder::new(Vec::new());
-        for (name, kind, link) in [
-            ("r-1.0/a", tar::EntryType::Symlink, "/etc/passwd"),
-            ("r-1.0/b", tar::EntryType::Link, "../../etc/shadow"),
-        ] {
-            let mut h = tar::Header::new_gnu();
-            h.set_size(0);
-            h.set_entry_type(kind);
-            let old = h.as_old_mut();
-            old.name[..name.len()].copy_from_slice(name.as_bytes());
-            old.linkname[..link.len()].copy_from_slice(link.as_bytes());
-            h.set_cksum();
-            builder.append(&h, std::io::empty()).unwrap();
-        }
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut gz, &builder.into_inner().unwrap()).unwrap();
-        let unpacked = unpack_tar_gz(&gz.finish().unwrap(), true).unwrap();
+        let entries = [
+            Entry("r-1.0/a", tar::EntryType::Symlink, 0o777, b"/etc/passwd"),
+            Entry("r-1.0/b", tar::EntryType::Link, 0o644, b"../../etc/shadow"),
+        ];
+        let unpacked = unpack_tar_gz(&tarball(&entries, 1), true).unwrap();
         assert!(unpacked.files.is_empty());
         assert_eq!(unpacked.links["a"], "a symlink to `/etc/passwd`");
         assert_eq!(unpacked.links["b"], "a hard link to `../../etc/shadow`");
@@ -177,7 +216,7 @@ mod tests {
     /// issue 13: an archive missing its gzip trailer was taken for whole.
     #[test]
     fn an_archive_cut_short_is_refused() {
-        let whole = tarball(&[("r-1.0/go.mod", b"module x\n")]);
+        let whole = tarball(&[file("r-1.0/go.mod", b"module x\n")], 1);
         assert!(unpack_tar_gz(&whole, true).is_ok());
         for cut in [whole.len() - 8, whole.len() - 1, whole.len() / 2] {
             let err = unpack_tar_gz(&whole[..cut], true).unwrap_err();

@@ -245,7 +245,12 @@ fn onto(
 /// (`files`), its vendor patches as read (each applied strictly there), the
 /// pin found in its rendered files. Source patches are left out: nothing
 /// verified them yet.
-pub(super) fn adoption(locked: &Locked<'_>, patches: &Patches, files: Vec<LockedFile>) -> Lock {
+pub(super) fn adoption(
+    locked: &Locked<'_>,
+    patches: &Patches,
+    vendored: &[Vendor],
+    files: Vec<LockedFile>,
+) -> Lock {
     Lock {
         upstream: LockedUpstream {
             source: locked.config.upstream.source.describe(),
@@ -265,7 +270,7 @@ pub(super) fn adoption(locked: &Locked<'_>, patches: &Patches, files: Vec<Locked
             reference: reference.to_owned(),
             ..LockedImage::default()
         }),
-        outputs: origin::outputs(locked.config, patches),
+        outputs: origin::outputs(vendored, patches),
         pending: None,
     }
 }

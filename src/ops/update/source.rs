@@ -4,7 +4,8 @@
 //!
 //! The tree at the target comes from the tag archive (GitHub) or the git tag;
 //! the tree at the locked version is fetched only when a patch needs the
-//! 3-way merge.
+//! 3-way merge. A tree at the locked version must have the lock's tree hash
+//! ([`upstream::fetch_tree`]); the target's hash goes into the new lock.
 
 use super::summary::{ConflictReport, UpdateReport};
 use super::upstreamed;
@@ -14,14 +15,14 @@ use crate::error::{Error, Result};
 use crate::go;
 use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
-use crate::upstream::{Source, SourceTree};
+use crate::upstream::{self, Source, SourceTree};
 use crate::workspace::Context;
 
 /// What the source side of an update found.
 #[derive(Debug, Default)]
 pub(super) struct SourceFacts {
-    /// sha256 of the source archive at the target.
-    pub archive_sha256: Option<String>,
+    /// The source-tree hash at the target.
+    pub tree_sha256: Option<String>,
     /// The `go` directive of go.mod at the target.
     pub go_directive: Option<String>,
     /// Refreshed source patch files: (package-relative path, bytes).
@@ -31,7 +32,7 @@ pub(super) struct SourceFacts {
 /// Verifies and refreshes the source patches at `target`. `moved_from` is
 /// the upstream the lock vendored from when vendor.toml names another: the
 /// tree at `base_version` then comes from it. `lock` is `None` when there is
-/// no lock or it is of that other source (its archive sha256 says nothing
+/// no lock or it is of that other source (its tree hash says nothing
 /// about this one).
 #[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 pub(super) fn verify(
@@ -58,24 +59,13 @@ pub(super) fn verify(
     }
     ctx.shell
         .status("Fetching", format!("the source tree at {target}"));
-    let tree = source.tree(target)?;
-    facts.archive_sha256 = tree.archive_sha256.clone();
+    let tree = upstream::fetch_tree(source, target, lock)?;
+    facts.tree_sha256 = Some(tree.tree_sha256.clone());
     facts.go_directive = tree
         .files
         .get("go.mod")
         .and_then(|b| go::Version::from_go_mod(b))
         .map(|v| v.to_string());
-    if let (Some(l), Some(new)) = (lock, &tree.archive_sha256)
-        && l.upstream.version == target
-        && let Some(old) = &l.upstream.source_sha256
-        && old != new
-    {
-        return Err(Error::Checksum {
-            what: format!("the source archive of {target}"),
-            expected: old.clone(),
-            actual: new.clone(),
-        });
-    }
 
     let mut base_tree: Option<SourceTree> = None;
     let ours_label = format!("patched {base_version}");
@@ -112,7 +102,7 @@ pub(super) fn verify(
                                     "Fetching",
                                     format!("the source tree at {base_version}"),
                                 );
-                                base.unwrap_or(source).tree(base_version)?
+                                upstream::fetch_tree(base.unwrap_or(source), base_version, lock)?
                             }
                         });
                     }

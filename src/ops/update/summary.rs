@@ -75,6 +75,16 @@ pub struct UpstreamedReport {
     pub dropped: bool,
 }
 
+/// A file of a vendored directory that upstream moved: removed at one path
+/// and added with the same bytes at another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    /// The rendered file before.
+    pub from: String,
+    /// The rendered file now.
+    pub to: String,
+}
+
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
@@ -98,6 +108,13 @@ pub struct UpdateReport {
     /// What else happened, one sentence each: a removed patch reverted, a
     /// removed output deleted.
     pub notes: Vec<String>,
+    /// Files of vendored directories that arrive: upstream added them (or
+    /// vendor.toml now selects them). Rendered paths.
+    pub added: Vec<String>,
+    /// Files of vendored directories that go: upstream removed them.
+    pub removed: Vec<String>,
+    /// Files upstream moved inside a vendored directory.
+    pub renamed: Vec<Renamed>,
     /// Adopting: hunks that applied only with fuzz or a recount, refreshed.
     pub fuzzy: Vec<FuzzyReport>,
     /// Sections upstream already carries (the update stops on them unless
@@ -123,6 +140,9 @@ impl UpdateReport {
             conflicts: Vec::new(),
             edits: Vec::new(),
             notes: Vec::new(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
             fuzzy: Vec::new(),
             upstreamed: Vec::new(),
             changed: Vec::new(),
@@ -170,6 +190,15 @@ impl UpdateReport {
                 "patch {} on {}: hunk {} ({}:{}) {}; refreshed to exact\n",
                 f.patch, f.target, f.hunk, f.file, f.line, f.why
             ));
+        }
+        for f in &self.added {
+            s.push_str(&format!("upstream added {f}\n"));
+        }
+        for f in &self.removed {
+            s.push_str(&format!("upstream removed {f}\n"));
+        }
+        for r in &self.renamed {
+            s.push_str(&format!("upstream renamed {} -> {}\n", r.from, r.to));
         }
         for p in &self.patches {
             s.push_str(&format!("{p}\n"));

@@ -168,11 +168,14 @@ fn cache_catalog() {
 fn a_corrupted_cache_entry_is_discarded_and_fetched_again() {
     let fx = Fixture::adopted();
     let lock = fx.pkg.read_string(LOCK);
-    let sha = lock
+    let tree = lock
         .lines()
-        .find_map(|l| l.strip_prefix("source-sha256 = \""))
+        .find_map(|l| l.strip_prefix("source-tree-sha256 = \""))
         .and_then(|l| l.strip_suffix('"'))
-        .expect("the lock records the archive's sha256");
+        .expect("the lock records the tree's sha256");
+    let named = std::fs::read_to_string(fx.rv.cache().join("tree").join(tree))
+        .expect("the cache names the archive of the locked tree");
+    let sha = named.trim();
     let entry = fx.rv.cache().join("sha256").join(sha);
     let mut bytes = std::fs::read(&entry).unwrap();
     *bytes.last_mut().unwrap() ^= 0x55;

@@ -254,7 +254,7 @@ pub(super) const CASES: &[Case] = &[
                         b"module example.org/app\n\ngo 1.25.0\n",
                     ),
                     ("app-1.1.0/main.go", regular, "", MAIN_GO.as_bytes()),
-                    ("app-1.1.0/etc", tar::EntryType::Symlink, "", b""),
+                    ("app-1.1.0/etc", tar::EntryType::Symlink, "/etc", b""),
                     (
                         "app-1.1.0/escape",
                         tar::EntryType::Symlink,
@@ -267,6 +267,18 @@ pub(super) const CASES: &[Case] = &[
         args: &["update", "--to", "v1.1.0", "--dry-run"],
         code: 0,
         words: &[],
+    },
+    Case {
+        name: "GitHub: an archive's symlink with no target",
+        setup: |fx| {
+            serve_archive(
+                fx,
+                archive_with(tar::EntryType::Symlink, "app-1.1.0/etc", ""),
+            )
+        },
+        args: &["update", "--to", "v1.1.0"],
+        code: 3,
+        words: &["v1.1.0.tar.gz", "symbolic link `etc` has no target"],
     },
     Case {
         name: "GitHub: 500 then 200",
