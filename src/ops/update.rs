@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
 use crate::config::{AppliesTo, Config, UpstreamSource, Vendor};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::paths::{self, Transaction};
 use crate::render::origin::{self, Removed};
@@ -554,9 +554,8 @@ fn locked_copy(
     vendored_file(ctx, source, vendor, version, expected)
 }
 
-/// `vendor`'s upstream file at `tag` ([`upstream::fetch_file`]). An upstream
-/// that answers it has no such file names vendor.toml's `from`, exit 2: the
-/// fix is in vendor.toml (the path, or the release), not in the network.
+/// `vendor`'s upstream file at `tag` ([`upstream::fetch_file`]), a 404
+/// blamed on vendor.toml ([`not_in_upstream`]).
 fn vendored_file(
     ctx: &Context,
     source: &dyn Source,
@@ -564,19 +563,30 @@ fn vendored_file(
     tag: &str,
     expected: Option<&str>,
 ) -> Result<Vec<u8>> {
-    upstream::fetch_file(source, &ctx.cache, tag, &vendor.from, expected).map_err(|e| match e {
-        crate::error::Error::NotFound { url, .. } => crate::config::ConfigError::at(
-            ctx.root.join("vendor.toml"),
-            Some(vendor.line),
-            format!(
-                "[[vendor]] `from` = \"{}\" is not in the upstream at {tag} (`{url}` answered 404)",
-                vendor.from
-            ),
-        )
-        .hint("fix `from`, or move to a release that has the file with `--to`")
-        .into(),
-        e => e,
-    })
+    upstream::fetch_file(source, &ctx.cache, tag, &vendor.from, expected)
+        .map_err(|e| not_in_upstream(ctx, vendor, tag, e))
+}
+
+/// An upstream that answers it has no `vendor`'s `from` (a file, or a
+/// directory with no file) at `tag` names vendor.toml's `[[vendor]]`, exit
+/// 2: the fix is in vendor.toml (the path, or the release), not in the
+/// network (issue 13). Any other failure stays as it came.
+fn not_in_upstream(ctx: &Context, vendor: &Vendor, tag: &str, e: Error) -> Error {
+    let Error::NotFound { .. } = e else {
+        return e;
+    };
+    let shown = if vendor.from.is_empty() {
+        "./"
+    } else {
+        &vendor.from
+    };
+    crate::config::ConfigError::at(
+        ctx.root.join("vendor.toml"),
+        Some(vendor.line),
+        format!("[[vendor]] `from` = \"{shown}\" is not in the upstream at {tag}: {e}"),
+    )
+    .hint("fix `from`, or move to a release that has it with `--to`")
+    .into()
 }
 
 /// Every source patch file, parsed, keyed by its name.

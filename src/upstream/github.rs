@@ -218,15 +218,43 @@ impl Source for GitHub<'_> {
             "{}/repos/{}/git/trees/{tag}?recursive=1",
             self.env.api_url, self.repo
         );
-        let resp = self
+        let accept = [("Accept", "application/vnd.github+json")];
+        let what = format!("the tree of {tag}");
+        let mut resp = self
             .client
-            .get_with(&url, &[("Accept", "application/vnd.github+json")])
-            .map_err(|e| self.not_found(e, &format!("the tree of {tag}")))?;
-        let tree: ApiTree = serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+            .get_with(&url, &accept)
+            .map_err(|e| self.not_found(e, &what))?;
+        let parse = |body: &[u8]| serde_json::from_slice::<ApiTree>(body);
+        if resp.not_modified && parse(&resp.body).is_err() {
+            // A cached tree that no longer parses is fetched again.
+            resp = self
+                .client
+                .get_fresh_with(&url, &accept)
+                .map_err(|e| self.not_found(e, &what))?;
+        }
+        let tree = parse(&resp.body).map_err(|e| Error::Malformed {
             what: "a git tree".into(),
             url: url.clone(),
             detail: e.to_string(),
         })?;
+        // GitHub never lists a path that is not clean nor a blob id that is
+        // not 40 hex digits: a tree that does is refused whole, not only
+        // where it touches the directory (issue 13).
+        let bad = tree.tree.iter().find(|e| {
+            let blob = e.kind == "blob";
+            !super::is_clean_path(&e.path)
+                || (blob && (e.sha.len() != 40 || !e.sha.bytes().all(|b| b.is_ascii_hexdigit())))
+        });
+        if let Some(entry) = bad {
+            return Err(Error::Malformed {
+                what: "a git tree".into(),
+                url,
+                detail: format!(
+                    "entry `{}` is not a clean relative path with a blob id",
+                    entry.path
+                ),
+            });
+        }
         let listed = if tree.truncated {
             let files = self.tree(tag)?.files;
             super::listed_from(&files, dir, cache)
@@ -236,16 +264,6 @@ impl Source for GitHub<'_> {
                 let file = entry.kind == "blob" && entry.mode != SYMLINK_MODE;
                 if !file || !entry.path.starts_with(dir) {
                     continue;
-                }
-                if !super::is_clean_path(&entry.path) || entry.sha.len() != 40 {
-                    return Err(Error::Malformed {
-                        what: "a git tree".into(),
-                        url,
-                        detail: format!(
-                            "entry `{}` is not a clean relative path with a blob id",
-                            entry.path
-                        ),
-                    });
                 }
                 listed.push(Listed {
                     path: entry.path,

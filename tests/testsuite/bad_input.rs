@@ -218,6 +218,13 @@ impl Fixture {
 
     /// Adopted against a stand-in `prepare` set up first.
     fn adopted_with(prepare: fn(&GitHub)) -> Fixture {
+        Fixture::adopt(prepare, |_| {})
+    }
+
+    /// Adopted against a stand-in `prepare` set up first, the package
+    /// written and then given more by `extend` (a `[[vendor]]` appended at
+    /// line 50 and its committed files).
+    fn adopt(prepare: fn(&GitHub), extend: fn(&TempPackage)) -> Fixture {
         let gh = GitHub::start();
         prepare(&gh);
         release(&gh, "v1.0.0");
@@ -233,6 +240,7 @@ impl Fixture {
                     .replace("namespace: default", "namespace: cozy-app")
                     .replace("example.org/upstream/app:snapshot", PINNED),
             );
+        extend(&pkg);
         let rv = Revendor::new(pkg.path(), &gh);
         rv.run(&["update", "--to", "v1.0.0"]).expect(0);
         rv.run(&["check"]).expect(0);
@@ -357,9 +365,10 @@ fn messages(output: &str) -> Vec<(&str, String)> {
     out
 }
 
-/// Runs one row; the reasons it broke the rules, if any.
-fn check_case(case: &Case) -> Result<(), String> {
-    let mut fx = Fixture::adopted();
+/// Runs one row on the package `start` makes; the reasons it broke the
+/// rules, if any.
+fn check_case(start: fn() -> Fixture, case: &Case) -> Result<(), String> {
+    let mut fx = start();
     (case.setup)(&mut fx);
     let before = tree(fx.pkg.path());
     let run = fx.run(case.args);
@@ -414,9 +423,19 @@ fn verdict(case: &Case, run: &Run, before: &Tree, after: &Tree) -> Result<(), St
     }
 }
 
-/// Runs every row of `cases`, then fails with every broken one.
+/// Runs every row of `cases` on the package every row starts from, then
+/// fails with every broken one.
 fn catalog(cases: &[Case]) {
-    let failures: Vec<String> = cases.iter().filter_map(|c| check_case(c).err()).collect();
+    catalog_from(Fixture::adopted, cases);
+}
+
+/// Runs every row of `cases` on the package `start` makes, then fails with
+/// every broken one.
+fn catalog_from(start: fn() -> Fixture, cases: &[Case]) {
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| check_case(start, c).err())
+        .collect();
     assert!(
         failures.is_empty(),
         "{} of {} rows broke:\n\n{}",
@@ -427,6 +446,7 @@ fn catalog(cases: &[Case]) {
 }
 
 mod config;
+mod dir;
 mod disk;
 mod files;
 mod github;
@@ -437,6 +457,7 @@ mod patch;
 fn the_catalog_holds_at_least_45_rows() {
     let rows = [
         config::CASES,
+        dir::CASES,
         lock::CASES,
         patch::CASES,
         files::CASES,

@@ -88,7 +88,10 @@ impl Plan {
             if !lists.contains_key(dir.from.as_str()) {
                 ctx.shell
                     .status("Listing", format!("{shown} at {}", at.target));
-                let found = at.source.list(at.target, &dir.from, &ctx.cache)?;
+                let found = at
+                    .source
+                    .list(at.target, &dir.from, &ctx.cache)
+                    .map_err(|e| super::not_in_upstream(ctx, dir, at.target, e))?;
                 lists.insert(&dir.from, found);
             }
             let at_target = &lists[dir.from.as_str()];
@@ -101,7 +104,8 @@ impl Plan {
                     ctx.shell
                         .status("Listing", format!("{shown} at {}", at.base_version));
                     at.base_source
-                        .list(at.base_version, &dir.from, &ctx.cache)?
+                        .list(at.base_version, &dir.from, &ctx.cache)
+                        .map_err(|e| super::not_in_upstream(ctx, dir, at.base_version, e))?
                 };
                 for l in at_base {
                     base_paths.push(l.path.clone());

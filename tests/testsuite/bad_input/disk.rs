@@ -109,7 +109,7 @@ fn cache_entries(dir: &Path, sub: &str) -> Vec<PathBuf> {
 }
 
 /// Flips the last byte of every file of the cache under `sub`.
-fn corrupt_cache(fx: &Fixture, sub: &str) {
+pub(super) fn corrupt_cache(fx: &Fixture, sub: &str) {
     let entries = cache_entries(fx.rv.cache(), sub);
     assert!(!entries.is_empty(), "no cache entries under {sub}");
     for path in entries {
