@@ -56,13 +56,11 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = IMAGE_PIN.name;
-    if input.config.pins.is_empty() {
-        return Ok(());
-    }
-    let Some(image) = &input.lock.image else {
-        // Before the first image build there is nothing to pin: the chart
-        // runs the upstream image, which the lock agrees with.
-        for pin in &input.config.pins {
+    let mut reported = BTreeSet::new();
+    for pin in &input.config.pins {
+        let Some(image) = input.lock.image(pin.image.as_deref()) else {
+            // Before the first image build there is nothing to pin: the
+            // chart runs the upstream image, which the lock agrees with.
             sink.push(
                 Finding::warning(
                     id,
@@ -77,23 +75,22 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     "build and pin it with `revendor image build --push` (or `revendor image pin`)",
                 ),
             );
+            continue;
+        };
+        let locked = image.reference.as_str();
+        let full =
+            Reference::parse(locked).is_ok_and(|r| r.tag().is_some() && r.digest().is_some());
+        if !full && reported.insert(locked.to_owned()) {
+            sink.push(
+                Finding::error(
+                    id,
+                    LOCK_PATH,
+                    1,
+                    format!("the locked image `{locked}` is not `repository:tag@sha256:<64 hex>`"),
+                )
+                .fix("pin it again with `revendor image pin`"),
+            );
         }
-        return Ok(());
-    };
-    let locked = image.reference.as_str();
-    let full = Reference::parse(locked).is_ok_and(|r| r.tag().is_some() && r.digest().is_some());
-    if !full {
-        sink.push(
-            Finding::error(
-                id,
-                LOCK_PATH,
-                1,
-                format!("the locked image `{locked}` is not `repository:tag@sha256:<64 hex>`"),
-            )
-            .fix("pin it again with `revendor image pin`"),
-        );
-    }
-    for pin in &input.config.pins {
         if repository_of(locked) != pin.repository {
             sink.push(
                 Finding::error(
@@ -108,7 +105,10 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 .fix("pin an image of that repository with `revendor image pin`"),
             );
         }
-        check_file(input, pin, locked, sink)?;
+        match &pin.yaml {
+            Some(keys) => super::image_pin_yaml::check_keys(input, pin, keys, locked, sink)?,
+            None => check_file(input, pin, locked, sink)?,
+        }
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use crate::paths;
-use crate::render::{Patches, Walk};
+use crate::render::{Patches, Stamp, Walk};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -34,6 +34,8 @@ pub struct Input<'a> {
     pub online: bool,
     /// Whether safe fixes are staged (`--fix`).
     pub fix: bool,
+    /// The locked versions and pins ([`Stamp::of_lock`]).
+    pub stamp: Stamp,
     files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     edited: RefCell<Vec<String>>,
     pristine: RefCell<BTreeMap<String, Pristine>>,
@@ -67,6 +69,7 @@ impl<'a> Input<'a> {
             lock,
             online,
             fix,
+            stamp: Stamp::of_lock(config, lock),
             files: RefCell::default(),
             edited: RefCell::default(),
             pristine: RefCell::default(),
@@ -158,12 +161,13 @@ impl<'a> Input<'a> {
     /// the download cache is downloaded at the locked version, as `render`
     /// and `update` would.
     pub fn pristine(&self, vendor: &Vendor) -> Result<Pristine> {
-        if let Some(p) = self.pristine.borrow().get(&vendor.from) {
+        if let Some(p) = self.pristine.borrow().get(&vendor.pristine()) {
             return Ok(p.clone());
         }
+        let up = self.config.upstream(vendor.upstream.as_deref());
         let source = self
             .online
-            .then(|| upstream::open(self.config, &self.ctx.env, &self.ctx.client));
+            .then(|| upstream::open(up, &self.ctx.env, &self.ctx.client));
         let state = Pristine::read(
             &self.ctx.root,
             self.lock,
@@ -173,7 +177,7 @@ impl<'a> Input<'a> {
         )?;
         self.pristine
             .borrow_mut()
-            .insert(vendor.from.clone(), state.clone());
+            .insert(vendor.pristine(), state.clone());
         Ok(state)
     }
 
@@ -194,21 +198,18 @@ impl<'a> Input<'a> {
     /// copy ([`Stack::walk`](crate::render::Stack::walk)); `None` when the
     /// copy is not usable (lock-integrity says why).
     pub(super) fn walk(&self, vendor: &Vendor) -> Result<Option<Rc<Walk>>> {
-        if let Some(w) = self.walks.borrow().get(&vendor.from) {
+        if let Some(w) = self.walks.borrow().get(&vendor.pristine()) {
             return Ok(Some(Rc::clone(w)));
         }
         let Pristine::Verified(pristine) = self.pristine(vendor)? else {
             return Ok(None);
         };
         let patches = self.vendor_patches()?;
-        let walk = Rc::new(
-            patches
-                .stack(vendor, &self.lock.upstream.version)
-                .walk(&pristine),
-        );
+        let version = self.stamp.version(vendor.upstream.as_deref());
+        let walk = Rc::new(patches.stack(vendor, version).walk(&pristine));
         self.walks
             .borrow_mut()
-            .insert(vendor.from.clone(), Rc::clone(&walk));
+            .insert(vendor.pristine(), Rc::clone(&walk));
         Ok(Some(walk))
     }
 }

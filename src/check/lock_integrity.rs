@@ -52,24 +52,40 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = LOCK_INTEGRITY.name;
-    let version = &input.lock.upstream.version;
-    let up = &input.config.upstream;
-    if !up.source.is(&input.lock.upstream.source) {
-        sink.push(
-            Finding::error(
-                id,
-                "vendor.toml",
-                up.source_line,
-                format!(
-                    "vendor.toml names {}, but the lock vendored {}: every pristine copy, patch and pin was verified against the other repository",
-                    up.source.describe(),
-                    input.lock.upstream.source
-                ),
-            )
-            .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
-        );
+    for up in &input.config.upstreams {
+        let Some(locked) = input.lock.upstream(up.name.as_deref()) else {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.source_line,
+                    format!(
+                        "the lock has no upstream `{}`: nothing of it was verified",
+                        up.label()
+                    ),
+                )
+                .fix("run `revendor update` to vendor it"),
+            );
+            continue;
+        };
+        if !up.source.is(&locked.source) {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.source_line,
+                    format!(
+                        "vendor.toml names {}, but the lock vendored {}: every pristine copy, patch and pin was verified against the other repository",
+                        up.source.describe(),
+                        locked.source
+                    ),
+                )
+                .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
+            );
+        }
     }
     for vendor in &input.config.vendor {
+        let version = input.stamp.version(vendor.upstream.as_deref());
         let path = vendor.pristine();
         let finding = match input.pristine(vendor)? {
             Pristine::Verified(_) => continue,

@@ -60,8 +60,6 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = RENDER_DRIFT.name;
-    let version = &input.lock.upstream.version;
-    let pin = input.lock.image.as_ref().map(|i| i.reference.as_str());
     let removed = Removed::find(input.config, input.lock);
     for vendor in &input.config.vendor {
         let Some(walk) = input.walk(vendor)? else {
@@ -87,7 +85,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 continue;
             }
         };
-        let expected = render::finish(input.config, &vendor.to, patched, version, pin)?;
+        let expected = render::finish(input.config, &vendor.to, patched, &input.stamp)?;
         let Some(actual) = input.read(&vendor.to)? else {
             sink.push(
                 Finding::error(id, &vendor.to, 1, format!("`{}` is missing", vendor.to))
@@ -141,7 +139,9 @@ fn explained(
     let id = RENDER_DRIFT.name;
     let to = &vendor.to;
     if let Some(pending) = &input.lock.pending {
-        let target = &pending.version;
+        let target = pending
+            .version_of(vendor.upstream.as_deref())
+            .unwrap_or_default();
         let markers = patch::marker_lines(actual.as_bytes());
         let finding = match markers.first() {
             _ if input.lock.pending_conflict(to).is_none() => Finding::error(
@@ -190,14 +190,15 @@ fn explained(
 /// The file on disk with the locked pin at every pin site and every
 /// `[[rewrite]]` result at the locked version (see the module docs).
 fn normalize(input: &Input<'_>, file: &str, text: &str) -> String {
-    let mut out = version_sync::normalize(input.config, file, text, &input.lock.upstream.version);
-    if let Some(image) = &input.lock.image {
-        for pin in input.config.pins.iter().filter(|p| p.file == file) {
-            // A file that does not parse as YAML keeps its text: the
-            // difference then shows as drift, which is what it is.
-            if let Ok(pinned) = render::pin::apply(&out, pin, &image.reference) {
-                out = pinned;
-            }
+    let mut out = version_sync::normalize(input.config, file, text, &input.stamp);
+    for pin in input.config.pins.iter().filter(|p| p.file == file) {
+        let Some(reference) = input.stamp.pin(pin.image.as_deref()) else {
+            continue;
+        };
+        // A file that does not parse as YAML keeps its text: the
+        // difference then shows as drift, which is what it is.
+        if let Ok(pinned) = render::pin_text(file, &out, pin, reference) {
+            out = pinned;
         }
     }
     out

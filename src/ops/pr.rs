@@ -15,9 +15,9 @@ use git2::{DiffOptions, Repository};
 use serde::Deserialize;
 
 use crate::config::lock::{LOCK_PATH, Lock};
-use crate::config::{Config, UpstreamSource};
+use crate::config::{Config, Selection, Upstream, UpstreamSource};
 use crate::error::{Error, Result};
-use crate::pr::{self, Summary};
+use crate::pr::{self, Summary, UpstreamChange};
 use crate::workspace::Context;
 
 /// Flags of `revendor pr`.
@@ -169,54 +169,102 @@ fn summarize(
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "package".into());
-    let from = old.map(|o| o.upstream.version.clone());
-    let to = lock.upstream.version.clone();
-    let (upstream_name, compare_url, release_url) = match &config.upstream.source {
-        UpstreamSource::GitHub { repo } => {
-            let server = &ctx.env.server_url;
-            (
-                repo.rsplit('/').next().unwrap_or(repo).to_string(),
-                from.as_ref()
-                    .filter(|f| **f != to)
-                    .map(|f| format!("{server}/{repo}/compare/{f}...{to}")),
-                Some(format!("{server}/{repo}/releases/tag/{to}")),
-            )
-        }
-        UpstreamSource::Git { url } => (
-            url.trim_end_matches('/')
-                .trim_end_matches(".git")
-                .rsplit('/')
-                .next()
-                .unwrap_or(url)
-                .to_string(),
-            None,
-            None,
-        ),
+    let changes: Vec<UpstreamChange> = config
+        .upstreams
+        .iter()
+        .map(|up| change(ctx, up, lock, old))
+        .collect();
+    let first = &changes[0];
+    let upstream = &config.upstreams[0];
+    let upstream_name = match &upstream.source {
+        UpstreamSource::GitHub { repo } => repo.rsplit('/').next().unwrap_or(repo).to_string(),
+        UpstreamSource::Git { url } => url
+            .trim_end_matches('/')
+            .trim_end_matches(".git")
+            .rsplit('/')
+            .next()
+            .unwrap_or(url)
+            .to_string(),
     };
     let patches = files
         .iter()
         .filter(|f| config.patches.iter().any(|p| &p.file == *f))
         .cloned()
         .collect();
+    let pin_of = |l: Option<&Lock>, name: Option<&str>| {
+        l.and_then(|l| l.image(name)).map(|i| i.reference.clone())
+    };
+    let first_image = config.images.first().and_then(|i| i.name.as_deref());
     Summary {
         package,
-        source: config.upstream.source.describe(),
+        source: first.source.clone(),
         upstream_name,
+        from: first.from.clone(),
+        to: first.to.clone(),
+        compare_url: first.compare_url.clone(),
+        release_url: first.release_url.clone(),
+        commit: first.commit.clone(),
+        go_directive: first.go_directive.clone(),
+        image: (pin_of(old, first_image), pin_of(Some(lock), first_image)),
+        patches,
+        files,
+        images: match config.images.as_slice() {
+            [] | [_] => Vec::new(),
+            all => all
+                .iter()
+                .map(|i| {
+                    let name = i.name.as_deref();
+                    (
+                        name.unwrap_or_default().to_owned(),
+                        pin_of(old, name),
+                        pin_of(Some(lock), name),
+                    )
+                })
+                .collect(),
+        },
+        upstreams: if changes.len() > 1 {
+            changes
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// What changed of one upstream between the base's lock and this one.
+fn change(ctx: &Context, up: &Upstream, lock: &Lock, old: Option<&Lock>) -> UpstreamChange {
+    let name = up.name.as_deref();
+    let before = old.and_then(|o| o.upstream(name));
+    let now = lock.upstream(name);
+    let from = before.map(|o| o.version.clone());
+    let to = now.map(|l| l.version.clone()).unwrap_or_default();
+    let (compare_url, release_url) = match &up.source {
+        UpstreamSource::GitHub { repo } => {
+            let server = &ctx.env.server_url;
+            let release = match &up.selection {
+                Selection::Tags(_) => Some(format!("{server}/{repo}/releases/tag/{to}")),
+                _ => None,
+            };
+            (
+                from.as_ref()
+                    .filter(|f| **f != to)
+                    .map(|f| format!("{server}/{repo}/compare/{f}...{to}")),
+                release,
+            )
+        }
+        UpstreamSource::Git { .. } => (None, None),
+    };
+    UpstreamChange {
+        name: up.label(),
+        source: up.source.describe(),
         from,
         to,
         compare_url,
         release_url,
-        commit: lock.upstream.commit.clone(),
+        commit: now.and_then(|l| l.commit.clone()),
         go_directive: (
-            old.and_then(|o| o.upstream.go_directive.clone()),
-            lock.upstream.go_directive.clone(),
+            before.and_then(|o| o.go_directive.clone()),
+            now.and_then(|l| l.go_directive.clone()),
         ),
-        image: (
-            old.and_then(|o| o.image.as_ref().map(|i| i.reference.clone())),
-            lock.image.as_ref().map(|i| i.reference.clone()),
-        ),
-        patches,
-        files,
     }
 }
 

@@ -40,7 +40,7 @@ use crate::ops::outcome::PatchResult;
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::origin::{self, Removed};
-use crate::render::{self, Patches};
+use crate::render::{self, Patches, Stamp};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
@@ -54,7 +54,8 @@ pub struct RenderOptions {
 /// What `render` did; `--format json` prints it (docs/json.md).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RenderReport {
-    /// The locked version rendered.
+    /// The locked version rendered (of the first upstream, when there are
+    /// several).
     pub version: String,
     /// Each patch section's result (the same objects `update` reports).
     pub patches: Vec<PatchResult>,
@@ -81,8 +82,12 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     lock.require_source(&config)?;
     let mut patches = Patches::load(&config)?;
     patches.check_targets(&config)?;
-    let version = lock.upstream.version.clone();
-    let pin = locked_pin(&ctx.root, &lock)?;
+    // Each pin must be a reference pinned by digest before anything is written.
+    locked_pins(&ctx.root, &lock)?;
+    let stamp = Stamp::locked(&config, &lock)?;
+    let version = stamp
+        .version(config.upstreams[0].name.as_deref())
+        .to_owned();
 
     let mut txn = Transaction::new(&ctx.root);
     let mut notes = Vec::new();
@@ -97,8 +102,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     let locked = Locked {
         config: &config,
         lock: Some(&lock),
-        version: &version,
-        pin: pin.as_deref(),
+        stamp: &stamp,
     };
     for vendor in &config.vendor {
         let pristine =
@@ -112,14 +116,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             removed::settle(ctx, &locked, &removed, &patches, vendor, &pristine, current)?;
         if let Some(current) = &current
             && has_hand_edits(
-                &config,
-                &lock,
-                &patches,
-                vendor,
-                &pristine,
-                current,
-                pin.as_deref(),
-                &mut notes,
+                &config, &lock, &patches, vendor, &pristine, current, &stamp, &mut notes,
             )?
         {
             report.edits.extend(edits::fold(
@@ -127,14 +124,15 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
                 &mut patches,
                 vendor,
                 &pristine,
-                &version,
-                pin.as_deref(),
+                &stamp,
                 Some(current),
                 opts.adopt_edits,
                 "render",
             )?);
         }
-        let walk = patches.stack(vendor, &version).apply(&pristine);
+        let walk = patches
+            .stack(vendor, stamp.version(vendor.upstream.as_deref()))
+            .apply(&pristine);
         let patched = walk.output?;
         for step in walk.steps {
             let name = patches.section(step.id).0.name.clone();
@@ -144,16 +142,18 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         }
         txn.stage(
             &vendor.to,
-            render::finish(&config, &vendor.to, &patched, &version, pin.as_deref())?,
+            render::finish(&config, &vendor.to, &patched, &stamp)?,
         );
         let copy = vendor.pristine();
         if !ctx.root.join(&copy).exists() {
             txn.stage(&copy, pristine);
         }
     }
-    for (file, bytes) in
-        render::rewrite_in_place(&config, &version, |f| paths::read(&ctx.root.join(f)))?
-    {
+    let rewritten = render::rewrite_in_place(&config, &stamp, |f| paths::read(&ctx.root.join(f)))?;
+    let pinned = render::pin_in_place(&config, &stamp, &rewritten, |f| {
+        paths::read(&ctx.root.join(f))
+    })?;
+    for (file, bytes) in rewritten.into_iter().chain(pinned) {
         txn.stage(&file, bytes);
     }
     for path in removed.deletions(&config) {
@@ -193,12 +193,12 @@ fn has_hand_edits(
     vendor: &Vendor,
     pristine: &[u8],
     current: &[u8],
-    pin: Option<&str>,
+    stamp: &Stamp,
     notes: &mut Vec<String>,
 ) -> Result<bool> {
-    let version = &lock.upstream.version;
+    let version = stamp.version(vendor.upstream.as_deref());
     let walk = patches.stack(vendor, version).apply(pristine);
-    let expected = render::finish(config, &vendor.to, &walk.output?, version, pin)?;
+    let expected = render::finish(config, &vendor.to, &walk.output?, stamp)?;
     if expected == current {
         return Ok(false);
     }
@@ -279,21 +279,31 @@ fn record_adopted(
         .sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
 }
 
-/// The lock's pinned image reference, checked before anything writes it:
-/// `repository:tag@sha256:…` by the distribution grammar. Anything else is
-/// an error at its line of upstream/lock.toml.
-pub(crate) fn locked_pin(root: &Path, lock: &Lock) -> Result<Option<String>> {
-    let Some(image) = &lock.image else {
-        return Ok(None);
-    };
+/// The lock's pinned image references by image name, checked before
+/// anything writes them: `repository:tag@sha256:…` by the distribution
+/// grammar. Anything else is an error at its line of upstream/lock.toml.
+pub(crate) fn locked_pins(root: &Path, lock: &Lock) -> Result<Vec<(Option<String>, String)>> {
+    lock.images
+        .iter()
+        .map(|image| Ok((image.name.clone(), locked_pin(root, image)?)))
+        .collect()
+}
+
+fn locked_pin(root: &Path, image: &crate::config::lock::LockedImage) -> Result<String> {
     let why = match Reference::parse(&image.reference) {
-        Ok(r) if r.digest().is_some() => return Ok(Some(image.reference.clone())),
+        Ok(r) if r.digest().is_some() => return Ok(image.reference.clone()),
         Ok(_) => "it has no `@sha256:` digest".to_owned(),
         Err(e) => e.to_string(),
     };
     let path = root.join(LOCK_PATH);
-    let line = paths::read_opt(&path)?
-        .and_then(|b| Lock::line_of_key(&String::from_utf8_lossy(&b), "image", "reference"));
+    let line = paths::read_opt(&path)?.and_then(|b| {
+        Lock::line_of_key(
+            &String::from_utf8_lossy(&b),
+            "image",
+            image.name.as_deref(),
+            "reference",
+        )
+    });
     Err(ConfigError::at(
         path,
         line,

@@ -31,10 +31,68 @@ pub struct Summary {
     pub patches: Vec<String>,
     /// Every changed file of the package, relative to it.
     pub files: Vec<String>,
+    /// Every upstream, when the package has several (the fields above are
+    /// then the first one's); empty for one.
+    pub upstreams: Vec<UpstreamChange>,
+    /// Every image pin by image name, when the package has several images
+    /// (`image` is then the first one's); empty for one.
+    pub images: Vec<(String, Option<String>, Option<String>)>,
 }
 
-/// `multus: update multus-cni v4.2.4 → v4.3.0`.
+/// One upstream of a package with several: as [`Summary`] says it of one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UpstreamChange {
+    /// Its `name` in vendor.toml.
+    pub name: String,
+    /// `github:owner/name` or `git:URL`.
+    pub source: String,
+    /// The version before, if the base's lock had it.
+    pub from: Option<String>,
+    /// The version now.
+    pub to: String,
+    /// The compare URL, for GitHub upstreams.
+    pub compare_url: Option<String>,
+    /// The release URL, for GitHub upstreams.
+    pub release_url: Option<String>,
+    /// The commit the version points to.
+    pub commit: Option<String>,
+    /// go.mod `go` directive: before, after.
+    pub go_directive: (Option<String>, Option<String>),
+}
+
+impl UpstreamChange {
+    fn moved(&self) -> bool {
+        self.from.as_deref().is_some_and(|f| f != self.to)
+    }
+}
+
+/// `multus: update multus-cni v4.2.4 → v4.3.0`; with several upstreams,
+/// each one that moved (`linstor: update piraeus v1 → v2, drbd v3 → v4`).
 pub fn title(s: &Summary) -> String {
+    if !s.upstreams.is_empty() {
+        let moved: Vec<String> = s
+            .upstreams
+            .iter()
+            .filter(|u| u.moved())
+            .map(|u| {
+                format!(
+                    "{} {} → {}",
+                    u.name,
+                    u.from.as_deref().unwrap_or_default(),
+                    u.to
+                )
+            })
+            .collect();
+        if !moved.is_empty() {
+            return format!("{}: update {}", s.package, moved.join(", "));
+        }
+        let all: Vec<String> = s
+            .upstreams
+            .iter()
+            .map(|u| format!("{} {}", u.name, u.to))
+            .collect();
+        return format!("{}: refresh vendored {}", s.package, all.join(", "));
+    }
     match &s.from {
         Some(from) if *from != s.to => format!(
             "{}: update {} {from} → {}",
@@ -49,6 +107,9 @@ pub fn title(s: &Summary) -> String {
 
 /// The Markdown body.
 pub fn body(s: &Summary) -> String {
+    if !s.upstreams.is_empty() {
+        return body_of_several(s);
+    }
     let mut b = String::new();
     let from = s.from.as_deref().unwrap_or("(no lock before)");
     let _ = writeln!(
@@ -84,6 +145,12 @@ pub fn body(s: &Summary) -> String {
     if let Some(c) = &s.commit {
         let _ = writeln!(b, "- Upstream commit: `{c}`");
     }
+    tail(&mut b, s);
+    b
+}
+
+/// The refreshed patches, the changed files and the closing line.
+fn tail(b: &mut String, s: &Summary) {
     if !s.patches.is_empty() {
         let _ = writeln!(
             b,
@@ -108,6 +175,57 @@ pub fn body(s: &Summary) -> String {
         b,
         "\nEvery patch was re-applied with zero fuzz and the lock verified; `revendor check` runs on this pull request."
     );
+}
+
+/// The body of a package with several upstreams: a row and links each.
+fn body_of_several(s: &Summary) -> String {
+    let mut b = String::new();
+    let sources: Vec<String> = s
+        .upstreams
+        .iter()
+        .map(|u| format!("`{}`", u.source))
+        .collect();
+    let _ = writeln!(
+        b,
+        "Upgrade of {} in `{}`, prepared by `revendor update`.\n",
+        sources.join(", "),
+        s.package
+    );
+    let _ = writeln!(b, "| | before | after |\n| --- | --- | --- |");
+    for u in &s.upstreams {
+        let from = u.from.as_deref().unwrap_or("(no lock before)");
+        let _ = writeln!(b, "| {} | `{from}` | `{}` |", u.name, u.to);
+        if u.go_directive.0.is_some() || u.go_directive.1.is_some() {
+            let _ = writeln!(
+                b,
+                "| {} go.mod `go` | {} | {} |",
+                u.name,
+                code(u.go_directive.0.as_deref()),
+                code(u.go_directive.1.as_deref())
+            );
+        }
+    }
+    for (name, before, after) in &s.images {
+        let _ = writeln!(
+            b,
+            "| image {name} | {} | {} |",
+            code(before.as_deref()),
+            code(after.as_deref())
+        );
+    }
+    b.push('\n');
+    for u in &s.upstreams {
+        if let Some(url) = &u.release_url {
+            let _ = writeln!(b, "- {} release notes: {url}", u.name);
+        }
+        if let Some(url) = &u.compare_url {
+            let _ = writeln!(b, "- {} upstream changes: {url}", u.name);
+        }
+        if let Some(c) = &u.commit {
+            let _ = writeln!(b, "- {} upstream commit: `{c}`", u.name);
+        }
+    }
+    tail(&mut b, s);
     b
 }
 
@@ -140,7 +258,48 @@ mod tests {
                 "templates/multus-daemonset-thick.yml".into(),
                 "upstream/lock.toml".into(),
             ],
+            upstreams: Vec::new(),
+            images: Vec::new(),
         }
+    }
+
+    #[test]
+    fn several_upstreams_are_each_named() {
+        let mut s = sample();
+        s.upstreams = vec![
+            UpstreamChange {
+                name: "chart".into(),
+                source: "github:o/chart".into(),
+                from: Some("v1.0.0".into()),
+                to: "v1.1.0".into(),
+                release_url: Some("https://github.com/o/chart/releases/tag/v1.1.0".into()),
+                ..UpstreamChange::default()
+            },
+            UpstreamChange {
+                name: "operator".into(),
+                source: "git:file:///op".into(),
+                from: Some("v2.0.0".into()),
+                to: "v2.0.0".into(),
+                ..UpstreamChange::default()
+            },
+        ];
+        s.images = vec![("a".into(), None, Some("r/a:v1@sha256:00".into()))];
+        assert_eq!(title(&s), "multus: update chart v1.0.0 → v1.1.0");
+        let b = body(&s);
+        assert!(
+            b.starts_with("Upgrade of `github:o/chart`, `git:file:///op` in `multus`"),
+            "{b}"
+        );
+        assert!(b.contains("| chart | `v1.0.0` | `v1.1.0` |\n| operator | `v2.0.0` | `v2.0.0` |\n| image a | – | `r/a:v1@sha256:00` |\n"), "{b}");
+        assert!(
+            b.contains("- chart release notes: https://github.com/o/chart/releases/tag/v1.1.0\n"),
+            "{b}"
+        );
+        s.upstreams[0].from = Some("v1.1.0".into());
+        assert_eq!(
+            title(&s),
+            "multus: refresh vendored chart v1.1.0, operator v2.0.0"
+        );
     }
 
     #[test]

@@ -138,16 +138,25 @@ impl<'a> Removed<'a> {
 /// records them; `update` writes a whole new lock anyway.
 pub fn forget_removed(lock: &Lock, config: &Config, outputs: Vec<LockedOutput>) -> Lock {
     let mut next = lock.clone();
-    next.files
-        .retain(|f| config.vendor.iter().any(|v| v.from == f.from));
+    next.files.retain(|f| {
+        config
+            .vendor
+            .iter()
+            .any(|v| v.from == f.from && v.upstream == f.upstream)
+    });
     next.patches
         .retain(|p| config.patches.iter().any(|c| c.name == p.name));
     next.outputs = outputs;
     next
 }
 
-/// A removed patch, parsed from `bytes` (its file as the lock verified it).
-pub fn load_removed(p: &OutputPatch, bytes: Vec<u8>) -> Result<LoadedPatch> {
+/// A removed patch of upstream `upstream` (the one of the output it was
+/// applied to), parsed from `bytes` (its file as the lock verified it).
+pub fn load_removed(
+    p: &OutputPatch,
+    upstream: Option<String>,
+    bytes: Vec<u8>,
+) -> Result<LoadedPatch> {
     let set = patch::parse(&bytes).map_err(|e| Error::Render {
         file: p.file.clone(),
         line: Some(e.line()),
@@ -159,6 +168,7 @@ pub fn load_removed(p: &OutputPatch, bytes: Vec<u8>) -> Result<LoadedPatch> {
     Ok(LoadedPatch {
         name: p.name.clone(),
         file: p.file.clone(),
+        upstream,
         strip: p.strip,
         sha256: Digest::of(&bytes).hex().to_owned(),
         bytes,
@@ -255,6 +265,7 @@ mod tests {
                 file: "first.patch".into(),
                 strip: 1,
             },
+            None,
             b"--- a/t/a.yml\n+++ b/t/a.yml\n@@ -3 +3 @@\n-c\n+C\n".to_vec(),
         )
         .unwrap();

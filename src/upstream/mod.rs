@@ -1,10 +1,15 @@
 //! Where upstream releases and files come from.
 //!
-//! 1. [`open`] picks the [`Source`] for `[upstream]`: [`github::GitHub`]
+//! 1. [`open`] picks the [`Source`] for an `[upstream]`: [`github::GitHub`]
 //!    (releases API, raw files, archives) or [`git::Git`] (any repository,
 //!    through git2).
-//! 2. [`resolve`] chooses the release: `--to TAG`, or the highest version
-//!    inside `track`.
+//! 2. [`choose`] picks the version `update` moves to, by the upstream's
+//!    [`Selection`]: `--to TAG`, or the highest release inside `track`
+//!    ([`resolve`]); a branch's head commit; a commit stays.
+//!
+//! Every method of [`Source`] that takes a `rev` takes a tag or a full
+//! commit sha ([`is_commit`]): a branch is read at the commit the lock
+//! records, never at its moving head.
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
 //!    recorded when there is one; [`locked_tree`] reads the source tree at the
@@ -16,14 +21,14 @@ pub mod git;
 pub mod github;
 mod pristine;
 mod suggest;
-pub mod version;
 
 pub use pristine::Pristine;
 
 use std::collections::BTreeMap;
 
-use crate::config::lock::Lock;
-use crate::config::{Config, UpstreamSource};
+use crate::config::lock::LockedUpstream;
+use crate::config::version::in_track;
+use crate::config::{Selection, Upstream, UpstreamSource, is_commit};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::net::Client;
@@ -46,21 +51,32 @@ pub struct SourceTree {
     pub archive_sha256: Option<String>,
 }
 
-/// Read access to an upstream.
+/// Read access to an upstream. A `rev` is a tag or a full commit sha.
 pub trait Source {
     /// Every published release or tag (drafts excluded).
     fn releases(&self) -> Result<Vec<Release>>;
-    /// One file at a tag.
-    fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>>;
-    /// The commit a tag points to, when the source says.
-    fn commit(&self, tag: &str) -> Result<Option<String>>;
-    /// The whole source tree at a tag.
-    fn tree(&self, tag: &str) -> Result<SourceTree>;
+    /// One file at a rev.
+    fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>>;
+    /// The commit a rev points to, when the source says.
+    fn commit(&self, rev: &str) -> Result<Option<String>>;
+    /// The whole source tree at a rev.
+    fn tree(&self, rev: &str) -> Result<SourceTree>;
+    /// The commit at the head of a branch now.
+    fn branch(&self, name: &str) -> Result<String>;
 }
 
-/// The source for a package's `[upstream]`.
-pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    match &config.upstream.source {
+/// The source of an upstream.
+pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
+    open_source(&upstream.source, env, client)
+}
+
+/// The source `source` names (an upstream's, or the lock's old one).
+pub fn open_source<'a>(
+    source: &UpstreamSource,
+    env: &'a Env,
+    client: &'a Client,
+) -> Box<dyn Source + 'a> {
+    match source {
         UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
         UpstreamSource::Git { url } => {
             Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
@@ -74,17 +90,17 @@ pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn So
 /// there), a git upstream from its mirror in the cache; with `online`, it is
 /// fetched when neither has it. `None` when it is not at hand offline.
 pub fn locked_tree(
-    config: &Config,
+    upstream: &Upstream,
     env: &Env,
     client: &Client,
     cache: &cache::Cache,
-    lock: &Lock,
+    locked: &LockedUpstream,
     online: bool,
 ) -> Result<Option<SourceTree>> {
-    let version = &lock.upstream.version;
-    match &config.upstream.source {
+    let version = &locked.version;
+    match &upstream.source {
         UpstreamSource::GitHub { .. } => {
-            if let Some(sha) = &lock.upstream.source_sha256
+            if let Some(sha) = &locked.source_sha256
                 && let Some(bytes) = cache.get(sha)
             {
                 let files =
@@ -101,7 +117,7 @@ pub fn locked_tree(
             if !online {
                 return Ok(None);
             }
-            open(config, env, client).tree(version).map(Some)
+            open(upstream, env, client).tree(version).map(Some)
         }
         UpstreamSource::Git { url } => {
             match git::Git::new(url, &env.cache_dir, !online).tree(version) {
@@ -122,10 +138,30 @@ pub struct Resolved {
     pub warning: Option<String>,
 }
 
+/// The version `update` moves `up` to, by its [`Selection`]: for release
+/// tags, [`resolve`] over the releases listed; for a branch, `to` when it
+/// is a commit, else the branch's head; for a commit, `to`, else the
+/// commit vendor.toml names.
+pub fn choose(up: &Upstream, source: &dyn Source, to: Option<&str>) -> Result<Resolved> {
+    let asked = |tag: &str| Resolved {
+        tag: tag.to_owned(),
+        warning: None,
+    };
+    match (&up.selection, to) {
+        (Selection::Tags(_), _) => resolve(up, &source.releases()?, to),
+        (Selection::Branch(_), Some(to)) if !is_commit(to) => Err(Error::usage(
+            format!("`{to}` is not a commit: {} follows a branch", up.label()),
+            "pass the full 40-hex sha of a commit to --to, or none for the branch's head",
+        )),
+        (Selection::Branch(branch), None) => Ok(asked(&source.branch(branch)?)),
+        (_, Some(to)) => Ok(asked(to)),
+        (Selection::Commit, None) => Ok(asked(up.version.as_deref().unwrap_or_default())),
+    }
+}
+
 /// Picks the target release: `to` when given (it must exist), else the
-/// highest release inside `track`.
-pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Result<Resolved> {
-    let up = &config.upstream;
+/// highest release inside `track`, by the upstream's tag pattern.
+pub fn resolve(up: &Upstream, releases: &[Release], to: Option<&str>) -> Result<Resolved> {
     if let Some(to) = to {
         let Some(rel) = releases.iter().find(|r| r.tag == to) else {
             return Err(Error::usage(
@@ -133,8 +169,8 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
                 suggest::unknown_tag(to, releases),
             ));
         };
-        let warning = match version::parse_tag(&rel.tag) {
-            Some(v) if !version::in_track(&v, up.track.as_ref(), true) => Some(format!(
+        let warning = match up.semver(&rel.tag) {
+            Some(v) if !in_track(&v, up.track.as_ref(), true) => Some(format!(
                 "{to} is outside track `{}`",
                 up.track.as_ref().map(|t| t.to_string()).unwrap_or_default()
             )),
@@ -149,8 +185,8 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
     let best = releases
         .iter()
         .filter(|r| !r.prerelease || up.allow_prerelease)
-        .filter_map(|r| version::parse_tag(&r.tag).map(|v| (v, r)))
-        .filter(|(v, _)| version::in_track(v, up.track.as_ref(), up.allow_prerelease))
+        .filter_map(|r| up.semver(&r.tag).map(|v| (v, r)))
+        .filter(|(v, _)| in_track(v, up.track.as_ref(), up.allow_prerelease))
         .max_by(|a, b| a.0.cmp(&b.0));
     match best {
         Some((_, r)) => Ok(Resolved {
@@ -158,7 +194,7 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
             warning: None,
         }),
         None => Err(Error::NoRelease {
-            upstream: up.source.describe(),
+            upstream: up.label(),
             track: up
                 .track
                 .as_ref()
@@ -199,13 +235,17 @@ pub fn fetch_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use std::path::Path;
 
-    fn config(track: &str, pre: bool) -> Config {
+    fn config(track: &str, pre: bool) -> Upstream {
         let text = format!(
             "[upstream]\ngithub = \"o/r\"\nversion = \"v4.2.3\"\ntrack = \"{track}\"\nallow-prerelease = {pre}\n"
         );
-        Config::parse(Path::new("."), Path::new("vendor.toml"), &text).unwrap()
+        Config::parse(Path::new("."), Path::new("vendor.toml"), &text)
+            .unwrap()
+            .upstreams
+            .remove(0)
     }
 
     fn rel(tag: &str, pre: bool) -> Release {

@@ -53,7 +53,11 @@ impl Pristine {
         cache: &Cache,
         download: Option<&dyn Source>,
     ) -> Result<Pristine> {
-        let Some(sha) = lock.file_sha256(&vendor.from) else {
+        let upstream = vendor.upstream.as_deref();
+        let (Some(sha), Some(version)) = (
+            lock.file_sha256(upstream, &vendor.from),
+            lock.version(upstream),
+        ) else {
             return Ok(Pristine::NotLocked);
         };
         if let Some(bytes) = paths::read_opt(&root.join(vendor.pristine()))? {
@@ -73,13 +77,7 @@ impl Pristine {
         let Some(source) = download else {
             return Ok(Pristine::Missing);
         };
-        match fetch_file(
-            source,
-            cache,
-            &lock.upstream.version,
-            &vendor.from,
-            Some(sha),
-        ) {
+        match fetch_file(source, cache, version, &vendor.from, Some(sha)) {
             Ok(bytes) => Ok(Pristine::Verified(bytes)),
             Err(e @ Error::Checksum { .. }) => Ok(Pristine::Unverifiable(e.to_string())),
             Err(e) => Err(e),
@@ -117,7 +115,7 @@ impl Pristine {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::config::lock::LockedFile;
+    use crate::config::lock::{LockedFile, LockedUpstream};
 
     fn vendor() -> Vendor {
         let config = Config::parse(
@@ -131,7 +129,12 @@ mod tests {
 
     fn lock(sha256: &str) -> Lock {
         Lock {
+            upstreams: vec![LockedUpstream {
+                version: "v1".into(),
+                ..LockedUpstream::default()
+            }],
             files: vec![LockedFile {
+                upstream: None,
                 from: "a.yml".into(),
                 sha256: sha256.into(),
             }],

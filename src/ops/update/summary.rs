@@ -3,7 +3,39 @@
 use serde::Serialize;
 
 use super::closing::ClosingFinding;
+use super::upstreams::Move;
 use crate::ops::outcome::PatchResult;
+
+/// One upstream of the update: where it comes from and where it went.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpstreamMove {
+    /// Its `name`; `None` for an unnamed `[upstream]`.
+    pub name: Option<String>,
+    /// `github:owner/name` or `git:URL`.
+    pub source: String,
+    /// The version before.
+    pub from: String,
+    /// The version after.
+    pub to: String,
+    /// The source the lock vendored from, when vendor.toml now names another.
+    pub moved_from: Option<String>,
+    /// This upstream had no lock entry and was adopted.
+    pub adopted: bool,
+}
+
+impl UpstreamMove {
+    /// What the report says of `mv`.
+    pub(super) fn of(mv: &Move<'_>) -> UpstreamMove {
+        UpstreamMove {
+            name: mv.upstream.name.clone(),
+            source: mv.upstream.source.describe(),
+            from: mv.base_version.clone(),
+            to: mv.target.clone(),
+            moved_from: mv.moved_from.clone(),
+            adopted: mv.locked.is_none(),
+        }
+    }
+}
 
 /// One conflicting hunk.
 #[derive(Debug, Clone, Serialize)]
@@ -78,10 +110,12 @@ pub struct UpstreamedReport {
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
-    /// The version before.
+    /// The version before (of the first upstream, when there are several).
     pub from: String,
-    /// The version after.
+    /// The version after (of the first upstream, when there are several).
     pub to: String,
+    /// Every upstream, in vendor.toml order.
+    pub upstreams: Vec<UpstreamMove>,
     /// The source the lock vendored from, when vendor.toml now names another
     /// and the update moved the package to it.
     pub moved_from: Option<String>,
@@ -112,11 +146,14 @@ pub struct UpdateReport {
 }
 
 impl UpdateReport {
-    pub(super) fn new(from: &str, to: &str, adopted: bool, dry_run: bool) -> UpdateReport {
+    /// The report of an update of `upstreams` (at least one).
+    pub(super) fn new(upstreams: Vec<UpstreamMove>, adopted: bool, dry_run: bool) -> UpdateReport {
+        let first = &upstreams[0];
         UpdateReport {
-            from: from.into(),
-            to: to.into(),
-            moved_from: None,
+            from: first.from.clone(),
+            to: first.to.clone(),
+            moved_from: first.moved_from.clone(),
+            upstreams,
             adopted,
             dry_run,
             patches: Vec::new(),
@@ -144,26 +181,38 @@ impl UpdateReport {
         } else {
             "updated"
         };
-        if self.adopted {
-            let adopt = if self.dry_run {
-                "would adopt"
-            } else {
-                "adopted"
-            };
-            s.push_str(&format!(
-                "{adopt} the package at {} (no lock before)\n",
-                self.from
-            ));
-        }
-        if let Some(old) = &self.moved_from {
-            s.push_str(&format!(
-                "upstream source: moved from {old} (the locked copies are the merge base)\n"
-            ));
-        }
-        if self.from == self.to {
-            s.push_str(&format!("upstream: up to date at {}\n", self.to));
+        let adopt = if self.dry_run {
+            "would adopt"
         } else {
-            s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
+            "adopted"
+        };
+        let several = self.upstreams.len() > 1;
+        if self.adopted && several {
+            s.push_str(&format!("{adopt} the package (no lock before)\n"));
+        }
+        for u in &self.upstreams {
+            let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
+            if self.adopted && !several {
+                s.push_str(&format!(
+                    "{adopt} the package at {} (no lock before)\n",
+                    u.from
+                ));
+            } else if u.adopted && !self.adopted {
+                s.push_str(&format!(
+                    "{adopt} upstream{named} at {} (not in the lock before)\n",
+                    u.from
+                ));
+            }
+            if let Some(old) = &u.moved_from {
+                s.push_str(&format!(
+                    "upstream{named} source: moved from {old} (the locked copies are the merge base)\n"
+                ));
+            }
+            if u.from == u.to {
+                s.push_str(&format!("upstream{named}: up to date at {}\n", u.to));
+            } else {
+                s.push_str(&format!("upstream{named}: {} -> {}\n", u.from, u.to));
+            }
         }
         for f in &self.fuzzy {
             s.push_str(&format!(
