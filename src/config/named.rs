@@ -466,3 +466,152 @@ fn yaml(cx: &Ctx<'_>, raw: &Spanned<RawYaml>) -> Result<YamlPin, ConfigError> {
     }
     Ok(pin)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::config::{Config, ConfigError, Selection, YamlPin};
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(&std::env::temp_dir(), Path::new("vendor.toml"), text)
+    }
+
+    const TWO: &str = "\
+[[upstream]]
+name = \"chart\"
+github = \"o/chart\"
+version = \"v1.0.0\"
+
+[[upstream]]
+name = \"operator\"
+git = \"file:///op\"
+version = \"v2.0.0\"
+";
+
+    #[test]
+    fn several_upstreams_are_named_and_entries_say_which() {
+        let c = parse(&format!(
+            "{TWO}[[vendor]]\nupstream = \"operator\"\nfrom = \"charts/\"\nto = \"a/\"\n\
+             [[vendor]]\nupstream = \"chart\"\nfrom = \"charts/\"\nto = \"b/\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.upstreams.len(), 2);
+        assert_eq!(c.upstream(Some("operator")).version.as_deref(), Some("v2.0.0"));
+        assert_eq!(c.vendor[0].pristine(), "upstream/operator/charts/");
+        assert_eq!(c.vendor[1].pristine(), "upstream/chart/charts/");
+
+        let e = parse(&format!("{TWO}[[vendor]]\nfrom = \"a\"\nto = \"b\"\n")).unwrap_err();
+        assert_eq!(e.line, Some(10), "{e}");
+        assert!(e.message.contains("needs `upstream =`"), "{e}");
+        assert!(e.hint.unwrap().contains("chart, operator"));
+        let e = parse(&format!(
+            "{TWO}[[rewrite]]\nupstream = \"nope\"\nfile = \"f\"\ndockerfile-arg = \"V\"\nwith = \"{{version}}\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(11), "{e}");
+        assert!(e.message.contains("names no [[upstream]]"), "{e}");
+
+        let unnamed = TWO.replace("name = \"operator\"\n", "");
+        let e = parse(&unnamed).unwrap_err();
+        assert_eq!(e.line, Some(6), "{e}");
+        assert!(e.message.contains("needs a `name`"), "{e}");
+        let twice = TWO.replace("\"operator\"", "\"chart\"");
+        assert!(parse(&twice).unwrap_err().message.contains("duplicate"));
+        let slash = TWO.replace("\"operator\"", "\"a/b\"");
+        assert!(parse(&slash).unwrap_err().message.contains("not a plain name"));
+    }
+
+    #[test]
+    fn ref_version_and_tag_pattern_are_checked_at_their_line() {
+        let up = "[upstream]\ngithub = \"o/r\"\n";
+        let c = parse(&format!("{up}ref = \"main\"\n")).unwrap();
+        assert!(matches!(&c.upstreams[0].selection, Selection::Branch(b) if b == "main"));
+        assert_eq!(c.upstreams[0].version_line, 3);
+
+        let e = parse(&format!("{up}ref = \"main\"\nversion = \"v1\"\n")).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.contains("`version` and `ref` cannot both be set"), "{e}");
+        let e = parse(&format!("{up}ref = \"main\"\ntrack = \">=1\"\n")).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+
+        let sha = "facbc36d2b6b1f3d9d4b1f0b0f5a7b7e0d6c9a11";
+        let c = parse(&format!("{up}version = \"{sha}\"\n")).unwrap();
+        assert!(matches!(c.upstreams[0].selection, Selection::Commit));
+        let e = parse(&format!("{up}version = \"{sha}\"\ntrack = \">=1\"\n")).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.contains("`version` is a commit"), "{e}");
+
+        let e = parse(&format!("{up}version = \"v1\"\ntag-pattern = '^v(.+'\n")).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.contains("cannot be used"), "{e}");
+        let e = parse(&format!("{up}version = \"v1\"\ntag-pattern = '^v(.+)$'\n")).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.contains("no `(?P<version>"), "{e}");
+        let e = parse(&format!(
+            "{up}version = \"v1.0.0\"\ntag-pattern = '^edge-(?P<version>.+)$'\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("not a release by `tag-pattern`"), "{e}");
+
+        let e = parse(up).unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(e.message.contains("needs `version`"), "{e}");
+    }
+
+    #[test]
+    fn images_and_yaml_pins() {
+        let image = |name: &str, repo: &str| {
+            format!(
+                "[[image]]\nname = \"{name}\"\nrepository = \"{repo}\"\ntag = \"v1\"\ncontext = \"c\"\nplatforms = [\"linux/amd64\"]\n"
+            )
+        };
+        let base = format!(
+            "[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n{}{}",
+            image("a", "r/a"),
+            image("b", "r/b")
+        );
+        let c = parse(&format!(
+            "{base}[[pin]]\nimage = \"b\"\nfile = \"values.yaml\"\nyaml = {{ repository = \"b.repository\", tag = \"b.tag\", digest = \"b.digest\" }}\n\
+             [[pin]]\nimage = \"a\"\nfile = \"values.yaml\"\nyaml = \"a.tag\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.pins[0].repository, "r/b");
+        assert_eq!(c.pins[0].image.as_deref(), Some("b"));
+        assert_eq!(
+            c.pins[0].yaml.as_ref().unwrap().keys(),
+            ["b.repository", "b.tag", "b.digest"]
+        );
+        assert_eq!(c.pins[1].yaml, Some(YamlPin::Joined("a.tag".into())));
+        assert_eq!(c.image(Some("b")).unwrap().repository, "r/b");
+
+        let line = base.lines().count() + 1;
+        let e = parse(&format!("{base}[[pin]]\nfile = \"v.yaml\"\nyaml = \"a.tag\"\n")).unwrap_err();
+        assert_eq!(e.line, Some(line), "{e}");
+        assert!(e.message.contains("needs `image =`"), "{e}");
+        let e = parse(&format!(
+            "{base}[[pin]]\nimage = \"c\"\nfile = \"v.yaml\"\nyaml = \"a.tag\"\n"
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("names no [[image]]"), "{e}");
+        let e = parse(&format!(
+            "{base}[[pin]]\nimage = \"a\"\nfile = \"v.yaml\"\nyaml = \"a..tag\"\n"
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("not a dotted key path"), "{e}");
+        let e = parse(&format!(
+            "{base}[[pin]]\nimage = \"a\"\nfile = \"v.yaml\"\nyaml = {{ repository = \"x\", tag = \"x\" }}\n"
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("twice"), "{e}");
+        let e = parse(&format!(
+            "{base}[[pin]]\nimage = \"a\"\nfile = \"v.yaml\"\nyaml = {{ tag = \"x\", colour = 1 }}\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.line, Some(line + 3), "{e}");
+        let e = parse("[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n[[pin]]\nfile = \"v.yaml\"\nyaml = \"a\"\n")
+            .unwrap_err();
+        assert!(e.message.contains("there is none"), "{e}");
+    }
+}
