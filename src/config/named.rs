@@ -497,7 +497,10 @@ version = \"v2.0.0\"
         ))
         .unwrap();
         assert_eq!(c.upstreams.len(), 2);
-        assert_eq!(c.upstream(Some("operator")).version.as_deref(), Some("v2.0.0"));
+        assert_eq!(
+            c.upstream(Some("operator")).version.as_deref(),
+            Some("v2.0.0")
+        );
         assert_eq!(c.vendor[0].pristine(), "upstream/operator/charts/");
         assert_eq!(c.vendor[1].pristine(), "upstream/chart/charts/");
 
@@ -519,7 +522,12 @@ version = \"v2.0.0\"
         let twice = TWO.replace("\"operator\"", "\"chart\"");
         assert!(parse(&twice).unwrap_err().message.contains("duplicate"));
         let slash = TWO.replace("\"operator\"", "\"a/b\"");
-        assert!(parse(&slash).unwrap_err().message.contains("not a plain name"));
+        assert!(
+            parse(&slash)
+                .unwrap_err()
+                .message
+                .contains("not a plain name")
+        );
     }
 
     #[test]
@@ -531,7 +539,10 @@ version = \"v2.0.0\"
 
         let e = parse(&format!("{up}ref = \"main\"\nversion = \"v1\"\n")).unwrap_err();
         assert_eq!(e.line, Some(4), "{e}");
-        assert!(e.message.contains("`version` and `ref` cannot both be set"), "{e}");
+        assert!(
+            e.message.contains("`version` and `ref` cannot both be set"),
+            "{e}"
+        );
         let e = parse(&format!("{up}ref = \"main\"\ntrack = \">=1\"\n")).unwrap_err();
         assert_eq!(e.line, Some(4), "{e}");
 
@@ -587,7 +598,10 @@ version = \"v2.0.0\"
         assert_eq!(c.image(Some("b")).unwrap().repository, "r/b");
 
         let line = base.lines().count() + 1;
-        let e = parse(&format!("{base}[[pin]]\nfile = \"v.yaml\"\nyaml = \"a.tag\"\n")).unwrap_err();
+        let e = parse(&format!(
+            "{base}[[pin]]\nfile = \"v.yaml\"\nyaml = \"a.tag\"\n"
+        ))
+        .unwrap_err();
         assert_eq!(e.line, Some(line), "{e}");
         assert!(e.message.contains("needs `image =`"), "{e}");
         let e = parse(&format!(

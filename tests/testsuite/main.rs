@@ -33,3 +33,5 @@ mod update_adopt;
 mod update_continue;
 mod update_realworld;
 mod update_upstreamed;
+mod upstreams;
+mod yaml_pin;
