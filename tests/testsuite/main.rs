@@ -16,6 +16,7 @@ mod check_all;
 mod check_realworld;
 mod cli_help;
 mod console;
+mod examples;
 mod image;
 mod image_e2e;
 mod layers;
