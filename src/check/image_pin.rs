@@ -5,7 +5,9 @@
 //! 2. Every container `image:` field of the rendered file (found by parsing,
 //!    [`manifest::Manifest::images`]) whose repository is a site of the
 //!    `[[pin]]` must equal it.
-//! 3. Text a pin cannot reach is found line by line: a line naming an
+//! 3. A `yaml` pin's keys must hold what the locked reference gives them
+//!    (`image_pin_yaml`).
+//! 4. Text a pin cannot reach is found line by line: a line naming an
 //!    upstream image the pin replaces (taken from the pristine copy's own
 //!    image fields and `replaces`), wherever it is, or a line naming the
 //!    pinned repository that is not an `image:` field (a `sh -c` script, a
@@ -31,8 +33,11 @@ A pin site (a container `image:` field naming the `[[pin]]` repository or
 the upstream image it replaces) does not name the locked
 `repository:tag@sha256:<64 hex>`; a line still names the upstream image; the
 pinned repository appears outside an `image:` field (in a script block, where
-no pin reaches); or the lock's reference is not a full pin. A package whose
-lock pins no image yet (before its first image build) gets one warning.
+no pin reaches); a key a `yaml` pin writes does not hold what the locked
+reference gives it (`<tag>@sha256:…` at one key, or the split repository,
+tag and digest keys), or is missing; or the lock's reference is not a full
+pin. A package whose lock pins no image yet (before its first image build)
+gets one warning per pin.
 
 ### Why
 One image line left at upstream's `snapshot-thick` runs an image nobody

@@ -21,7 +21,8 @@ A pristine copy under `upstream/` does not have the sha256 the lock records
 for it (edited, missing, or not in the lock), a patch file is not the one
 that was verified (edited since the last `update` or `patch refresh`), or
 vendor.toml's `[upstream]` names another repository than the lock's
-`source` (pointed at a fork, say).
+`source` (pointed at a fork, say), or an `[[upstream]]` the lock has nothing
+of yet.
 
 A moved source is fixed by `revendor update`: it treats the new repository
 as a new upstream, the locked copies (from the old one) as the merge base,

@@ -34,9 +34,12 @@ pub const UPSTREAM_NEWER: Id = Id {
     doc: "\
 ### What
 With `--online`: upstream published a release newer than the locked one
-inside `track` (an error), or outside it (information). The finding carries a
-dry run of every patch against the newer release: `exact`, `offset`,
-`merged`, `already-upstream` or `conflict`.
+inside `track` (an error), or outside it (information); for an upstream that
+follows a branch (`ref`), the branch's head is not the locked commit (an
+error). Releases are the tags its `tag-pattern` takes, by default an optional
+`v` then a version, never a chart-release tag such as `kube-ovn-v1.15.24`.
+The finding carries a dry run of every patch of that upstream against the
+newer release: `exact`, `offset`, `merged`, `already-upstream` or `conflict`.
 
 ### Why
 The nightly run is how a new upstream release gets noticed, before a
