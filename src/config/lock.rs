@@ -743,6 +743,26 @@ mod tests {
     }
 
     #[test]
+    fn a_pending_update_of_named_upstreams_keeps_each_target() {
+        let mut lock = named();
+        lock.pending = Some(Pending {
+            version: None,
+            versions: [("a".to_owned(), "v1.1.0".to_owned())].into(),
+            conflicts: Vec::new(),
+        });
+        let text = lock.to_toml(None);
+        assert!(
+            text.contains("[pending.versions]\na = \"v1.1.0\"\n"),
+            "{text}"
+        );
+        let back = Lock::parse(Path::new("lock.toml"), &text).unwrap();
+        let pending = back.pending.unwrap();
+        assert_eq!(pending.version_of(Some("a")), Some("v1.1.0"));
+        assert_eq!(pending.version_of(Some("b")), None);
+        assert_eq!(pending.version_of(None), None);
+    }
+
+    #[test]
     fn a_lock_without_the_later_tables_still_reads() {
         let lock = Lock::parse(
             Path::new("lock.toml"),

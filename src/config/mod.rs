@@ -8,6 +8,9 @@
 //!    the files revendor writes are not its own (vendor.toml, `upstream/`,
 //!    `.revendor-txn/`, `.git`) and each `to` is a file of its own (see
 //!    `bounds`); names are unique, the semver range parses, patch files exist.
+//!    Upstreams and images, one (`[upstream]`) or several (`[[upstream]]`
+//!    with names), and the `upstream =`/`image =` that name them, are
+//!    `named`'s.
 //!
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
@@ -372,6 +375,14 @@ impl Config {
             .iter()
             .find(|u| u.name.as_deref() == name)
             .unwrap_or(&self.upstreams[0])
+    }
+
+    /// Whether a rewrite of upstream `name` uses `{commit}`, so that its
+    /// commit must be known to render.
+    pub fn needs_commit(&self, name: Option<&str>) -> bool {
+        self.rewrites
+            .iter()
+            .any(|r| r.upstream.as_deref() == name && needs_commit(&r.with))
     }
 
     /// The image `name` names (`[[pin]] image =`), or the only one.

@@ -155,9 +155,7 @@ pub fn pin(ctx: &Context, opts: &PinOptions) -> Result<Vec<PinReport>> {
 
 /// The images `name` selects: that one, or every one.
 pub(crate) fn selected<'c>(config: &'c Config, name: Option<&str>) -> Result<Vec<&'c Image>> {
-    if config.images.is_empty() {
-        image_config(config)?;
-    }
+    image_config(config)?;
     let Some(name) = name else {
         return Ok(config.images.iter().collect());
     };

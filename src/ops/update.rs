@@ -1,6 +1,7 @@
 //! `revendor update`: move the vendored upstream to a release, all or nothing.
 //!
-//! 1. Resolve the target release (`--to`, or the highest inside `track`).
+//! 1. Resolve each upstream's target (`--to`, the highest release inside
+//!    `track`, a branch's head; `upstreams.rs`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
 //!    package is adopted without a lock) and the new ones at the target.
 //!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is

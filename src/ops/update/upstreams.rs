@@ -228,7 +228,7 @@ fn commits<'a>(config: &Config, mut mv: Move<'a>) -> Result<Move<'a>> {
         is_commit.then(|| mv.target.clone())
     };
     let name = mv.name().map(str::to_owned);
-    let needs = Stamp::require_commit(config, name.as_deref(), &Placeholders::default()).is_err();
+    let needs = config.needs_commit(name.as_deref());
     if needs && mv.base_values.commit.is_none() {
         mv.base_values.commit = mv.base_source().commit(&mv.base_version)?;
         Stamp::require_commit(config, name.as_deref(), &mv.base_values)?;
