@@ -171,16 +171,16 @@ pub fn read_pins(
     config: &Config,
     read: impl Fn(&str) -> Option<Vec<u8>>,
 ) -> Result<Vec<(Option<String>, String)>> {
-    let mut names: Vec<Option<&str>> = config.pins.iter().map(|p| p.image.as_deref()).collect();
-    names.dedup();
+    // Each image once, in vendor.toml's order of images.
+    let mut names: Vec<Option<&str>> = Vec::new();
+    for p in &config.pins {
+        if !names.contains(&p.image.as_deref()) {
+            names.push(p.image.as_deref());
+        }
+    }
+    names.sort_by_key(|n| config.images.iter().position(|i| i.name.as_deref() == *n));
     let mut out = Vec::new();
     for name in names {
-        if out
-            .iter()
-            .any(|(n, _): &(Option<String>, String)| n.as_deref() == name)
-        {
-            continue;
-        }
         if let Some(reference) = read_pin(config, name, &read)? {
             out.push((name.map(str::to_owned), reference));
         }
