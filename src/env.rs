@@ -55,6 +55,24 @@ pub struct Env {
     pub publish_versioned: bool,
     /// `PUBLISH_FLOATING=1`: also push `:latest`.
     pub publish_floating: bool,
+    /// `GIT_AUTHOR_NAME`, `_EMAIL`, `_DATE`: who `pr --create` commits as
+    /// (git config's `user.*` fills in what is unset).
+    pub git_author: GitIdentity,
+    /// `GIT_COMMITTER_NAME`, `_EMAIL`, `_DATE`: likewise for the committer,
+    /// who also signs off with `--signoff`.
+    pub git_committer: GitIdentity,
+}
+
+/// A git identity as the `GIT_AUTHOR_*` / `GIT_COMMITTER_*` variables give
+/// it; each part may be unset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitIdentity {
+    /// `*_NAME`.
+    pub name: Option<String>,
+    /// `*_EMAIL`.
+    pub email: Option<String>,
+    /// `*_DATE`, as written (`@1767225600 +0000`).
+    pub date: Option<String>,
 }
 
 impl std::fmt::Debug for Env {
@@ -107,6 +125,16 @@ impl Env {
             image_tag: var("IMAGE_TAG"),
             publish_versioned: var("PUBLISH_VERSIONED").as_deref() == Some("1"),
             publish_floating: var("PUBLISH_FLOATING").as_deref() == Some("1"),
+            git_author: GitIdentity {
+                name: var("GIT_AUTHOR_NAME"),
+                email: var("GIT_AUTHOR_EMAIL"),
+                date: var("GIT_AUTHOR_DATE"),
+            },
+            git_committer: GitIdentity {
+                name: var("GIT_COMMITTER_NAME"),
+                email: var("GIT_COMMITTER_EMAIL"),
+                date: var("GIT_COMMITTER_DATE"),
+            },
             http_timeout: std::time::Duration::from_secs_f64(
                 var("REVENDOR_HTTP_TIMEOUT")
                     .and_then(|v| v.parse::<f64>().ok())

@@ -66,6 +66,16 @@ pub enum Error {
         /// The operating system's answer.
         source: std::io::Error,
     },
+    /// A killed run committed a write (its plan, `.revendor-txn/plan`) that
+    /// could not be finished, so no new write may start: the files on disk
+    /// mix old and new until it is.
+    #[error("an interrupted write in `{}` must be finished first, and could not be", package.display())]
+    Unfinished {
+        /// The package directory.
+        package: PathBuf,
+        /// Why finishing it failed.
+        source: Box<Error>,
+    },
     /// A download did not match the sha256 it must have.
     #[error("`{what}` has sha256 {actual}, expected {expected}")]
     Checksum {
@@ -176,6 +186,31 @@ pub enum Error {
         /// The URLs that did not answer, credentials removed.
         urls: Vec<String>,
     },
+    /// The package's own git repository could not be read or written
+    /// (`pr`): a local failure, never the remote's.
+    #[error("failed to {action} in the package's repository: {message}")]
+    Repository {
+        /// What was attempted: "read the base commit".
+        action: String,
+        /// What git said.
+        message: String,
+    },
+    /// `pr --create` could not publish the upgrade: a push, a fetch or a
+    /// GitHub API call failed. `state` says what was left behind (nothing
+    /// pushed, a push undone), because the user decides from it whether to
+    /// simply run again.
+    #[error("failed to {action}{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Publish {
+        /// What was attempted: "push `revendor/multus-v4.3.0` to origin".
+        action: String,
+        /// What the remote said, when it was not an HTTP answer.
+        message: Option<String>,
+        /// What the repository and GitHub are left with.
+        state: String,
+        /// The API's answer, when it was one.
+        #[source]
+        source: Option<Box<crate::net::HttpError>>,
+    },
 }
 
 impl Error {
@@ -196,13 +231,16 @@ impl Error {
             Error::Http(_)
             | Error::Git { .. }
             | Error::Io { .. }
+            | Error::Unfinished { .. }
             | Error::Checksum { .. }
             | Error::NotFound { .. }
             | Error::Malformed { .. }
             | Error::Registry(_)
             | Error::PinnedImage { .. }
             | Error::Builder(_)
-            | Error::Unreachable { .. } => ExitCode::Failure,
+            | Error::Unreachable { .. }
+            | Error::Repository { .. }
+            | Error::Publish { .. } => ExitCode::Failure,
         }
     }
 
@@ -224,11 +262,18 @@ impl Error {
             Error::PristineEdited { .. } => Some(
                 "restore it with `git checkout`, or re-fetch it with `revendor update`".into(),
             ),
+            Error::Unfinished { .. } => Some(
+                "make the package writable and run any revendor command there: it finishes the interrupted write before anything else".into(),
+            ),
             Error::Builder(e) => e.hint(),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             Error::Unreachable { .. } => Some(
                 "every other check ran and its findings are above; run the check again once the remote answers".into(),
             ),
+            Error::Publish { state, source, .. } => Some(match source.as_ref().and_then(|e| e.hint()) {
+                Some(hint) => format!("{state}; {hint}"),
+                None => state.clone(),
+            }),
             _ => None,
         }
     }
@@ -273,6 +318,42 @@ impl Error {
             source = cause.source();
         }
         causes
+    }
+
+    /// The section of docs/reference.md that explains what this error is
+    /// about: `cli` ends every `help:` line with it, so the next step is
+    /// always one link away (the anchors are GitHub's heading slugs; a test
+    /// in `cli` checks each one exists).
+    pub fn reference(&self) -> &'static str {
+        match self {
+            Error::Config(c) => {
+                let file = c.file.to_string_lossy();
+                if file.ends_with("lock.toml") {
+                    "upstreamlocktoml"
+                } else if file.ends_with(".patch") || file.ends_with(".diff") {
+                    "patch"
+                } else if file.ends_with("Dockerfile") {
+                    "image"
+                } else {
+                    "vendortoml"
+                }
+            }
+            Error::Usage { .. } => "commands",
+            Error::NoRelease { .. } => "upstream",
+            Error::Http(_)
+            | Error::Git { .. }
+            | Error::NotFound { .. }
+            | Error::Malformed { .. }
+            | Error::Unreachable { .. } => "environment",
+            Error::Checksum { .. } | Error::PristineEdited { .. } => "upstreamlocktoml",
+            Error::Render { .. } => "rewrite",
+            Error::PatchDoesNotApply { .. } | Error::Conflict(_) => "revendor-update",
+            Error::Registry(_) | Error::PinnedImage { .. } => "revendor-image-pin",
+            Error::Builder(_) => "revendor-image-build",
+            Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
+            Error::Io { .. } => "exit-codes",
+            Error::Unfinished { .. } => "package-layout",
+        }
     }
 
     /// A usage error with a hint.

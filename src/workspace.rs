@@ -30,7 +30,7 @@ pub struct Context {
     pub root: PathBuf,
     /// The environment variables.
     pub env: Env,
-    /// The HTTP client (counts requests for `-v`).
+    /// The HTTP client (counts requests for `-v`); TLS is set up on its first request only.
     pub client: Client,
     /// The console.
     pub shell: Shell,
@@ -54,7 +54,7 @@ impl Context {
             offline,
             retries: 3,
             timeout: env.http_timeout,
-        })?;
+        });
         match paths::recover(&root)? {
             Recovery::Clean => {}
             Recovery::RolledBack => {
@@ -63,6 +63,21 @@ impl Context {
             Recovery::Completed => {
                 shell.warn("an interrupted run had committed; its writes were completed")
             }
+            Recovery::ReadOnly {
+                committed: true,
+                reason,
+            } => shell.warn(format!(
+                "an interrupted run had committed, and its writes cannot be completed here \
+                 ({reason}): the package is read as they leave it; the files on disk stay \
+                 mixed until a revendor command runs where it can write"
+            )),
+            Recovery::ReadOnly {
+                committed: false,
+                reason,
+            } => shell.warn(format!(
+                "an interrupted run had not committed, and its staged files cannot be \
+                 discarded here ({reason}); the package is as it was before that run"
+            )),
         }
         if let Some(downloads) = shell.downloads() {
             client.set_progress(Box::new(move |url, done, total| {
@@ -100,7 +115,7 @@ impl Context {
             .timeout(self.env.http_timeout)
             .credentials(credentials)
             .mirrors(mirrors)
-            .build()?;
+            .build();
         if self.shell.verbosity() == Verbosity::Verbose {
             let shell = self.shell.clone();
             client.set_request_hook(Box::new(move |x| shell.step("HTTP", exchange(x))));

@@ -85,7 +85,28 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
-    for vendor in &input.config.vendor {
+    for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        if !input
+            .lock
+            .files
+            .iter()
+            .any(|f| f.upstream == dir.upstream && dir.selects_from(&f.from).is_some())
+        {
+            sink.push(
+                Finding::error(
+                    id,
+                    LOCK_PATH,
+                    1,
+                    format!(
+                        "the lock records no file of the vendored directory `{}` (the [[vendor]] at vendor.toml:{})",
+                        dir.to, dir.line
+                    ),
+                )
+                .fix("run `revendor update` to vendor it"),
+            );
+        }
+    }
+    for vendor in input.files()?.iter().filter(|v| !v.created) {
         let version = input.stamp.version(vendor.upstream.as_deref());
         let path = vendor.pristine();
         let finding = match input.pristine(vendor)? {

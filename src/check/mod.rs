@@ -271,6 +271,16 @@ pub fn run(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     Ok(())
 }
 
+/// Runs the one check named `name` (a [`Check::name`]), online or not as
+/// `input` says: how `pr` re-verifies the markers online without asking the
+/// upstream or the registry anything else.
+pub fn run_one(name: &str, input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for check in CHECKS.iter().filter(|c| c.name == name) {
+        (check.run)(input, sink)?;
+    }
+    Ok(())
+}
+
 /// docs/checks.md: one `##` heading per id with its documentation.
 pub fn docs_markdown() -> String {
     let mut out = String::from(

@@ -15,7 +15,7 @@
 //! in the image build takes offsets, and lock-integrity holds the files to
 //! the sha256 `update` verified). That tree is read offline when it is at
 //! hand: the archive `update` downloaded, from the download cache by the
-//! sha256 the lock records, or a git upstream's mirror. When it is not (a
+//! tree hash the lock records, or a git upstream's mirror. When it is not (a
 //! fresh machine), only `--online` reports them, fetching the tree.
 
 use super::{Check, Finding, Id, Input, Sink};
@@ -56,7 +56,7 @@ upstream, but its reverse does: upstream already contains the change. Vendor
 patches are checked against the pristine copies, always. Source patches are
 checked against the upstream source tree at the locked version when it is at
 hand offline (the archive `update` downloaded, kept in the download cache by
-the sha256 the lock records, or a git upstream's mirror); otherwise only with
+the tree hash the lock records, or a git upstream's mirror); otherwise only with
 `--online`, which fetches it.
 
 ### Why
@@ -87,7 +87,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
 }
 
 fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
-    for vendor in &input.config.vendor {
+    for vendor in input.files()?.iter() {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };

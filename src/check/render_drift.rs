@@ -17,7 +17,10 @@
 //! `update --keep-conflicts` (one finding, pointing to `update --continue`),
 //! or a patch that vendor.toml no longer has (one finding per patch, pointing
 //! to `render`). A file the lock says was rendered, that no `[[vendor]]`
-//! renders any more, is reported too: it has no source.
+//! renders any more, is reported too: it has no source. So is a file in a
+//! vendored directory that nothing renders (a stray: not upstream's at the
+//! locked version, created by no patch), and one a patch deletes that is
+//! there.
 
 use super::{Check, Finding, Id, Input, Sink, version_sync};
 use crate::config::Vendor;
@@ -34,8 +37,11 @@ pub const RENDER_DRIFT: Id = Id {
 A rendered file differs from what its pristine copy, the vendor patches, the
 rewrites and the pin give at the locked version: an edit no patch carries, a
 patch that no longer applies to the locked upstream at all, a conflict of an
-update still pending, the changes of a patch removed from vendor.toml, or a
-rendered file whose `[[vendor]]` is gone (a file with no source).
+update still pending, the changes of a patch removed from vendor.toml, a
+rendered file whose `[[vendor]]` is gone (a file with no source), a file in a
+vendored directory that nothing renders (not upstream's at the locked
+version, and no patch creates it), a rendered file that is missing, or a file
+a patch deletes that is there.
 
 ### Why
 The rendered file is output. An edit made there belongs in a patch: `update`
@@ -60,15 +66,34 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = RENDER_DRIFT.name;
-    let removed = Removed::find(input.config, input.lock);
-    for vendor in &input.config.vendor {
+    let files = input.files()?;
+    let removed = Removed::find(input.config, &files, input.lock);
+    for vendor in files.iter() {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
+        let patches = input.vendor_patches()?;
+        let version = input.stamp.version(vendor.upstream.as_deref());
+        let stack = patches.stack(vendor, version);
+        if walk.output.is_ok() && stack.deletes() {
+            if input.read(&vendor.to)?.is_some() {
+                let last = stack.sections()[stack.sections().len() - 1];
+                let name = &patches.section(last).0.name;
+                sink.push(
+                    Finding::error(
+                        id,
+                        &vendor.to,
+                        1,
+                        format!("`{}` is there, but patch `{name}` deletes it", vendor.to),
+                    )
+                    .fix("delete it, or run `revendor render`"),
+                );
+            }
+            continue;
+        }
         let patched = match &walk.output {
             Ok(patched) => patched,
             Err(e) => {
-                let patches = input.vendor_patches()?;
                 sink.push(
                     Finding::error(
                         id,
@@ -108,6 +133,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+    strays(input, &files, &removed, sink)?;
     for output in &removed.outputs {
         if input.read(&output.file)?.is_some() {
             sink.push(
@@ -121,6 +147,46 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     ),
                 )
                 .fix("run `revendor render` to delete it and its pristine copy, or add its [[vendor]] back"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Reports each file in a vendored directory that the directory selects but
+/// nothing renders: not upstream's at the locked version, created by no
+/// patch, and not a removed output (reported as such).
+fn strays(
+    input: &Input<'_>,
+    files: &[Vendor],
+    removed: &Removed<'_>,
+    sink: &mut Sink,
+) -> Result<()> {
+    for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        let version = input.stamp.version(dir.upstream.as_deref());
+        // A directory the lock has nothing of is lock-integrity's to report.
+        if !files.iter().any(|f| dir.renders(&f.to)) {
+            continue;
+        }
+        for path in input.list(&dir.to)? {
+            let known = files.iter().any(|f| f.to == path)
+                || removed.outputs.iter().any(|o| o.file == path);
+            if known || dir.selects_to(&path).is_none() {
+                continue;
+            }
+            sink.push(
+                Finding::error(
+                    RENDER_DRIFT.name,
+                    &path,
+                    1,
+                    format!(
+                        "`{path}` is in the vendored directory `{}` but nothing renders it: upstream {version} has no `{}{}` and no patch creates it",
+                        dir.to,
+                        dir.from,
+                        &path[dir.to.len()..]
+                    ),
+                )
+                .fix("delete it; or carry it in a patch that creates it (`--- /dev/null`); or leave it out of the directory with `exclude`"),
             );
         }
     }

@@ -10,13 +10,16 @@
 //!    vendor patches are carried from the locked pristine copy to the new
 //!    file ([`Stack::carry`](crate::render::Stack::carry)), as `update`
 //!    carries them; source patches are applied to the new source
-//!    tree, and rebased from the locked one when that fails. Each result is
+//!    tree, and rebased from the locked one (verified against the lock's
+//!    tree hash) when that fails. Each result is
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
 //!
 //! An upstream that does not answer the list is `unreachable`; one that
 //! answers the list but not the dry run's downloads still gets its
 //! `upstream-newer`, saying the dry run could not be done.
+
+use std::collections::BTreeMap;
 
 use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::lock::LockedUpstream;
@@ -26,7 +29,7 @@ use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
 use crate::render::Patches;
 use crate::upstream::Pristine;
-use crate::upstream::{self, Release, Source, SourceTree};
+use crate::upstream::{self, Listed, Release, Source, SourceTree};
 
 /// `upstream-newer`.
 pub const UPSTREAM_NEWER: Id = Id {
@@ -272,11 +275,47 @@ fn dry_run(
     };
     let mut out = Vec::new();
     let patches = input.vendor_patches()?;
-    for vendor in input.config.vendor.iter().filter(|v| v.upstream == up.name) {
+    let mut listings: BTreeMap<&str, Vec<Listed>> = BTreeMap::new();
+    for vendor in input.files()?.iter().filter(|v| v.upstream == up.name) {
         let Pristine::Verified(base) = input.pristine(vendor)? else {
             continue;
         };
-        let theirs = upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?;
+        // A file of a directory is fetched only when a patch is carried on
+        // it; the directory's listing says whether the release has it.
+        let dir = input
+            .config
+            .vendor
+            .iter()
+            .find(|d| d.is_dir() && d.upstream == up.name && d.renders(&vendor.to));
+        let theirs = match dir {
+            None => upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?,
+            Some(_) if patches.stack(vendor, locked).sections().is_empty() => continue,
+            Some(dir) => {
+                if !listings.contains_key(dir.from.as_str()) {
+                    let listed = source.list(tag, &dir.from, &input.ctx.cache)?;
+                    listings.insert(&dir.from, listed);
+                }
+                match listings[dir.from.as_str()]
+                    .iter()
+                    .find(|l| l.path == vendor.from)
+                {
+                    Some(listed) => upstream::fetch_listed(source, &input.ctx.cache, tag, listed)?,
+                    None if vendor.created => Vec::new(),
+                    None => {
+                        let first = patches.stack(vendor, locked).sections()[0];
+                        out.push(DryRun {
+                            patch: patches.section(first).0.name.clone(),
+                            target: vendor.to.clone(),
+                            result: format!(
+                                "conflict (upstream {tag} no longer has `{}`)",
+                                vendor.from
+                            ),
+                        });
+                        continue;
+                    }
+                }
+            }
+        };
         let walk = patches.stack(vendor, locked).carry(&base, &theirs, tag);
         let step = |patch: &str, result: String| DryRun {
             patch: patch.to_owned(),
@@ -318,7 +357,8 @@ fn dry_run(
                 Ok(applied) => describe(&Outcome::from(applied)),
                 Err(_) => {
                     if base_tree.is_none() {
-                        base_tree = Some(source.tree(locked)?);
+                        let lock = input.lock.upstream(up.name.as_deref());
+                        base_tree = Some(upstream::fetch_tree(source, locked, lock)?);
                     }
                     let base = base_tree
                         .as_ref()

@@ -137,7 +137,10 @@ fn render_error(e: &Error, paint: Paint) -> String {
         }
     }
     if let Some(hint) = e.hint() {
-        out.push_str(&format!("  help: {hint}\n"));
+        out.push_str(&format!(
+            "  help: {hint} (docs/reference.md#{})\n",
+            e.reference()
+        ));
     }
     out
 }
@@ -152,8 +155,80 @@ mod tests {
         let e = Error::usage("no lock", "run `revendor update`");
         assert_eq!(
             render_error(&e, Paint::plain()),
-            "error: no lock\n  help: run `revendor update`\n"
+            "error: no lock\n  help: run `revendor update` (docs/reference.md#commands)\n"
         );
+    }
+
+    /// Every `help:` line points at docs/reference.md: each anchor must be a
+    /// heading there, as GitHub spells its slugs.
+    #[test]
+    fn every_reference_anchor_is_a_heading_of_the_reference() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md"))
+                .unwrap();
+        let slugs: Vec<String> = doc
+            .lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .map(|h| {
+                h.trim_start_matches('#')
+                    .trim()
+                    .to_lowercase()
+                    .chars()
+                    .filter_map(|c| match c {
+                        ' ' => Some('-'),
+                        c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let config = |file: &str| {
+            Error::Config(crate::config::ConfigError::at(
+                std::path::Path::new(file),
+                Some(1),
+                "bad",
+            ))
+        };
+        let errors = [
+            config("vendor.toml"),
+            config("upstream/lock.toml"),
+            config("patches/a.patch"),
+            config("images/a/Dockerfile"),
+            Error::usage("m", "h"),
+            Error::NoRelease {
+                upstream: "github:o/r".into(),
+                track: "*".into(),
+            },
+            Error::Http(crate::net::HttpError::NotFound { url: "u".into() }),
+            Error::Checksum {
+                what: "w".into(),
+                expected: "e".into(),
+                actual: "a".into(),
+            },
+            Error::Render {
+                file: "f".into(),
+                line: None,
+                message: "m".into(),
+            },
+            Error::Conflict("c".into()),
+            Error::Io {
+                action: "read",
+                path: "p".into(),
+                source: IoError::other("x"),
+            },
+            Error::Repository {
+                action: "read".into(),
+                message: "m".into(),
+            },
+            Error::Registry(crate::registry::Error::MissingDigest { url: "u".into() }),
+        ];
+        for e in &errors {
+            assert!(
+                slugs.iter().any(|s| s == e.reference()),
+                "docs/reference.md has no heading `#{}` (for {e})",
+                e.reference()
+            );
+        }
     }
 
     #[test]
@@ -161,7 +236,7 @@ mod tests {
         let e = Error::usage("no lock", "run `revendor update`");
         assert_eq!(
             render_error(&e, Paint::new(true)),
-            "\x1b[1;31merror\x1b[0m: no lock\n  help: run `revendor update`\n"
+            "\x1b[1;31merror\x1b[0m: no lock\n  help: run `revendor update` (docs/reference.md#commands)\n"
         );
     }
 
@@ -199,7 +274,7 @@ mod tests {
         );
         assert!(
             text.ends_with(
-                "(docker login) or set DOCKER_CONFIG to a config holding its credentials\n"
+                "(docker login) or set DOCKER_CONFIG to a config holding its credentials (docs/reference.md#revendor-image-pin)\n"
             ),
             "{text}"
         );

@@ -1,8 +1,9 @@
 //! upstream/lock.toml: what was vendored and verified, written by revendor only.
 //!
 //! The lock is the memory between runs: the version the pristine copies are
-//! at, their sha256, the sha256 of each patch file as it was verified, the
-//! pinned image, and facts read from upstream at that version (its go.mod
+//! at, their sha256, the hash of the upstream source tree when source patches
+//! were verified against it, the sha256 of each patch file as it was verified,
+//! the pinned image, and facts read from upstream at that version (its go.mod
 //! `go` directive). `check` trusts nothing in the tree that the lock does not
 //! vouch for.
 //!
@@ -58,11 +59,20 @@ pub struct Lock {
 pub struct LockedOutput {
     /// The rendered file, relative to the package.
     pub file: String,
+    /// The upstream it comes from, when that upstream is named.
+    pub upstream: Option<String>,
     /// Its upstream path (`[[vendor]] from`).
     pub from: String,
     /// The vendor patches applied to it, in order.
     #[serde(default, rename = "patch")]
     pub patches: Vec<OutputPatch>,
+}
+
+impl LockedOutput {
+    /// Where its pristine copy was kept (as [`crate::config::Vendor::pristine`]).
+    pub fn pristine(&self) -> String {
+        pristine_path(self.upstream.as_deref(), &self.from)
+    }
 }
 
 /// `[[output.patch]]`: a vendor patch as it was applied to an output; enough
@@ -125,7 +135,13 @@ pub struct LockedUpstream {
     pub version: String,
     /// The commit the tag pointed to, when the source said.
     pub commit: Option<String>,
-    /// sha256 of the source archive at `version`, when source patches were verified.
+    /// The source-tree hash at `version` (see `upstream::tree_hash`), when
+    /// source patches were verified against the tree; every later fetch of
+    /// the tree at `version` must have it.
+    pub source_tree_sha256: Option<String>,
+    /// sha256 of the source archive, as locks written before the tree hash
+    /// recorded it. Still read, never verified (GitHub's archive bytes are
+    /// not stable) and no longer written by `update`.
     pub source_sha256: Option<String>,
     /// The `go` directive of upstream's go.mod at `version`.
     pub go_directive: Option<String>,
@@ -141,6 +157,21 @@ pub struct LockedFile {
     pub from: String,
     /// sha256 of the pristine copy.
     pub sha256: String,
+}
+
+impl LockedFile {
+    /// Where its pristine copy is kept (as [`crate::config::Vendor::pristine`]).
+    pub fn pristine(&self) -> String {
+        pristine_path(self.upstream.as_deref(), &self.from)
+    }
+}
+
+/// `upstream/<from>`, or `upstream/<name>/<from>` for a named upstream.
+fn pristine_path(upstream: Option<&str>, from: &str) -> String {
+    match upstream {
+        Some(name) => format!("upstream/{name}/{from}"),
+        None => format!("upstream/{from}"),
+    }
 }
 
 /// `[[patch]]` of the lock.
@@ -175,7 +206,7 @@ impl Lock {
     /// Reads the lock of the package at `dir`; `Ok(None)` when there is none yet.
     pub fn load(dir: &Path) -> Result<Option<Lock>, ConfigError> {
         let path = dir.join(LOCK_PATH);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::journal::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
@@ -367,6 +398,7 @@ fn upstream_fields(t: &mut Table, u: &LockedUpstream) {
     set_str(t, "source", Some(&u.source));
     set_str(t, "version", Some(&u.version));
     set_str(t, "commit", u.commit.as_deref());
+    set_str(t, "source-tree-sha256", u.source_tree_sha256.as_deref());
     set_str(t, "source-sha256", u.source_sha256.as_deref());
     set_str(t, "go-directive", u.go_directive.as_deref());
 }
@@ -448,6 +480,9 @@ fn write_entries<F: Fn(&mut Table)>(
 fn output_table(o: &LockedOutput) -> Table {
     let mut t = Table::new();
     t["file"] = value(&o.file);
+    if let Some(upstream) = &o.upstream {
+        t["upstream"] = value(upstream);
+    }
     t["from"] = value(&o.from);
     let mut patches = ArrayOfTables::new();
     for p in &o.patches {
@@ -563,6 +598,7 @@ mod tests {
                 source: "github:o/r".into(),
                 version: "v1.0.0".into(),
                 commit: Some("abc".into()),
+                source_tree_sha256: Some("44".into()),
                 source_sha256: None,
                 go_directive: Some("1.25.0".into()),
             }],
@@ -584,6 +620,7 @@ mod tests {
             }],
             outputs: vec![LockedOutput {
                 file: "t/a.yml".into(),
+                upstream: None,
                 from: "a.yml".into(),
                 patches: vec![OutputPatch {
                     name: "p".into(),
@@ -616,6 +653,22 @@ mod tests {
         newer.upstreams[0].version = "v1.1.0".into();
         let out = newer.to_toml(Some(&text));
         assert_eq!(out, text.replace("v1.0.0\"", "v1.1.0\""));
+    }
+
+    /// Locks written before the tree hash hold only the archive's sha256.
+    #[test]
+    fn reads_a_lock_with_only_the_archive_sha256() {
+        let text =
+            "[upstream]\nsource = \"github:o/r\"\nversion = \"v1.0.0\"\nsource-sha256 = \"55\"\n";
+        let lock = Lock::parse(Path::new("lock.toml"), text).unwrap();
+        assert_eq!(lock.upstreams[0].source_sha256.as_deref(), Some("55"));
+        assert_eq!(lock.upstreams[0].source_tree_sha256, None);
+        let mut updated = lock.clone();
+        updated.upstreams[0].source_sha256 = None;
+        updated.upstreams[0].source_tree_sha256 = Some("66".into());
+        let out = updated.to_toml(Some(text));
+        assert!(out.contains("source-tree-sha256 = \"66\"\n"), "{out}");
+        assert!(!out.contains("source-sha256"), "{out}");
     }
 
     #[test]

@@ -74,8 +74,8 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// Builds a client.
-    pub fn new(options: ClientOptions) -> Result<Client, HttpError> {
+    /// A client; its connections and TLS setup wait for the first request.
+    pub fn new(options: ClientOptions) -> Client {
         let transport = Transport::builder()
             .retries(options.retries)
             .backoff(Backoff::new(
@@ -84,8 +84,8 @@ impl Client {
             ))
             .timeout(options.timeout)
             .connect_timeout(options.timeout)
-            .build()?;
-        Ok(Client {
+            .build();
+        Client {
             transport,
             token: options.token,
             token_origins: options
@@ -96,7 +96,7 @@ impl Client {
             cache_dir: options.cache_dir,
             offline: options.offline,
             progress: Mutex::new(None),
-        })
+        }
     }
 
     /// Installs a hook told of every request sent and its status; the CLI

@@ -2,7 +2,7 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `transport` | [`Transport`]: the reqwest client, redirect policy, deadline, [`Backoff`], [`Stats`] |
+//! | `transport` | [`Transport`]: the reqwest client (built on first use), redirect policy, deadline, [`Backoff`], [`Stats`] |
 //! | `origin` | [`is_loopback`], the scheme rule ([`allowed`]), [`Origin`] for credentials |
 //! | `client` | [`Client`]: GitHub and downloads: ETag validators, the token, progress |
 //! | `error` | [`HttpError`], and what of an error body may be shown ([`error_message`]) |

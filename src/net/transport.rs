@@ -18,6 +18,7 @@
 //! connection.
 
 use std::io::Read;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -130,45 +131,27 @@ impl TransportBuilder {
         self
     }
 
-    /// Builds the transport (and its TLS setup, which can fail on a broken system trust store).
-    pub fn build(self) -> Result<Transport, HttpError> {
-        let policy = redirect::Policy::custom(|attempt| {
-            let refusal = attempt
-                .previous()
-                .last()
-                .and_then(|from| refuse_redirect(from, attempt.url()));
-            if attempt.previous().len() >= MAX_REDIRECTS {
-                attempt.error("too many redirects")
-            } else if let Some(reason) = refusal {
-                let refused = Refused {
-                    to: redact(attempt.url().as_str()),
-                    reason,
-                };
-                attempt.error(refused)
-            } else {
-                attempt.follow()
-            }
-        });
-        let http = reqwest::blocking::Client::builder()
-            .user_agent(concat!("revendor/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(self.connect_timeout)
-            .redirect(policy)
-            .build()
-            .map_err(|e| HttpError::Client(describe(&e)))?;
-        Ok(Transport {
-            http,
+    /// Builds the transport. The reqwest client behind it (TLS roots, a runtime thread) is
+    /// built on the first request, so a run that sends none never reads the system trust store
+    /// and works where there is none.
+    pub fn build(self) -> Transport {
+        Transport {
+            http: OnceLock::new(),
+            connect_timeout: self.connect_timeout,
             retries: self.retries,
             backoff: self.backoff,
             timeout: self.timeout,
             stats: Stats::default(),
             hook: std::sync::Mutex::new(None),
-        })
+        }
     }
 }
 
-/// The HTTP transport: a reqwest client with the rules of the module doc.
+/// The HTTP transport: a reqwest client with the rules of the module doc, built on first use.
 pub struct Transport {
-    http: reqwest::blocking::Client,
+    /// The client, or why it could not be built (a broken trust store), once a request needed it.
+    http: OnceLock<Result<reqwest::blocking::Client, String>>,
+    connect_timeout: Duration,
     retries: u32,
     backoff: Backoff,
     timeout: Duration,
@@ -387,9 +370,26 @@ impl Transport {
         }
     }
 
+    /// The reqwest client, built by the first caller: TLS setup happens only for a run that
+    /// sends a request.
+    fn http(&self) -> Result<&reqwest::blocking::Client, HttpError> {
+        let built = self.http.get_or_init(|| {
+            reqwest::blocking::Client::builder()
+                .user_agent(concat!("revendor/", env!("CARGO_PKG_VERSION")))
+                .connect_timeout(self.connect_timeout)
+                .redirect(redirect_policy())
+                .build()
+                .map_err(|e| describe(&e))
+        });
+        built
+            .as_ref()
+            .map_err(|message| HttpError::Client(message.clone()))
+    }
+
     fn attempt(&self, request: &Request<'_>) -> Result<Answer, Failure> {
         let mut builder = self
-            .http
+            .http()
+            .map_err(Failure::Final)?
             .request(request.method.clone(), request.url.clone())
             .headers(request.headers.clone())
             .timeout(self.timeout);
@@ -490,6 +490,27 @@ impl Transport {
         }
         Ok(body)
     }
+}
+
+/// Follows at most [`MAX_REDIRECTS`] hops, each obeying the scheme rule and never leaving https.
+fn redirect_policy() -> redirect::Policy {
+    redirect::Policy::custom(|attempt| {
+        let refusal = attempt
+            .previous()
+            .last()
+            .and_then(|from| refuse_redirect(from, attempt.url()));
+        if attempt.previous().len() >= MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else if let Some(reason) = refusal {
+            let refused = Refused {
+                to: redact(attempt.url().as_str()),
+                reason,
+            };
+            attempt.error(refused)
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 /// The first error of type `T` in `e`'s source chain, `e` included.

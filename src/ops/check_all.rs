@@ -3,7 +3,7 @@
 //!
 //! 1. [`packages`] finds every directory holding a vendor.toml under ROOT
 //!    (the `-C` directory by default); see `discover.rs` for what it skips.
-//! 2. [`check_all`] runs [`check`](super::check::check) on each, on at most
+//! 2. [`check_all`] runs [`check`](super::check::check()) on each, on at most
 //!    `available_parallelism` scoped threads taking packages from one queue.
 //!    A [`Context`] owns an HTTP client and a console that are not shared
 //!    between threads, so each package's is opened on the thread that checks

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::patch;
 use crate::paths::{self, Transaction};
-use crate::render::Patches;
+use crate::render::{self, Patches};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -53,8 +53,13 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut txn = Transaction::new(&ctx.root);
 
     let mut vendor = Patches::load(&config)?;
-    vendor.check_targets(&config)?;
-    for v in &config.vendor {
+    let listing = lock
+        .files
+        .iter()
+        .map(|f| (f.upstream.as_deref(), f.from.as_str()));
+    let files = render::files(&config, listing, &vendor)?;
+    vendor.check_targets(&config, &files)?;
+    for v in &files {
         let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
         let version = lock.version(v.upstream.as_deref()).unwrap_or_default();
         let walk = vendor.stack(v, version).apply(&pristine);
@@ -80,7 +85,8 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             .version(up.name.as_deref())
             .unwrap_or_default()
             .to_owned();
-        let tree = upstream::open(up, &ctx.env, &ctx.client).tree(&version)?;
+        let from = upstream::open(up, &ctx.env, &ctx.client);
+        let tree = upstream::fetch_tree(&*from, &version, lock.upstream(up.name.as_deref()))?;
         for p in source.iter_mut().filter(ours) {
             for fp in p.set.files.iter_mut() {
                 let path = fp.target_path(p.strip).unwrap_or_default();

@@ -2,21 +2,24 @@
 //! patches, the rewrites and the locked pin, without the network.
 //!
 //! 1. Read the lock: it must be of the source vendor.toml names, and its pin
-//!    an image reference pinned by digest. Each pristine copy under
+//!    an image reference pinned by digest. A vendored directory is the files
+//!    the lock lists for it (`render::files`). Each pristine copy under
 //!    upstream/ must match its sha256 (a missing copy is taken from the
 //!    download cache by that sha256).
 //! 2. Compare each rendered file on disk with what the package renders
-//!    ([`edits::fold`], as `update` does): an edit no patch carries stops the
+//!    (`edits::fold`, as `update` does): an edit no patch carries stops the
 //!    render (exit 1, nothing written), or with `--adopt-edits` is folded
 //!    into the last patch targeting the file, which the lock then records.
-//! 3. Apply the vendor patches strictly (offsets reported, no fuzz).
+//! 3. Apply the vendor patches strictly (offsets reported, no fuzz). A file
+//!    whose last section deletes it (`+++ /dev/null`) is removed, once the
+//!    file there is known to be the one it deletes (`deleted`).
 //! 4. Rewrite with the locked version, pin the locked image.
 //! 5. Delete what a removed `[[vendor]]` rendered, and record in the lock
 //!    what each output is now made from when a `[[vendor]]` or `[[patch]]`
 //!    was removed ([`render::origin`]): a removed patch's changes are
 //!    reverted because the output is rendered without it, and the file on
 //!    disk is compared with the stack that still had it
-//!    ([`removed::settle`], as `update` does), so they are not hand edits.
+//!    (`removed::settle`, as `update` does), so they are not hand edits.
 //! 6. Commit every output at once.
 //!
 //! Two differences are not hand edits. A file still holding the markers of
@@ -32,7 +35,7 @@ use std::path::Path;
 use super::update::EditReport;
 use super::update::locked::Locked;
 use super::update::{edits, removed};
-use crate::config::lock::{LOCK_PATH, Lock};
+use crate::config::lock::{LOCK_PATH, Lock, LockedFile};
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Reference;
@@ -81,7 +84,14 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     };
     lock.require_source(&config)?;
     let mut patches = Patches::load(&config)?;
-    patches.check_targets(&config)?;
+    let files = render::files(
+        &config,
+        lock.files
+            .iter()
+            .map(|f| (f.upstream.as_deref(), f.from.as_str())),
+        &patches,
+    )?;
+    patches.check_targets(&config, &files)?;
     // Each pin must be a reference pinned by digest before anything is written.
     locked_pins(&ctx.root, &lock)?;
     let stamp = Stamp::locked(&config, &lock)?;
@@ -98,20 +108,33 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         notes: Vec::new(),
         changed: Vec::new(),
     };
-    let removed = Removed::find(&config, &lock);
+    let removed = Removed::find(&config, &files, &lock);
     let locked = Locked {
         config: &config,
         lock: Some(&lock),
         stamp: &stamp,
     };
-    for vendor in &config.vendor {
+    for vendor in &files {
         let pristine =
             Pristine::read(&ctx.root, &lock, vendor, &ctx.cache, None)?.verified(vendor)?;
-        ctx.shell.step(
-            "Verified",
-            format!("{} against the lock", vendor.pristine()),
-        );
+        if !vendor.created {
+            ctx.shell.step(
+                "Verified",
+                format!("{} against the lock", vendor.pristine()),
+            );
+        }
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
+        let at = locked.version(vendor);
+        if patches.stack(vendor, at).deletes() {
+            let locked = &locked;
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &stamp);
+            for result in deleted(&patches, vendor, at, &pristine, current, finish)? {
+                ctx.shell.step("Applying", &result);
+                report.patches.push(result);
+            }
+            txn.remove(&vendor.to);
+            continue;
+        }
         let current =
             removed::settle(ctx, &locked, &removed, &patches, vendor, &pristine, current)?;
         if let Some(current) = &current
@@ -145,7 +168,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             render::finish(&config, &vendor.to, &patched, &stamp)?,
         );
         let copy = vendor.pristine();
-        if !ctx.root.join(&copy).exists() {
+        if !vendor.created && !ctx.root.join(&copy).exists() {
             txn.stage(&copy, pristine);
         }
     }
@@ -156,11 +179,26 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     for (file, bytes) in rewritten.into_iter().chain(pinned) {
         txn.stage(&file, bytes);
     }
-    for path in removed.deletions(&config) {
+    for path in removed.deletions(&files) {
         txn.remove(&path);
     }
-    let mut next = (!removed.is_empty())
-        .then(|| origin::forget_removed(&lock, &config, origin::outputs(&config, &patches)));
+    // A pristine copy no vendored file reads any more (one whose output a
+    // patch deleted has no record to find it by) goes with the removals.
+    let orphans: Vec<String> = lock
+        .files
+        .iter()
+        .filter(|f| {
+            !files
+                .iter()
+                .any(|v| v.from == f.from && v.upstream == f.upstream)
+        })
+        .map(LockedFile::pristine)
+        .collect();
+    for copy in &orphans {
+        txn.remove(copy);
+    }
+    let mut next = (!removed.is_empty() || !orphans.is_empty())
+        .then(|| origin::forget_removed(&lock, &config, &files, origin::outputs(&files, &patches)));
     if !report.edits.is_empty() {
         let next = next.get_or_insert_with(|| lock.clone());
         record_adopted(&config, next, &patches, &report.edits, &mut txn);
@@ -180,8 +218,39 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     Ok(report)
 }
 
+/// A vendored file whose last patch section deletes it (`+++ /dev/null`):
+/// the walk's results, once `current` (the file on disk, if any) is known
+/// to be what that section deletes (`finish`ed), and no hand edit is lost.
+pub(super) fn deleted(
+    patches: &Patches,
+    vendor: &Vendor,
+    version: &str,
+    pristine: &[u8],
+    current: Option<Vec<u8>>,
+    finish: impl Fn(&[u8]) -> Result<Vec<u8>>,
+) -> Result<Vec<PatchResult>> {
+    let walk = patches.stack(vendor, version).apply(pristine);
+    walk.output?;
+    let last = walk.steps.last().expect("a deleting stack has a section");
+    if let Some(current) = current
+        && finish(&last.input)? != current
+    {
+        let name = &patches.section(last.id).0.name;
+        return Err(Error::Conflict(format!(
+            "patch `{name}` deletes `{}`, but the file there is not the one it deletes: it has edits no patch carries; \
+             move them into a file of your own, or delete `{}` yourself",
+            vendor.to, vendor.to
+        )));
+    }
+    Ok(walk
+        .steps
+        .iter()
+        .map(|step| PatchResult::new(&patches.section(step.id).0.name, &vendor.to, &step.outcome))
+        .collect())
+}
+
 /// Whether the differences between `current` and the render of `vendor` are
-/// hand edits for [`edits::fold`] to judge. Not when there are none, nor
+/// hand edits for `edits::fold` to judge. Not when there are none, nor
 /// when the file holds conflict markers or a targeting patch changed since
 /// the lock verified it (see the module docs): the render is written over
 /// it, and `notes` gets the warning that says so.

@@ -3,7 +3,9 @@
 //! 1. Resolve each upstream's target (`--to`, the highest release inside
 //!    `track`, a branch's head; `upstreams.rs`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
-//!    package is adopted without a lock) and the new ones at the target.
+//!    package is adopted without a lock) and the new ones at the target; a
+//!    vendored directory is listed at its upstream's target, and the files
+//!    upstream added arrive and the ones it removed go (`files.rs`).
 //!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
 //!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare
@@ -27,6 +29,7 @@ mod adopt;
 mod carry;
 mod closing;
 pub(super) mod edits;
+mod files;
 pub(super) mod locked;
 pub(super) mod removed;
 mod resume;
@@ -37,7 +40,7 @@ mod upstreams;
 
 pub use closing::ClosingFinding;
 pub use summary::{
-    ConflictReport, EditReport, FuzzyReport, UpdateReport, UpstreamMove, UpstreamedReport,
+    ConflictReport, EditReport, FuzzyReport, Renamed, UpdateReport, UpstreamMove, UpstreamedReport,
 };
 
 use std::collections::BTreeMap;
@@ -81,7 +84,6 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let lock = Lock::load(&ctx.root)?;
     let resume = resume::Resume::start(opts, lock.as_ref())?;
     let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
-    patches.check_targets(&config)?;
     let moves = upstreams::resolve(ctx, &config, lock.as_ref(), &opts.to, resume)?;
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
@@ -96,9 +98,22 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         lock: lock.as_ref(),
         stamp: &base_stamp,
     };
+    let plan = files::Plan::new(ctx, &config, lock.as_ref(), &patches, &moves)?;
+    let both: Vec<Vendor> = plan
+        .base
+        .iter()
+        .chain(
+            plan.target
+                .iter()
+                .filter(|t| !plan.base.iter().any(|b| b.to == t.to)),
+        )
+        .cloned()
+        .collect();
+    patches.check_targets(&config, &both)?;
+    plan.strays(ctx, &config, lock.as_ref(), &moves)?;
     let removed = lock
         .as_ref()
-        .map(|l| Removed::find(&config, l))
+        .map(|l| Removed::find(&config, &plan.base, l))
         .unwrap_or_default();
     let mut report = UpdateReport::new(
         moves.iter().map(UpstreamMove::of).collect(),
@@ -108,26 +123,52 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
     let mut base_files = Vec::new();
+    let mut moved_files = files::Moved::default();
 
-    for vendor in &config.vendor {
+    for (at_base, at_target) in plan.files() {
+        let Some(vendor) = at_target.or(at_base) else {
+            continue;
+        };
         let mv = upstreams::of(&moves, vendor.upstream.as_deref());
         let (base_version, target) = (&mv.base_version, &mv.target);
-        let base = locked_copy(ctx, mv.base_source(), lock.as_ref(), vendor, base_version)?;
-        base_files.push(LockedFile {
-            upstream: vendor.upstream.clone(),
-            from: vendor.from.clone(),
-            sha256: Digest::of(&base).hex().to_owned(),
-        });
-        let theirs = if mv.same_release {
+        let (in_base, in_target) = (at_base.is_some(), at_target.is_some());
+        let base = match at_base {
+            Some(b) => locked_copy(ctx, mv.base_source(), lock.as_ref(), &plan, b, base_version)?,
+            None => Vec::new(),
+        };
+        if in_base && !at_base.is_some_and(|b| b.created) {
+            base_files.push(LockedFile {
+                upstream: vendor.upstream.clone(),
+                from: vendor.from.clone(),
+                sha256: Digest::of(&base).hex().to_owned(),
+            });
+            ctx.cache.put_blob(&base);
+        }
+        let on_disk = read_current(&vendor.to)?;
+        if !in_target {
+            let current = match &resume {
+                Some(_) => on_disk,
+                None => removed::settle(ctx, &locked, &removed, &patches, vendor, &base, on_disk)?,
+            };
+            files::removed(&locked, &patches, vendor, &base, current.as_deref(), target)?;
+            txn.remove(&vendor.to);
+            moved_files.gone(vendor, &base);
+            continue;
+        }
+        let theirs = if mv.same_release && at_base.is_some_and(|b| b.created == vendor.created) {
             base.clone()
         } else {
-            ctx.shell
-                .status("Fetching", format!("{} at {target}", vendor.from));
-            upstream::fetch_file(&*mv.source, &ctx.cache, target, &vendor.from, None)?
+            plan.fetch(ctx, &*mv.source, vendor, target)?
         };
-
-        let on_disk = read_current(&vendor.to)?;
-        if lock.is_none() {
+        let deletes = patches.stack(vendor, base_version).deletes();
+        if deletes {
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &base_stamp);
+            let current = match &resume {
+                Some(_) => None,
+                None => on_disk.clone(),
+            };
+            super::render::deleted(&patches, vendor, base_version, &base, current, finish)?;
+        } else if lock.is_none() && in_base {
             let finish = |patched: &[u8]| render::finish(&config, &vendor.to, patched, &base_stamp);
             report.fuzzy.extend(adopt::settle(
                 &mut patches,
@@ -141,7 +182,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         }
         // With --continue the file on disk is the resolution, which the
         // rebase takes; otherwise it is checked for hand edits.
+        // A file upstream added has no render at the locked version.
         let current = match &resume {
+            _ if deletes || !in_base => None,
             Some(_) => None,
             None => {
                 resume::guard(&locked, &patches, vendor, &base, on_disk.as_deref())?;
@@ -169,7 +212,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         report.edits.extend(edits);
 
         let carried = match &resume {
-            Some(resume) => resume.rebase(
+            Some(resume) if in_base => resume.rebase(
                 &locked,
                 &target_stamp,
                 &mut patches,
@@ -178,7 +221,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 &theirs,
                 on_disk.as_deref(),
             )?,
-            None => carry::carry(&mut patches, vendor, &base, &theirs, base_version, target)?,
+            _ => carry::carry(&mut patches, vendor, &base, &theirs, base_version, target)?,
         };
         carried
             .reports
@@ -188,14 +231,25 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         report.conflicts.extend(carried.conflicts);
         report.upstreamed.extend(carried.upstreamed);
         let rendered = render::finish(&config, &vendor.to, &carried.output, &target_stamp)?;
-        txn.stage(&vendor.to, rendered);
-        txn.stage(&vendor.pristine(), theirs.clone());
-        locked_files.push(LockedFile {
-            upstream: vendor.upstream.clone(),
-            from: vendor.from.clone(),
-            sha256: Digest::of(&theirs).hex().to_owned(),
-        });
+        if !in_base {
+            files::added(vendor, &rendered, on_disk.as_deref(), target)?;
+            moved_files.arrived(vendor, &theirs);
+        }
+        if deletes {
+            txn.remove(&vendor.to);
+        } else {
+            txn.stage(&vendor.to, rendered);
+        }
+        if !vendor.created {
+            txn.stage(&vendor.pristine(), theirs.clone());
+            locked_files.push(LockedFile {
+                upstream: vendor.upstream.clone(),
+                from: vendor.from.clone(),
+                sha256: Digest::of(&theirs).hex().to_owned(),
+            });
+        }
     }
+    moved_files.report(&mut report);
 
     if !report.conflicts.is_empty() {
         if opts.keep_conflicts && !opts.dry_run {
@@ -203,14 +257,18 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             // pristine copies and the patches stay at the old version so the
             // next run knows where it stands.
             let mut keep = Transaction::new(&ctx.root);
-            for vendor in &config.vendor {
+            for vendor in plan
+                .base
+                .iter()
+                .filter(|b| plan.target.iter().any(|t| t.to == b.to))
+            {
                 if let Some(bytes) = txn.staged(&vendor.to) {
                     keep.stage(&vendor.to, bytes.to_vec());
                 }
             }
             let at = match &lock {
                 Some(l) => l.clone(),
-                None => resume::adoption(&locked, &moves, &patches, base_files),
+                None => resume::adoption(&locked, &moves, &patches, &plan.base, base_files),
             };
             let targets: Vec<_> = moves
                 .iter()
@@ -292,7 +350,8 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             source: mv.upstream.source.describe(),
             version: mv.target.clone(),
             commit,
-            source_sha256: facts.archive_sha256,
+            source_tree_sha256: facts.tree_sha256,
+            source_sha256: None,
             go_directive: facts.go_directive,
         });
     }
@@ -306,22 +365,18 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
 
     let old_files: Vec<String> = lock
         .as_ref()
-        .map(|l| {
-            l.files
-                .iter()
-                .map(|f| match &f.upstream {
-                    Some(name) => format!("upstream/{name}/{}", f.from),
-                    None => format!("upstream/{}", f.from),
-                })
-                .collect()
-        })
+        .map(|l| l.files.iter().map(LockedFile::pristine).collect())
         .unwrap_or_default();
     for old in old_files {
-        if !config.vendor.iter().any(|v| v.pristine() == old) {
+        if !plan
+            .target
+            .iter()
+            .any(|v| !v.created && v.pristine() == old)
+        {
             txn.remove(&old);
         }
     }
-    for path in removed.deletions(&config) {
+    for path in removed.deletions(&plan.target) {
         txn.remove(&path);
     }
     report.notes.extend(removed.notes());
@@ -344,7 +399,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         // A patch dropped as upstreamed is gone from vendor.toml with this
         // commit: the record must not list it, or the next run would take it
         // for a removed [[patch]] to revert.
-        outputs: origin::outputs(&config, &patches)
+        outputs: origin::outputs(&plan.target, &patches)
             .into_iter()
             .map(|mut o| {
                 o.patches.retain(|p| !dropped.contains(&p.name));
@@ -383,14 +438,19 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
 
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
-/// the lock names its sha256), which also restores an edited copy.
+/// the lock names its sha256; by its blob id when `plan` listed it), which
+/// also restores an edited copy.
 fn locked_copy(
     ctx: &Context,
     source: &dyn Source,
     lock: Option<&Lock>,
+    plan: &files::Plan,
     vendor: &Vendor,
     version: &str,
 ) -> Result<Vec<u8>> {
+    if vendor.created {
+        return Ok(Vec::new());
+    }
     if let Some(lock) = lock
         && let Pristine::Verified(bytes) =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
@@ -401,9 +461,14 @@ fn locked_copy(
         );
         return Ok(bytes);
     }
+    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
+    if let (Some(listed), None) = (plan.base_listed(vendor), expected) {
+        ctx.shell
+            .step("Fetching", format!("{} at {version}", vendor.from));
+        return upstream::fetch_listed(source, &ctx.cache, version, listed);
+    }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
-    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
     upstream::fetch_file(source, &ctx.cache, version, &vendor.from, expected)
 }
 

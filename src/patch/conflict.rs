@@ -1,11 +1,8 @@
-//! Conflict regions of a 3-way merge: finding them in diffy's output and writing them back with
-//! the caller's labels.
+//! Conflict regions of a 3-way merge, written with the caller's labels.
 //!
-//! diffy renders conflicts with fixed labels and does not expose the regions, so the merge is
-//! run with markers longer than any run of `<`, `|`, `=` or `>` in the three inputs. Such a
-//! marker cannot occur in the content, which makes splitting the output back into clean text and
-//! (ours, base, theirs) triples exact. diffy's default for a side that ends without a newline
-//! (marker glued to the line, as `diff3 -m` does) keeps those bytes intact too.
+//! [`merge3`](super::merge3) hands over its result as [`Piece`]s, clean text and (ours, base,
+//! theirs) triples of exact bytes; [`render`] writes them with git-style markers and counts the
+//! lines each region ends up on.
 
 /// One conflicting region of a merge.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +31,7 @@ pub struct Labels<'a> {
 }
 
 /// The 1-based lines of `text` that are diff3 conflict markers: seven `<`, `|`, `=` or `>`,
-/// alone or followed by a space and a label, as [`render`] writes them (and git does). A file
+/// alone or followed by a space and a label, as `render` writes them (and git does). A file
 /// that holds one still has a conflict to resolve.
 pub fn marker_lines(text: &[u8]) -> Vec<usize> {
     text.split(|&b| b == b'\n')
@@ -60,57 +57,6 @@ pub(crate) enum Piece<'a> {
         base: &'a [u8],
         theirs: &'a [u8],
     },
-}
-
-/// The marker length to ask diffy for: longer than any run of marker characters in `inputs`.
-pub(crate) fn marker_len(inputs: &[&[u8]]) -> usize {
-    let longest = inputs
-        .iter()
-        .flat_map(|input| input.chunk_by(|a, b| a == b))
-        .filter(|run| matches!(run[0], b'<' | b'|' | b'=' | b'>'))
-        .map(<[u8]>::len)
-        .max()
-        .unwrap_or(0);
-    longest.max(7) + 1
-}
-
-/// Splits diffy's diff3-style output, produced with markers of `len` characters.
-pub(crate) fn split(output: &[u8], len: usize) -> Vec<Piece<'_>> {
-    let markers = [
-        [vec![b'<'; len], b" ours\n".to_vec()].concat(),
-        [vec![b'|'; len], b" original\n".to_vec()].concat(),
-        [vec![b'='; len], b"\n".to_vec()].concat(),
-        [vec![b'>'; len], b" theirs\n".to_vec()].concat(),
-    ];
-    let mut pieces = Vec::new();
-    let mut rest = output;
-    loop {
-        let found = markers
-            .iter()
-            .map(|marker| find(rest, marker))
-            .collect::<Option<Vec<usize>>>()
-            .filter(|at| at.windows(2).all(|w| w[0] <= w[1]));
-        let Some(at) = found else {
-            if !rest.is_empty() {
-                pieces.push(Piece::Clean(rest));
-            }
-            return pieces;
-        };
-        let section = |k: usize| &rest[at[k] + markers[k].len()..at[k + 1]];
-        if at[0] > 0 {
-            pieces.push(Piece::Clean(&rest[..at[0]]));
-        }
-        pieces.push(Piece::Conflict {
-            ours: section(0),
-            base: section(1),
-            theirs: section(2),
-        });
-        rest = &rest[at[3] + markers[3].len()..];
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Writes `pieces` with git-style 7-character markers carrying `labels`; returns the marked
@@ -195,41 +141,6 @@ mod tests {
                      ======== longer\n<<<<<<<x\n=======\n";
         assert_eq!(marker_lines(text), [2, 4, 6, 8, 11]);
         assert!(marker_lines(b"a: <<<<<<<\n").is_empty());
-    }
-
-    #[test]
-    fn marker_len_outgrows_content_runs() {
-        assert_eq!(marker_len(&[b"a\n"]), 8);
-        assert_eq!(marker_len(&[b"a\n", b"<<<<<<<<<<< x\n", b"=="]), 12);
-    }
-
-    #[test]
-    fn split_finds_conflicts_and_glued_markers() {
-        let m = |c: u8| vec![c; 8];
-        let output = [
-            b"top\n".to_vec(),
-            m(b'<'),
-            b" ours\nO\n".to_vec(),
-            m(b'|'),
-            b" original\nB".to_vec(),
-            m(b'='),
-            b"\nT\n".to_vec(),
-            m(b'>'),
-            b" theirs\nend".to_vec(),
-        ]
-        .concat();
-        assert_eq!(
-            split(&output, 8),
-            [
-                Piece::Clean(b"top\n"),
-                Piece::Conflict {
-                    ours: b"O\n",
-                    base: b"B",
-                    theirs: b"T\n"
-                },
-                Piece::Clean(b"end"),
-            ]
-        );
     }
 
     #[test]

@@ -3,18 +3,21 @@
 //! 1. The patch must apply strictly to `base`, the pristine upstream it was made against;
 //!    otherwise nothing after this step would mean anything, and that is an error.
 //! 2. It is applied strictly to `theirs`, the new upstream: [`Outcome::Exact`] or
-//!    [`Outcome::Offset`].
-//! 3. If it reverse-applies strictly to `theirs`, upstream already made the change:
-//!    [`Outcome::AlreadyUpstream`].
-//! 4. Otherwise `base`, `ours` (the patched base) and `theirs` are merged with diffy:
-//!    [`Outcome::Merged`], [`Outcome::AlreadyUpstream`] when the merge is just `theirs` although
-//!    the patch changes something, or [`Outcome::Conflict`] with diff3-style markers.
+//!    [`Outcome::Offset`]. When a hunk moved, or the patch also reverse-applies, a clean merge
+//!    (step 3) that says otherwise wins: the hunk found another copy of its lines.
+//! 3. Otherwise `base`, `ours` (the patched base) and `theirs` are merged ([`merge3`]):
+//!    [`Outcome::Merged`], or [`Outcome::AlreadyUpstream`] when the merge is just `theirs`
+//!    although the patch changes something.
+//! 4. A conflicting merge is [`Outcome::AlreadyUpstream`] still if the patch reverse-applies
+//!    strictly to `theirs` (upstream made the change and more around it), else
+//!    [`Outcome::Conflict`] with diff3-style markers.
 
-use diffy::{ConflictStyle, IncompleteHunkStyle, MergeOptions};
+use std::ops::Range;
 
 use super::Error;
 use super::apply::{Applied, apply, apply_reverse};
-use super::conflict::{self, ConflictHunk, Labels};
+use super::conflict::{self, ConflictHunk, Labels, Piece};
+use super::diff::{Change, Cursor, Lines, estimate};
 use super::model::FilePatch;
 
 /// The result of a 3-way merge of whole files.
@@ -136,20 +139,109 @@ impl std::fmt::Display for Outcome {
 
 /// Merges `ours` and `theirs`, two descendants of `base`, line by line. Conflict markers carry
 /// `labels` and end in `\r\n` when `theirs` (else `ours`) starts with a CRLF line.
+///
+/// 1. Diff `base` against each side (`Lines::changes`).
+/// 2. Group the two sides' changes into regions: changes whose `base` lines overlap or touch
+///    (no unchanged line between them) share one, as in `diff3` and `git merge-file`.
+/// 3. A region that both sides changed the same way, or only one side changed, takes that
+///    side's lines; anything else is a conflict. Lines outside every region are `base`'s.
+///
+/// Linear in the input besides the diffs, which trim the common prefix and suffix first.
 pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8], labels: &Labels<'_>) -> Merge {
-    let len = conflict::marker_len(&[base, ours, theirs]);
-    let mut options = MergeOptions::new();
-    options
-        .set_conflict_marker_length(len)
-        .set_conflict_style(ConflictStyle::Diff3)
-        .set_incomplete_hunk_style(IncompleteHunkStyle::Diff3);
-    match options.merge_bytes(base, ours, theirs) {
-        Ok(clean) => Merge::Clean(clean),
-        Err(raw) => {
-            let pieces = conflict::split(&raw, len);
-            let (marked, hunks) = conflict::render(&pieces, labels, eol_of(&[theirs, ours]));
-            Merge::Conflict { hunks, marked }
+    let mut lines =
+        Lines::with_capacity(estimate(base) + estimate(ours) / 8 + estimate(theirs) / 8);
+    let b = lines.intern(base);
+    let o = lines.intern_like(ours, &b);
+    let t = lines.intern_like(theirs, &b);
+    let tokens = [b, o, t];
+    let [b, o, t] = &tokens;
+    let regions = regions(&lines.changes(b, o), &lines.changes(b, t));
+    let mut cursors = [Cursor::new(base), Cursor::new(ours), Cursor::new(theirs)];
+    let mut pieces = Vec::with_capacity(2 * regions.len() + 1);
+    let mut done = 0;
+    for region in &regions {
+        let same = region.sides[0].start - done;
+        let clean = cursors[0].take(same);
+        cursors[1].take(same);
+        cursors[2].take(same);
+        pieces.push(Piece::Clean(clean));
+        let [base_text, ours_text, theirs_text] =
+            [0, 1, 2].map(|k| cursors[k].take(region.sides[k].len()));
+        let side = |k: usize| &tokens[k][region.sides[k].clone()];
+        pieces.push(if side(1) == side(2) || side(0) == side(2) {
+            Piece::Clean(ours_text)
+        } else if side(0) == side(1) {
+            Piece::Clean(theirs_text)
+        } else {
+            Piece::Conflict {
+                ours: ours_text,
+                base: base_text,
+                theirs: theirs_text,
+            }
+        });
+        done = region.sides[0].end;
+    }
+    pieces.push(Piece::Clean(cursors[0].take(usize::MAX)));
+    if pieces.iter().all(|p| matches!(p, Piece::Clean(_))) {
+        let mut clean = Vec::with_capacity(ours.len().max(theirs.len()));
+        for piece in &pieces {
+            if let Piece::Clean(text) = piece {
+                clean.extend_from_slice(text);
+            }
         }
+        return Merge::Clean(clean);
+    }
+    let (marked, hunks) = conflict::render(&pieces, labels, eol_of(&[theirs, ours]));
+    Merge::Conflict { hunks, marked }
+}
+
+/// Lines that one side or both changed: per text (base, ours, theirs), its lines in the region.
+#[derive(Debug, PartialEq, Eq)]
+struct Region {
+    sides: [Range<usize>; 3],
+}
+
+/// The regions of two sides' changes against one base, in order: changes whose base lines
+/// overlap or touch are one region.
+fn regions(ours: &[Change], theirs: &[Change]) -> Vec<Region> {
+    let mut regions = Vec::new();
+    let (mut next_ours, mut next_theirs) = (ours.iter().peekable(), theirs.iter().peekable());
+    // How many lines each side has gained (or, negative, lost) before the current region.
+    let (mut ours_shift, mut theirs_shift) = (0isize, 0isize);
+    loop {
+        let start = match (next_ours.peek(), next_theirs.peek()) {
+            (None, None) => return regions,
+            (Some(c), None) | (None, Some(c)) => c.old.start,
+            (Some(a), Some(b)) => a.old.start.min(b.old.start),
+        };
+        let (ours_start, theirs_start) = (
+            start.saturating_add_signed(ours_shift),
+            start.saturating_add_signed(theirs_shift),
+        );
+        let mut end = start;
+        loop {
+            let mut grew = false;
+            for (changes, shift) in [
+                (&mut next_ours, &mut ours_shift),
+                (&mut next_theirs, &mut theirs_shift),
+            ] {
+                while let Some(change) = changes.next_if(|c| c.old.start <= end) {
+                    end = end.max(change.old.end);
+                    *shift += change.new.len() as isize - change.old.len() as isize;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        regions.push(Region {
+            sides: [
+                start..end,
+                ours_start..end.saturating_add_signed(ours_shift),
+                theirs_start..end.saturating_add_signed(theirs_shift),
+            ],
+        });
     }
 }
 
@@ -188,20 +280,42 @@ pub fn rebase_applied(
     labels: &Labels<'_>,
 ) -> Outcome {
     if let Ok(applied) = apply(patch, theirs) {
-        return applied.into();
-    }
-    if apply_reverse(patch, theirs).is_ok() {
-        return Outcome::AlreadyUpstream {
-            content: theirs.to_vec(),
+        let moved = applied.offsets.iter().any(|&o| o != 0);
+        if !moved && apply_reverse(patch, theirs).is_err() {
+            return applied.into();
+        }
+        // A hunk that moved may have landed on another copy of its lines, and one that fits
+        // `theirs` undone as well as done (short context at the end of the file, none against
+        // an empty base) on upstream's own copy of the change: a clean merge, which sees the
+        // whole file, decides.
+        return match merge3(base, ours, theirs, labels) {
+            merge if is_theirs(&merge, base, ours, theirs) => Outcome::AlreadyUpstream {
+                content: theirs.to_vec(),
+            },
+            Merge::Clean(content) if content != applied.content => Outcome::Merged { content },
+            _ => applied.into(),
         };
     }
+    // A clean merge has seen the whole file, so it decides before the reverse apply, whose
+    // hunks can match where upstream made only part of the change (a hunk that removes the
+    // first line has no context above it to tell).
     match merge3(base, ours, theirs, labels) {
-        Merge::Clean(content) if content == theirs && ours != base => {
-            Outcome::AlreadyUpstream { content }
-        }
+        merge if is_theirs(&merge, base, ours, theirs) => Outcome::AlreadyUpstream {
+            content: theirs.to_vec(),
+        },
         Merge::Clean(content) => Outcome::Merged { content },
+        Merge::Conflict { .. } if apply_reverse(patch, theirs).is_ok() => {
+            Outcome::AlreadyUpstream {
+                content: theirs.to_vec(),
+            }
+        }
         Merge::Conflict { hunks, marked } => Outcome::Conflict { hunks, marked },
     }
+}
+
+/// Whether `merge` is a clean `theirs` although the patch changes something: upstream has it.
+fn is_theirs(merge: &Merge, base: &[u8], ours: &[u8], theirs: &[u8]) -> bool {
+    matches!(merge, Merge::Clean(content) if content == theirs && ours != base)
 }
 
 #[cfg(test)]
@@ -358,6 +472,64 @@ mod tests {
             String::from_utf8(marked)
                 .unwrap()
                 .starts_with("=======\n<<<<<<< ours (patched v1)\nours\n")
+        );
+    }
+
+    #[test]
+    fn changes_that_touch_conflict_and_equal_ones_do_not() {
+        let base = "a\nb\nc\nd\n";
+        let touching = merge3(base.as_bytes(), b"a\nB\nc\nd\n", b"a\nb\nC\nd\n", &LABELS);
+        assert!(matches!(touching, Merge::Conflict { ref hunks, .. } if hunks.len() == 1));
+        let apart = merge3(base.as_bytes(), b"a\nB\nc\nd\n", b"a\nb\nc\nD\n", &LABELS);
+        assert_eq!(apart, Merge::Clean(b"a\nB\nc\nD\n".to_vec()));
+        let same = merge3(
+            base.as_bytes(),
+            b"x\na\nB\nc\nd\n",
+            b"x\na\nB\nc\nd\n",
+            &LABELS,
+        );
+        assert_eq!(same, Merge::Clean(b"x\na\nB\nc\nd\n".to_vec()));
+    }
+
+    #[test]
+    fn issue13_a_change_upstream_made_in_part_is_merged_not_dropped() {
+        // Reversed, the hunk that drops line 0 has no context above to see that it is still
+        // there; the merge does.
+        let p = patch(
+            "--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@\n-line 0\n line 1\n-line 2\n+line 2\n\\ No newline at end of file\n",
+        );
+        let base = b"line 0\nline 1\nline 2\n";
+        let outcome = rebase(base, &p, b"line 0\nline 1\nline 2", &LABELS).unwrap();
+        assert_eq!(
+            outcome,
+            Outcome::Merged {
+                content: b"line 1\nline 2".to_vec()
+            }
+        );
+    }
+
+    #[test]
+    fn issue13_a_hunk_on_upstream_s_own_copy_of_the_change_is_already_upstream() {
+        let p = patch("--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+x\n");
+        let outcome = rebase(b"", &p, b"x\n", &LABELS).unwrap();
+        assert_eq!(outcome.kind(), "already-upstream");
+        assert_eq!(outcome.content(), b"x\n");
+    }
+
+    #[test]
+    fn issue13_a_moved_hunk_the_merge_contradicts_is_merged() {
+        // Upstream added `both` at the top too: the hunk's old lines are found one line lower,
+        // where applying it would add `both` a second time.
+        let p = patch(
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n+both\n line 0\n-line 1\n+line 1\n\\ No newline at end of file\n",
+        );
+        let theirs = b"both\nline 0\nline 1\n";
+        let outcome = rebase(b"line 0\nline 1\n", &p, theirs, &LABELS).unwrap();
+        assert_eq!(
+            outcome,
+            Outcome::Merged {
+                content: b"both\nline 0\nline 1".to_vec()
+            }
         );
     }
 

@@ -21,11 +21,14 @@
 //!
 //! Why strict: GNU patch's default fuzz lets a hunk land on changed context and exits 0, which
 //! is how a vendored patch silently rots. Here a context line that changed upstream is a
-//! conflict to resolve, never a guess. Why diffy: its diff and 3-way merge are the tested parts;
-//! what it lacks (multi-file parsing, git headers, offset search, refresh formatting) is here.
+//! conflict to resolve, never a guess. The line diff is imara-diff's (histogram, trimmed, linear
+//! in practice: `diff.rs`); the rest (3-way merge, multi-file parsing, git headers, offset
+//! search, refresh formatting) is here.
 
+mod anchor;
 mod apply;
 mod conflict;
+mod diff;
 mod fuzz;
 mod merge;
 mod model;
@@ -134,8 +137,10 @@ mod tests {
     #[test]
     fn depends_on_nothing_outside_memory() {
         let sources = [
+            ("anchor.rs", include_str!("anchor.rs")),
             ("apply.rs", include_str!("apply.rs")),
             ("conflict.rs", include_str!("conflict.rs")),
+            ("diff.rs", include_str!("diff.rs")),
             ("fuzz.rs", include_str!("fuzz.rs")),
             ("merge.rs", include_str!("merge.rs")),
             ("model.rs", include_str!("model.rs")),

@@ -1,7 +1,8 @@
 //! Rewriting a file patch with exact hunks for `old -> new`, in its author's style.
 //!
-//! 1. diffy diffs `old` and `new` with 3 lines of context. Hunks it leaves touching (exactly six
-//!    unchanged lines apart) are joined, as diff and git join them.
+//! 1. `old` and `new` are diffed line by line (`diff.rs`); changes at most six unchanged lines
+//!    apart share a hunk, and each hunk has 3 lines of context on either side, as diff and git
+//!    write them.
 //! 2. The header, `index` line included, and the `---`/`+++` lines are kept verbatim. An `index`
 //!    line's blob ids then describe the files the patch was first made from; that is a choice:
 //!    `git apply` and `patch` do not check them (only `git apply --3way` reads them, to find
@@ -13,43 +14,61 @@
 //!
 //! A patch that is already exact refreshes to the same bytes.
 
-use diffy::DiffOptions;
+use std::ops::Range;
 
 use super::Error;
+use super::diff::{Lines, Token, estimate};
 use super::model::{FilePatch, Hunk, Line, LineKind, PatchSet};
 use super::path::trim_eol;
+
+/// Unchanged lines shown around each change, as diff and git show them by default.
+const CONTEXT: usize = 3;
 
 /// git's limit for function context after `@@` (xdiff's `func_line` buffer).
 const FUNCTION_CONTEXT_MAX: usize = 80;
 
 /// `original` with its hunks replaced by exact ones that turn `old` into `new`.
 pub fn refresh(original: &FilePatch, old: &[u8], new: &[u8]) -> FilePatch {
-    let mut options = DiffOptions::new();
-    options.set_context_len(3);
-    let diff = options.create_patch_bytes(old, new);
+    let mut lines = Lines::with_capacity(estimate(old) + estimate(new) / 8);
+    let old_tokens = lines.intern(old);
+    let new_tokens = lines.intern_like(new, &old_tokens);
+    let changes = lines.changes(&old_tokens, &new_tokens);
+    let text = |tokens: &[Token], kind: LineKind| -> Vec<Line> {
+        tokens
+            .iter()
+            .map(|&t| Line {
+                kind,
+                text: lines.text(t).to_vec(),
+            })
+            .collect()
+    };
     let mut hunks: Vec<Hunk> = Vec::new();
-    for hunk in diff.hunks() {
-        let (o, n) = (hunk.old_range(), hunk.new_range());
-        let lines = hunk.lines().iter().map(line).collect::<Vec<_>>();
-        match hunks.last_mut() {
-            Some(prev)
-                if prev.old_len > 0
-                    && !o.is_empty()
-                    && prev.old_start + prev.old_len == o.start() =>
-            {
-                prev.old_len += o.len();
-                prev.new_len += n.len();
-                prev.lines.extend(lines);
-            }
-            _ => hunks.push(Hunk {
-                old_start: o.start(),
-                old_len: o.len(),
-                new_start: n.start(),
-                new_len: n.len(),
-                section: Vec::new(),
-                lines,
-            }),
+    for group in changes.chunk_by(|a, b| b.old.start - a.old.end <= 2 * CONTEXT) {
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        let above = first.old.start.min(CONTEXT);
+        let below = (old_tokens.len() - last.old.end).min(CONTEXT);
+        let old_range = first.old.start - above..last.old.end + below;
+        let new_range = first.new.start - above..last.new.end + below;
+        let mut body = text(
+            &old_tokens[old_range.start..first.old.start],
+            LineKind::Context,
+        );
+        for (k, change) in group.iter().enumerate() {
+            body.extend(text(&old_tokens[change.old.clone()], LineKind::Remove));
+            body.extend(text(&new_tokens[change.new.clone()], LineKind::Add));
+            let until = group
+                .get(k + 1)
+                .map_or(old_range.end, |next| next.old.start);
+            body.extend(text(&old_tokens[change.old.end..until], LineKind::Context));
         }
+        hunks.push(Hunk {
+            old_start: header_start(&old_range),
+            old_len: old_range.len(),
+            new_start: header_start(&new_range),
+            new_len: new_range.len(),
+            section: Vec::new(),
+            lines: body,
+        });
     }
     let wants_context = original
         .hunks
@@ -99,15 +118,13 @@ pub fn refresh_set(set: &PatchSet, olds: &[&[u8]], news: &[&[u8]]) -> Result<Pat
     })
 }
 
-fn line(line: &diffy::Line<'_, [u8]>) -> Line {
-    let (kind, text) = match *line {
-        diffy::Line::Context(text) => (LineKind::Context, text),
-        diffy::Line::Delete(text) => (LineKind::Remove, text),
-        diffy::Line::Insert(text) => (LineKind::Add, text),
-    };
-    Line {
-        kind,
-        text: text.to_vec(),
+/// A hunk header's start for the 0-based `range`: its first line (1-based), or for an empty
+/// range the line after which it sits.
+fn header_start(range: &Range<usize>) -> usize {
+    if range.is_empty() {
+        range.start
+    } else {
+        range.start + 1
     }
 }
 

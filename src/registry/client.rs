@@ -97,15 +97,15 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client (and its TLS setup, which can fail on a broken system trust store).
-    pub fn build(self) -> Result<Client, Error> {
-        Ok(Client {
-            transport: self.transport.build()?,
+    /// Builds the client; TLS setup waits for its first request (see [`net::TransportBuilder`]).
+    pub fn build(self) -> Client {
+        Client {
+            transport: self.transport.build(),
             credentials: self.credentials,
             mirrors: self.mirrors,
             authorizations: Mutex::default(),
             found_credentials: Mutex::default(),
-        })
+        }
     }
 }
 
@@ -482,8 +482,7 @@ mod tests {
     fn backoff_doubles_and_is_capped() {
         let client = Client::builder()
             .backoff(Duration::from_millis(100), Duration::from_millis(350))
-            .build()
-            .unwrap();
+            .build();
         let delays: Vec<u128> = (0..5).map(|a| client.delay(a).as_millis()).collect();
         assert_eq!(delays, [100, 200, 350, 350, 350]);
         assert_eq!(client.delay(u32::MAX), Duration::from_millis(350));

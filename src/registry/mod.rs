@@ -18,8 +18,7 @@
 //!     .retries(5)
 //!     .backoff(Duration::from_millis(200), Duration::from_secs(5))
 //!     .timeout(Duration::from_secs(60))
-//!     .build()?;
-//! # Ok::<(), revendor::registry::Error>(())
+//!     .build();
 //! ```
 
 mod auth;

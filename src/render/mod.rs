@@ -1,6 +1,9 @@
 //! The vendored outputs: pin(rewrite(patches(upstream))), composed here and
 //! nowhere else.
 //!
+//! 0. [`files`] lists the vendored files: each file `[[vendor]]`, and the
+//!    files each directory `[[vendor]]` holds (the lock's, or upstream's
+//!    listing at a release), with what vendor patches create inside them.
 //! 1. The caller reads a vendored file's pristine copy, verified against
 //!    the lock (`upstream::Pristine`: reading upstream/ and the download
 //!    cache is `upstream`'s job, and render never reaches the network).
@@ -19,6 +22,7 @@
 //! ([`Stack::carry`]); `render` and `check` walk it as it is, offline. Only
 //! adopting a package walks it with GNU patch's fuzz ([`Stack::fuzz`]).
 
+mod dir;
 mod hand_edit;
 pub mod origin;
 mod patches;
@@ -28,6 +32,7 @@ mod stack;
 mod stamp;
 pub mod yaml_pin;
 
+pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
 pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
 pub use stack::{FuzzyStep, SectionError, Stack, Step, Walk};

@@ -17,19 +17,20 @@
 //! vendor.toml any more: renaming a `[[patch]]` does not remove it.
 
 use crate::config::lock::{Lock, LockedOutput, OutputPatch};
-use crate::config::{AppliesTo, Config};
+use crate::config::{AppliesTo, Config, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::patch;
 
 use super::{LoadedPatch, Patches};
 
-/// The `[[output]]` record of every `[[vendor]]`, as vendor.toml and its
-/// vendor patches stand.
-pub fn outputs(config: &Config, patches: &Patches) -> Vec<LockedOutput> {
-    config
-        .vendor
+/// The `[[output]]` record of every vendored file ([`super::files`]), as
+/// vendor.toml and its vendor patches stand; a file its patches delete
+/// renders nothing and has no record.
+pub fn outputs(files: &[Vendor], patches: &Patches) -> Vec<LockedOutput> {
+    files
         .iter()
+        .filter(|vendor| !patches.stack(vendor, "").deletes())
         .map(|vendor| {
             let mut applied: Vec<OutputPatch> = Vec::new();
             // The version only names errors of a walk; nothing is walked here.
@@ -45,6 +46,7 @@ pub fn outputs(config: &Config, patches: &Patches) -> Vec<LockedOutput> {
             }
             LockedOutput {
                 file: vendor.to.clone(),
+                upstream: vendor.upstream.clone(),
                 from: vendor.from.clone(),
                 patches: applied,
             }
@@ -63,12 +65,13 @@ pub struct Removed<'a> {
 }
 
 impl<'a> Removed<'a> {
-    /// Compares the lock's record with vendor.toml (nothing for a lock
-    /// written before the record existed).
-    pub fn find(config: &Config, lock: &'a Lock) -> Removed<'a> {
+    /// Compares the lock's record with vendor.toml, whose vendored files
+    /// at the locked version are `files` ([`super::files`]); nothing for a
+    /// lock written before the record existed.
+    pub fn find(config: &Config, files: &[Vendor], lock: &'a Lock) -> Removed<'a> {
         let mut removed = Removed::default();
         for output in &lock.outputs {
-            if !config.vendor.iter().any(|v| v.to == output.file) {
+            if !files.iter().any(|v| v.to == output.file) {
                 removed.outputs.push(output);
                 continue;
             }
@@ -99,13 +102,16 @@ impl<'a> Removed<'a> {
     }
 
     /// The files to delete: each removed output, and its pristine copy
-    /// unless a `[[vendor]]` still reads the same upstream file.
-    pub fn deletions(&self, config: &Config) -> Vec<String> {
+    /// unless one of `files` still reads the same upstream file.
+    pub fn deletions(&self, files: &[Vendor]) -> Vec<String> {
         let mut out = Vec::new();
         for o in &self.outputs {
             out.push(o.file.clone());
-            if !config.vendor.iter().any(|v| v.from == o.from) {
-                out.push(format!("upstream/{}", o.from));
+            if !files
+                .iter()
+                .any(|v| v.from == o.from && v.upstream == o.upstream)
+            {
+                out.push(o.pristine());
             }
         }
         out
@@ -134,13 +140,18 @@ impl<'a> Removed<'a> {
 }
 
 /// `lock` once the removals are undone: `outputs` as the record, and no
-/// pristine copy or patch that vendor.toml no longer names. How `render`
-/// records them; `update` writes a whole new lock anyway.
-pub fn forget_removed(lock: &Lock, config: &Config, outputs: Vec<LockedOutput>) -> Lock {
+/// pristine copy (of `files`, the vendored files) or patch that vendor.toml
+/// no longer names. How `render` records them; `update` writes a whole new
+/// lock anyway.
+pub fn forget_removed(
+    lock: &Lock,
+    config: &Config,
+    files: &[Vendor],
+    outputs: Vec<LockedOutput>,
+) -> Lock {
     let mut next = lock.clone();
     next.files.retain(|f| {
-        config
-            .vendor
+        files
             .iter()
             .any(|v| v.from == f.from && v.upstream == f.upstream)
     });
@@ -209,6 +220,7 @@ mod tests {
     fn record(file: &str, from: &str, patches: &[&str]) -> LockedOutput {
         LockedOutput {
             file: file.into(),
+            upstream: None,
             from: from.into(),
             patches: patches
                 .iter()
@@ -233,10 +245,13 @@ mod tests {
             ],
             ..Lock::default()
         };
-        let removed = Removed::find(&config, &lock);
+        let removed = Removed::find(&config, &config.vendor, &lock);
         assert_eq!(removed.outputs, [&lock.outputs[1]]);
         assert_eq!(removed.patches_of("t/a.yml"), [&lock.outputs[0].patches[1]]);
-        assert_eq!(removed.deletions(&config), ["t/b.yml", "upstream/b.yml"]);
+        assert_eq!(
+            removed.deletions(&config.vendor),
+            ["t/b.yml", "upstream/b.yml"]
+        );
         assert_eq!(
             removed.notes(),
             [
@@ -244,7 +259,7 @@ mod tests {
                 "`t/b.yml` is no longer vendored (no [[vendor]] renders `b.yml`): deleted it and its pristine copy"
             ]
         );
-        assert!(Removed::find(&config, &Lock::default()).is_empty());
+        assert!(Removed::find(&config, &config.vendor, &Lock::default()).is_empty());
     }
 
     #[test]

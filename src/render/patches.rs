@@ -75,7 +75,10 @@ impl Patches {
 
     /// Reads and parses every patch of one kind.
     pub fn load_kind(config: &Config, kind: AppliesTo) -> Result<Patches> {
-        Ok(Self::read(config, kind, false)?.0)
+        Ok(Self::read(config, kind, false, |p| {
+            crate::paths::read(&config.path(&p.file)).map(Some)
+        })?
+        .0)
     }
 
     /// [`Patches::load`] reading hunk headers as `git apply --recount` does
@@ -83,19 +86,35 @@ impl Patches {
     /// for adopting a package only, whose result is checked against the
     /// committed files.
     pub fn load_recounted(config: &Config) -> Result<(Patches, Vec<RecountedHunk>)> {
-        Self::read(config, AppliesTo::Vendor, true)
+        Self::read(config, AppliesTo::Vendor, true, |p| {
+            crate::paths::read(&config.path(&p.file)).map(Some)
+        })
+    }
+
+    /// Parses every patch of one kind from the bytes `read` gives for it,
+    /// leaving out those it gives none for: how `pr` reads the patches of the
+    /// base commit, which are in git, not on disk.
+    pub fn load_with(
+        config: &Config,
+        kind: AppliesTo,
+        read: impl FnMut(&crate::config::Patch) -> Result<Option<Vec<u8>>>,
+    ) -> Result<Patches> {
+        Ok(Self::read(config, kind, false, read)?.0)
     }
 
     fn read(
         config: &Config,
         kind: AppliesTo,
         recount: bool,
+        mut read: impl FnMut(&crate::config::Patch) -> Result<Option<Vec<u8>>>,
     ) -> Result<(Patches, Vec<RecountedHunk>)> {
         let mut loaded = Vec::new();
         let mut recounted = Vec::new();
         for p in config.patches_for(kind) {
             let path = config.path(&p.file);
-            let bytes = crate::paths::read(&path)?;
+            let Some(bytes) = read(p)? else {
+                continue;
+            };
             let parsed = if recount {
                 patch::parse_recounted(&bytes)
             } else {
@@ -154,22 +173,31 @@ impl Patches {
         self.loaded
     }
 
-    /// Sections that target no vendored file: a patch naming a file that is
-    /// not vendored is a configuration error.
-    pub fn check_targets(&self, config: &Config) -> Result<()> {
+    /// Sections that target none of `files` (the vendored files,
+    /// [`super::files`]): a patch naming a file that is not vendored is a
+    /// configuration error.
+    pub fn check_targets(&self, config: &Config, files: &[Vendor]) -> Result<()> {
         for p in &self.loaded {
             for fp in &p.set.files {
                 let target = fp.target_path(p.strip).unwrap_or_default();
-                if !config
-                    .vendor
+                if !files
                     .iter()
                     .any(|v| v.upstream == p.upstream && (v.from == target || v.to == target))
                 {
+                    let inside = config
+                        .vendor
+                        .iter()
+                        .any(|v| v.upstream == p.upstream && v.renders(&target));
+                    let what = if inside {
+                        "which the vendored directory does not hold at the locked version"
+                    } else {
+                        "which no [[vendor]] names"
+                    };
                     return Err(ConfigError::at(
                         config.path(&p.file),
                         None,
                         format!(
-                            "patch `{}` targets `{target}` (after strip {}), which no [[vendor]] names",
+                            "patch `{}` targets `{target}` (after strip {}), {what}",
                             p.name, p.strip
                         ),
                     )

@@ -139,6 +139,14 @@ impl<'a> Stack<'a> {
         &self.ids
     }
 
+    /// Whether the last section deletes the file (`+++ /dev/null`): its
+    /// output is then not written, and a file there is a stray.
+    pub fn deletes(&self) -> bool {
+        self.ids
+            .last()
+            .is_some_and(|&id| self.patches.section(id).1.is_delete())
+    }
+
     /// Applies every section strictly to `pristine`; the first that does not
     /// apply stops the walk, even when upstream already has its change.
     pub fn apply(&self, pristine: &[u8]) -> Walk {

@@ -16,7 +16,7 @@ use std::path::Path;
 use super::{Counts, cell, data, property, workspace_path};
 use crate::check::{Finding, Severity};
 use crate::console::Paint;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A package whose check could not run, its error rendered by `cli`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -218,18 +218,7 @@ pub fn matrix(packages: &[Package<'_>]) -> String {
 
 /// Appends `line` to the `$GITHUB_OUTPUT` file.
 pub fn append_output(path: &Path, line: &str) -> Result<()> {
-    use std::io::Write;
-    let io = |source| Error::Io {
-        action: "append to",
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    file.write_all(line.as_bytes()).map_err(io)
+    super::append(path, line.as_bytes())
 }
 
 #[cfg(test)]

@@ -214,18 +214,23 @@ pub fn annotation_dir(package: &Path, github_workspace: Option<&Path>) -> PathBu
 
 /// Appends `markdown` to the step summary file.
 pub fn append_summary(path: &Path, markdown: &str) -> Result<()> {
+    append(path, format!("{markdown}\n").as_bytes())
+}
+
+/// Appends `bytes` to a file GitHub Actions hands the step (the summary,
+/// `$GITHUB_OUTPUT`), creating it when missing.
+fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |source| Error::Io {
         action: "append to",
         path: path.to_path_buf(),
         source,
     };
-    let mut file = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(io)?;
-    file.write_all(markdown.as_bytes()).map_err(io)?;
-    file.write_all(b"\n").map_err(io)
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(io)
 }
 
 /// `dir/file`, with `.` and resolvable `..` components removed and `/` as

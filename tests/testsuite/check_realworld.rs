@@ -1100,7 +1100,9 @@ fn update_ends_with_the_finding_it_caused_and_the_next_command() {
     assert!(
         build.stderr.contains(&format!(
             "{DOCKERFILE}:{builder}: the builder's Go 1.24.11 is older than `go 1.25.0`"
-        )) && build.stderr.contains(&format!("  help: {next}\n")),
+        )) && build
+            .stderr
+            .contains(&format!("  help: {next} (docs/reference.md#image)\n")),
         "{}",
         build.stderr
     );
@@ -1135,5 +1137,43 @@ fn an_error_that_was_there_before_the_update_is_a_warning_and_exit_0() {
     assert_eq!(
         (closing[0]["id"].as_str(), closing[0]["caused"].as_bool()),
         (Some("marker:talos"), Some(false))
+    );
+}
+
+/// Issue 13: `check --online --fix` killed at a hundred random moments while it moves the
+/// Talos marker: the Dockerfile is the old one or the fixed one, and nothing is left behind.
+#[test]
+fn sigkill_during_check_fix_leaves_the_old_marker_or_the_new_one() {
+    let Some(w) = world() else { return };
+    let Some(o) = online(&w) else { return };
+    w.rw.register_talos(&w.gh, "v1.13.9");
+    let installer = o.c.pkg.join(INSTALLER);
+    let text = std::fs::read_to_string(&installer).unwrap();
+    std::fs::write(
+        &installer,
+        text.replace("version: v1.13.6", "version: v1.13.9"),
+    )
+    .unwrap();
+    let package = o.c.pkg.join(PKG);
+    let before = support::kill::state(&package, &[]);
+    let fix = ["check", "--online", "--fix"];
+    let rounds = support::kill::Rounds {
+        name: "check --fix",
+        dir: &package,
+        ignore: &[],
+        cache: Some(o.c.rv.cache()),
+        min: 100,
+        seed: 0x94d0_49bb_1331_11eb,
+    };
+    rounds.run(
+        || {
+            o.c.rv.run(&fix).expect(0);
+        },
+        || o.c.rv.spawn(&fix),
+        || {
+            let run = o.c.rv.run(&["check", "--offline"]);
+            assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+        },
+        || support::kill::restore(&package, &before, &[]),
     );
 }

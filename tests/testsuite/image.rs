@@ -1188,3 +1188,47 @@ fn pin_base_go_needs_a_golang_stage_and_a_go_minor() {
     assert!(run.stderr.contains("is not a Go minor"), "{}", run.stderr);
     assert_eq!(pkg.snapshot(), before);
 }
+
+// ---- killed ----
+
+/// Issue 13: `image pin` killed at a hundred random moments against the real registry: the
+/// template and the lock are pinned to the old index or to the new one, never one of each
+/// once the next command has run, and nothing is left behind.
+#[test]
+fn sigkill_during_image_pin_leaves_the_old_pin_or_the_new_one() {
+    if !have_registry("sigkill_during_image_pin") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let repository = format!("{}/team/multus-cni", registry.host);
+    let old = multi_arch(&BOTH, "old", MediaType::OciIndex);
+    registry.push_multi_arch("team/multus-cni", TAG, &old);
+    let new = multi_arch(&BOTH, "new", MediaType::OciIndex);
+    registry.push_multi_arch("team/multus-cni", TAG, &new);
+    let pkg = package(&repository, "buildah");
+    let rv = revendor(&pkg);
+    let old_digest = old.index.digest.to_string();
+    let new_digest = new.index.digest.to_string();
+    rv.run(&["image", "pin", "--digest", &old_digest]).expect(0);
+    let before = support::kill::state(pkg.path(), &[".docker-config"]);
+    let pin = ["image", "pin", "--digest", new_digest.as_str()];
+    let rounds = support::kill::Rounds {
+        name: "image pin",
+        dir: pkg.path(),
+        ignore: &[".docker-config"],
+        cache: Some(rv.cache()),
+        min: 100,
+        seed: 0xd1b5_4a32_d192_ed03,
+    };
+    rounds.run(
+        || {
+            rv.run(&pin).expect(0);
+        },
+        || rv.spawn(&pin),
+        || {
+            let run = rv.run(&["check", "--offline"]);
+            assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+        },
+        || support::kill::restore(pkg.path(), &before, &[".docker-config"]),
+    );
+}

@@ -33,10 +33,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("env", &[]),
     ("console", &[]),
     // config → go: vendor.toml's `[image] go` is validated as a go::Version.
-    ("config", &["go"]),
+    ("journal", &[]),
+    ("config", &["go", "journal"]),
     ("error", &["builder", "config", "net", "patch", "registry"]),
     ("net", &[]),
-    ("paths", &["error"]),
+    ("paths", &["error", "journal"]),
     ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
     ("builder", &["image", "net"]),
@@ -85,6 +86,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("report", &["check", "console", "error"]),
+    // ops → env: `pr --create` commits as GIT_AUTHOR_* / GIT_COMMITTER_*
+    // say (env::GitIdentity), read once in env like every variable.
     (
         "ops",
         &[
@@ -92,6 +95,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "check",
             "config",
             "dockerfile",
+            "env",
             "error",
             "go",
             "image",
@@ -108,10 +112,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
+            "config",
             "console",
             "env",
             "error",
             "image",
+            "net",
             "ops",
             "registry",
             "report",

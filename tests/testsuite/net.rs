@@ -1,6 +1,9 @@
 //! The one HTTP transport, end to end through the real binary and the GitHub stand-in: the
 //! deadline covers the body, plain http goes only to loopback on every hop, the token goes only
-//! to its own origin, and an error body that echoes the request never shows the token.
+//! to its own origin, and an error body that echoes the request never shows the token. The
+//! faults of issue 13: a connection dropped mid-body, 500s then success, a redirect loop (and
+//! a body slower than the timeout, above): bounded retries with backoff, then exit 3 naming
+//! the URL.
 //! (The registry side of the same rules is in `registry.rs`; the https→http policy, which needs
 //! an https server, is unit-tested in `net::origin`.)
 
@@ -152,4 +155,113 @@ fn error_bodies_that_echo_the_request_never_show_the_token() {
             }
         }
     }
+}
+
+/// Issue 13: a connection dropped halfway through the body (its `Content-Length` announcing
+/// more) is retried like a refused one, and the retry's whole body is what gets vendored.
+#[test]
+fn a_connection_dropped_mid_body_is_retried_then_the_file_is_whole() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let raw = format!("{}/{REPO}/", gh.raw_url());
+    gh.cut_next(&raw, 2);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    assert_eq!(
+        pkg.read_string("templates/app.yml"),
+        "kind: ConfigMap # v1.1.0\n"
+    );
+    // v1.0.0's file cut twice then whole, then v1.1.0's.
+    assert_eq!(gh.requests().count(&raw), 4);
+}
+
+/// Issue 13: a body cut short on every attempt ends with exit 3 naming the URL, after the
+/// bounded retries, and nothing written.
+#[test]
+fn a_connection_dropped_mid_body_every_time_exits_3_naming_the_url() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let raw = format!("{}/{REPO}/", gh.raw_url());
+    gh.cut_next(&raw, 100);
+    let pkg = package();
+    let before = pkg.snapshot();
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "failed to fetch `{raw}refs/tags/v1.0.0/{FILE}`: transfer failed"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("(on all 4 attempts)"), "{}", out.stderr);
+    assert_eq!(gh.requests().count(&raw), 4, "1 try + 3 retries");
+    assert_eq!(pkg.snapshot(), before);
+}
+
+/// Issue 13: 500s are retried with backoff (0.25 s, doubling), then the answer that comes is
+/// used; 500s on every attempt end with exit 3 naming the URL.
+#[test]
+fn server_errors_are_retried_with_backoff_then_named() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.fail_next(RELEASES, 500, 2);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update", "--dry-run"]).expect(0);
+    assert!(out.stdout.contains("-> v1.1.0"), "{}", out.stdout);
+    let reqs = gh.requests();
+    assert_eq!(reqs.statuses(RELEASES), [500, 500, 200]);
+    let gaps = reqs.gaps(RELEASES);
+    assert!(
+        gaps[0] >= Duration::from_millis(250) && gaps[1] >= Duration::from_millis(500),
+        "waits of 0.25 s then 0.5 s: {gaps:?}"
+    );
+
+    gh.clear_requests();
+    gh.fail_next(RELEASES, 500, 100);
+    let out = rv.run(&["update", "--dry-run"]).expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "`{}{RELEASES}?per_page=100` answered 500",
+            gh.api_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    let reqs = gh.requests();
+    assert_eq!(reqs.statuses(RELEASES), [500; 4], "1 try + 3 retries");
+    let gaps = reqs.gaps(RELEASES);
+    assert!(
+        gaps.windows(2).all(|w| w[1] > w[0]) && gaps[2] >= Duration::from_secs(1),
+        "waits of 0.25, 0.5 and 1 s: {gaps:?}"
+    );
+}
+
+/// Issue 13: a redirect loop is followed a bounded number of hops, never retried (another
+/// attempt meets the same loop), and ends with exit 3 naming the URL.
+#[test]
+fn a_redirect_loop_is_bounded_and_named() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    // Every hop answers 302 to itself.
+    gh.redirect_next(RELEASES, &gh.api_url(), 1000);
+    let pkg = package();
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "failed to fetch `{}{RELEASES}?per_page=100`",
+            gh.api_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("too many redirects"), "{}", out.stderr);
+    assert_eq!(
+        gh.requests().statuses(RELEASES),
+        [302; 10],
+        "10 hops, one attempt"
+    );
 }

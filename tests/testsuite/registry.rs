@@ -178,7 +178,7 @@ fn fake_500_then_success_is_retried() {
     assert_eq!(server.requests().len(), 4);
 
     let server = flaky(1, routes);
-    let once = Client::builder().retries(0).build().unwrap();
+    let once = Client::builder().retries(0).build();
     let err = once
         .head_manifest(&reference(&server.host(), REPO, "v1"))
         .unwrap_err();
@@ -206,8 +206,7 @@ fn fake_timeout_is_transient() {
     let client = Client::builder()
         .retries(0)
         .timeout(Duration::from_millis(300))
-        .build()
-        .unwrap();
+        .build();
     let err = client
         .head_manifest(&reference(&server.host(), REPO, "v1"))
         .unwrap_err();
@@ -225,8 +224,7 @@ fn fake_body_trickling_past_the_deadline_times_out_on_each_attempt() {
         .retries(1)
         .backoff(Duration::from_millis(20), Duration::from_millis(20))
         .timeout(Duration::from_millis(300))
-        .build()
-        .unwrap();
+        .build();
     let started = std::time::Instant::now();
     let err = client
         .get_manifest(&reference(&server.host(), REPO, "v1"))
@@ -637,8 +635,7 @@ fn real_registry_read_back_waits_for_a_late_push() {
     };
     let client = Client::builder()
         .backoff(Duration::from_millis(50), Duration::from_millis(200))
-        .build()
-        .unwrap();
+        .build();
     let verified = client
         .resolve_index_with_retry(
             &reference(&registry.host, "app", "late"),
@@ -660,8 +657,7 @@ fn real_registry_as_a_docker_hub_mirror() {
     let pushed = registry.push_multi_arch("library/golang", "1.26", &image);
     let client = Client::builder()
         .mirrors(Mirrors::parse(&format!("docker.io={}", registry.host)).unwrap())
-        .build()
-        .unwrap();
+        .build();
     for name in [
         "golang:1.26",
         "docker.io/library/golang:1.26",

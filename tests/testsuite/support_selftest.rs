@@ -1016,3 +1016,87 @@ fn git_repos_clone_over_smart_http_from_the_server_origin() {
         404
     );
 }
+
+/// The trees API names what git names: the root tree id, every entry's mode, type and id, in
+/// git's order, as `git ls-tree -r -t` prints them for the same files committed with real git.
+#[test]
+fn git_trees_answer_as_git_itself_hashes_the_commit() {
+    let files: [(&str, &[u8]); 5] = [
+        ("charts/x/values.yaml", b"a: 1\n"),
+        ("charts/x/templates/a.yaml", b"kind: A\n"),
+        ("charts/x-y.txt", b"sorts before charts/x/ in git\n"),
+        ("README.md", b"# r\n"),
+        ("run.sh", b"#!/bin/sh\n"),
+    ];
+    let git = GitRepo::new();
+    git.commit("files", files);
+    std::os::unix::fs::symlink("README.md", git.path().join("link")).unwrap();
+    let run = git.path().join("run.sh");
+    let mut perms = std::fs::metadata(&run).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&run, perms).unwrap();
+    git.commit("mode and link", std::iter::empty::<(&str, &[u8])>());
+
+    let gh = GitHub::start();
+    let repo = gh.repo("o/r");
+    for (path, bytes) in files.iter().filter(|(p, _)| *p != "run.sh") {
+        repo.file_at("v1", path, *bytes);
+    }
+    repo.executable_at("v1", "run.sh", &b"#!/bin/sh\n"[..])
+        .symlink_at("v1", "link", "README.md");
+
+    let tree = json(&format!(
+        "{}/repos/o/r/git/trees/v1?recursive=1",
+        gh.api_url()
+    ));
+    let ours: Vec<String> = tree["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}\t{}",
+                e["mode"].as_str().unwrap(),
+                e["type"].as_str().unwrap(),
+                e["sha"].as_str().unwrap(),
+                e["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let theirs: Vec<String> = git
+        .git(&["ls-tree", "-r", "-t", "HEAD"])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(ours, theirs);
+    assert_eq!(tree["sha"], git.git(&["rev-parse", "HEAD^{tree}"]).trim());
+    assert_eq!(tree["truncated"], false);
+
+    // One level without `recursive`, a subtree by its id, and the limit.
+    let top = json(&format!("{}/repos/o/r/git/trees/v1", gh.api_url()));
+    let charts = top["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == "charts")
+        .unwrap()
+        .clone();
+    assert_eq!(top["tree"].as_array().unwrap().len(), 4);
+    let sub = json(&format!(
+        "{}/repos/o/r/git/trees/{}",
+        gh.api_url(),
+        charts["sha"].as_str().unwrap()
+    ));
+    assert_eq!(sub["sha"], git.git(&["rev-parse", "HEAD:charts"]).trim());
+    gh.truncate_trees(2);
+    let cut = json(&format!(
+        "{}/repos/o/r/git/trees/v1?recursive=1",
+        gh.api_url()
+    ));
+    assert_eq!(cut["truncated"], true);
+    assert_eq!(cut["tree"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        get(&format!("{}/repos/o/r/git/trees/nope", gh.api_url())).status(),
+        404
+    );
+}

@@ -1,10 +1,10 @@
 //! `revendor update` against a small synthetic upstream served by the GitHub
 //! stand-in (or a local git repository): release selection, bad input,
-//! network faults, all-or-nothing writes.
+//! network faults, all-or-nothing writes (kills: `kill.rs`).
 
 use crate::support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::{GitHub, GitRepo, Revendor, TempPackage};
 
@@ -433,82 +433,6 @@ fn a_malformed_patch_names_its_line() {
         out.stderr.contains("patches/namespace.patch:"),
         "{}",
         out.stderr
-    );
-}
-
-/// Kills `update` at random moments; after the next run's recovery the tree
-/// is always entirely old or entirely new, with no staging left behind.
-#[test]
-fn sigkill_at_any_moment_never_leaves_a_mixed_tree() {
-    let gh = GitHub::start();
-    upstream(&gh, &["v1.0.0", "v1.1.0"]);
-    let pkg = package("v1.0.0");
-    let rv = Revendor::new(pkg.path(), &gh);
-    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
-    let old = pkg.snapshot();
-
-    // The state an uninterrupted run reaches, and how long it takes.
-    let reference = TempPackage::new();
-    for (path, bytes) in &old {
-        reference.write(path, bytes);
-    }
-    let start = Instant::now();
-    Revendor::new(reference.path(), &gh)
-        .run(&["update"])
-        .expect(0);
-    let span = start.elapsed().as_micros().max(1000) as u64;
-    let new = reference.snapshot();
-    assert_ne!(old, new);
-
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let (mut saw_old, mut saw_new) = (0, 0);
-    // At least 40 rounds, and on until kills have landed on both sides of the
-    // commit point (a loaded machine stretches the run), at most 300.
-    let mut rounds = 0;
-    while rounds < 40 || (rounds < 300 && (saw_old == 0 || saw_new == 0)) {
-        rounds += 1;
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let mut child = rv.spawn(&["update"]);
-        std::thread::sleep(Duration::from_micros(seed % (span * 2)));
-        let _ = child.kill();
-        let _ = child.wait();
-
-        // Before recovery every file is whole: the old or the new version.
-        for (path, bytes) in pkg.snapshot() {
-            if path.starts_with(".revendor-txn/") {
-                continue;
-            }
-            assert!(
-                old.get(&path) == Some(&bytes) || new.get(&path) == Some(&bytes),
-                "{path} is neither old nor new"
-            );
-        }
-        // Any command recovers first; a dry run writes nothing else.
-        rv.run(&["update", "--dry-run"]).expect(0);
-        let now = pkg.snapshot();
-        assert!(!pkg.exists(".revendor-txn"), "staging left behind");
-        if now == old {
-            saw_old += 1;
-        } else if now == new {
-            saw_new += 1;
-            // Back to the old state for the next round.
-            for f in pkg.files() {
-                if !old.contains_key(&f) {
-                    pkg.remove(&f);
-                }
-            }
-            for (path, bytes) in &old {
-                pkg.write(path, bytes);
-            }
-        } else {
-            panic!("mixed tree after recovery");
-        }
-    }
-    assert!(
-        saw_old > 0 && saw_new > 0,
-        "kills landed on both sides: old {saw_old}, new {saw_new}"
     );
 }
 

@@ -242,15 +242,17 @@ fn onto(
     Ok(reports)
 }
 
-/// The lock of a package adopted at `locked.version`, for a first update
-/// that stopped on a conflict: the pristine copies it was adopted from
-/// (`files`), its vendor patches as read (each applied strictly there), the
+/// The lock of a package adopted at each upstream's base version in
+/// `moves`, for a first update that stopped on a conflict: the pristine
+/// copies it was adopted from (`files`, of the vendored files `vendored`),
+/// its vendor patches as read (each applied strictly there), the
 /// pin found in its rendered files. Source patches are left out: nothing
 /// verified them yet.
 pub(super) fn adoption(
     locked: &Locked<'_>,
     moves: &[Move<'_>],
     patches: &Patches,
+    vendored: &[Vendor],
     files: Vec<LockedFile>,
 ) -> Lock {
     Lock {
@@ -282,7 +284,7 @@ pub(super) fn adoption(
                 ..LockedImage::default()
             })
             .collect(),
-        outputs: origin::outputs(locked.config, patches),
+        outputs: origin::outputs(vendored, patches),
         pending: None,
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! The tree at the target comes from the tag archive (GitHub) or the git tag;
 //! the tree at the locked version is fetched only when a patch needs the
-//! 3-way merge.
+//! 3-way merge. A tree at the locked version must have the lock's tree hash
+//! ([`upstream::fetch_tree`]); the target's hash goes into the new lock.
 
 use super::summary::{ConflictReport, UpdateReport};
 use super::upstreamed;
@@ -14,14 +15,14 @@ use crate::error::{Error, Result};
 use crate::go;
 use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
-use crate::upstream::SourceTree;
+use crate::upstream::{self, SourceTree};
 use crate::workspace::Context;
 
 /// What the source side of an update found.
 #[derive(Debug, Default)]
 pub(super) struct SourceFacts {
-    /// sha256 of the source archive at the target.
-    pub archive_sha256: Option<String>,
+    /// The source-tree hash at the target.
+    pub tree_sha256: Option<String>,
     /// The `go` directive of go.mod at the target.
     pub go_directive: Option<String>,
     /// Refreshed source patch files: (package-relative path, bytes).
@@ -30,8 +31,8 @@ pub(super) struct SourceFacts {
 
 /// Verifies and refreshes the source patches of `mv`'s upstream at its
 /// target. After a move to another source, the tree at the base version
-/// comes from the old one, and the lock's archive sha256 (of that other
-/// source) says nothing about this one.
+/// comes from the old one, and the lock's tree hash (of that other source)
+/// says nothing about this one.
 pub(super) fn verify(
     ctx: &Context,
     config: &Config,
@@ -57,24 +58,13 @@ pub(super) fn verify(
     }
     ctx.shell
         .status("Fetching", format!("the source tree at {target}"));
-    let tree = source.tree(target)?;
-    facts.archive_sha256 = tree.archive_sha256.clone();
+    let tree = upstream::fetch_tree(source, target, locked)?;
+    facts.tree_sha256 = Some(tree.tree_sha256.clone());
     facts.go_directive = tree
         .files
         .get("go.mod")
         .and_then(|b| go::Version::from_go_mod(b))
         .map(|v| v.to_string());
-    if let (Some(l), Some(new)) = (locked, &tree.archive_sha256)
-        && l.version == target
-        && let Some(old) = &l.source_sha256
-        && old != new
-    {
-        return Err(Error::Checksum {
-            what: format!("the source archive of {target}"),
-            expected: old.clone(),
-            actual: new.clone(),
-        });
-    }
 
     let mut base_tree: Option<SourceTree> = None;
     let ours_label = format!("patched {base_version}");
@@ -105,7 +95,7 @@ pub(super) fn verify(
                                     "Fetching",
                                     format!("the source tree at {base_version}"),
                                 );
-                                base.unwrap_or(source).tree(base_version)?
+                                upstream::fetch_tree(base.unwrap_or(source), base_version, locked)?
                             }
                         });
                     }

@@ -21,6 +21,12 @@ pub struct UpstreamMove {
     pub moved_from: Option<String>,
     /// This upstream had no lock entry and was adopted.
     pub adopted: bool,
+    /// Files of its vendored directories that arrive (rendered paths).
+    pub added: Vec<String>,
+    /// Files of its vendored directories that go.
+    pub removed: Vec<String>,
+    /// Files it moved inside a vendored directory.
+    pub renamed: Vec<Renamed>,
 }
 
 impl UpstreamMove {
@@ -33,6 +39,9 @@ impl UpstreamMove {
             to: mv.target.clone(),
             moved_from: mv.moved_from.clone(),
             adopted: mv.locked.is_none(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
         }
     }
 }
@@ -107,6 +116,16 @@ pub struct UpstreamedReport {
     pub dropped: bool,
 }
 
+/// A file of a vendored directory that upstream moved: removed at one path
+/// and added with the same bytes at another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    /// The rendered file before.
+    pub from: String,
+    /// The rendered file now.
+    pub to: String,
+}
+
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
@@ -132,6 +151,14 @@ pub struct UpdateReport {
     /// What else happened, one sentence each: a removed patch reverted, a
     /// removed output deleted.
     pub notes: Vec<String>,
+    /// Files of vendored directories that arrive: upstream added them (or
+    /// vendor.toml now selects them). Rendered paths, of every upstream
+    /// (each [`UpstreamMove`] has its own).
+    pub added: Vec<String>,
+    /// Files of vendored directories that go: upstream removed them.
+    pub removed: Vec<String>,
+    /// Files upstream moved inside a vendored directory.
+    pub renamed: Vec<Renamed>,
     /// Adopting: hunks that applied only with fuzz or a recount, refreshed.
     pub fuzzy: Vec<FuzzyReport>,
     /// Sections upstream already carries (the update stops on them unless
@@ -160,11 +187,25 @@ impl UpdateReport {
             conflicts: Vec::new(),
             edits: Vec::new(),
             notes: Vec::new(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
             fuzzy: Vec::new(),
             upstreamed: Vec::new(),
             changed: Vec::new(),
             findings: Vec::new(),
         }
+    }
+
+    /// The upstream of that name in the report (the first for an unknown
+    /// one, as [`crate::config::Config::upstream`] resolves it).
+    pub(super) fn upstream_mut(&mut self, name: Option<&str>) -> &mut UpstreamMove {
+        let i = self
+            .upstreams
+            .iter()
+            .position(|u| u.name.as_deref() == name)
+            .unwrap_or(0);
+        &mut self.upstreams[i]
     }
 
     /// The closing findings this update caused (`error`s the check before
@@ -219,6 +260,18 @@ impl UpdateReport {
                 "patch {} on {}: hunk {} ({}:{}) {}; refreshed to exact\n",
                 f.patch, f.target, f.hunk, f.file, f.line, f.why
             ));
+        }
+        for u in &self.upstreams {
+            let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
+            for f in &u.added {
+                s.push_str(&format!("upstream{named} added {f}\n"));
+            }
+            for f in &u.removed {
+                s.push_str(&format!("upstream{named} removed {f}\n"));
+            }
+            for r in &u.renamed {
+                s.push_str(&format!("upstream{named} renamed {} -> {}\n", r.from, r.to));
+            }
         }
         for p in &self.patches {
             s.push_str(&format!("{p}\n"));

@@ -137,6 +137,9 @@ mod tests {
             to: "v2".into(),
             moved_from: None,
             adopted: false,
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
         };
         let mut report = UpdateReport::new(vec![upstream], false, false);
         for target in ["a.yml", "b.yml"] {

@@ -50,7 +50,6 @@ pub fn client(credentials: Credentials) -> Client {
         .timeout(Duration::from_secs(10))
         .credentials(credentials)
         .build()
-        .unwrap()
 }
 
 /// Writes `config.json` with `body` into a new Docker config dir and loads it.

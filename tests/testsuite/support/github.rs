@@ -10,6 +10,11 @@
 //!    (with GitHub's `User-Agent`, token and rate-limit rules on the API), then an `ETag` and
 //!    `304` on API, raw and release-asset answers, then the request log.
 //!
+//! `git/trees/{ref}?recursive=1` answers as GitHub does: real git blob and tree ids, `blob`
+//! and `tree` entries with their modes (`100755` for executables, `120000` for symlinks,
+//! `040000` for directories),
+//! and `truncated` past a limit a test sets ([`GitHub::truncate_trees`]).
+//!
 //! What is deliberately like the real thing, because tools get it wrong: pagination links point
 //! at `/repositories/{id}/...` (follow them, do not rebuild them); archive and asset downloads
 //! answer `302` to another path (follow redirects); archives begin with a `pax_global_header`
@@ -20,6 +25,11 @@
 //! (`…:4123` and `…:41234`) and serves the same API: pagination links ([`GitHub::link_base`])
 //! and redirects ([`GitHub::redirect_next`]) can point there, to show that a credential does not
 //! follow a string prefix.
+//!
+//! Pull requests: `GET /repos/{o}/{r}` tells a token's holder its `permissions`;
+//! `GET|POST /repos/{o}/{r}/pulls` (filtered by `head`; a `POST` into a branch the repository
+//! does not have is GitHub's 422), `PATCH …/pulls/{n}`, and `GET|POST …/issues/{n}/comments`.
+//! [`GitHub::pulls`] and [`GitHub::comments`] show what a run left behind.
 //!
 //! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
 //! runs `git http-backend` on a local [`GitRepo`], as github.com answers `git clone`.
@@ -76,6 +86,8 @@ pub struct LoggedRequest {
     pub user_agent: Option<String>,
     /// The status the server answered.
     pub status: u16,
+    /// When the request arrived.
+    pub at: std::time::Instant,
 }
 
 impl LoggedRequest {
@@ -108,6 +120,13 @@ impl Requests {
     /// The statuses answered to requests starting with `prefix`, in order.
     pub fn statuses(&self, prefix: &str) -> Vec<u16> {
         self.matching(prefix).iter().map(|r| r.status).collect()
+    }
+
+    /// The time between consecutive requests starting with `prefix`: the waits of a client
+    /// that retries.
+    pub fn gaps(&self, prefix: &str) -> Vec<Duration> {
+        let at: Vec<_> = self.matching(prefix).iter().map(|r| r.at).collect();
+        at.windows(2).map(|w| w[1] - w[0]).collect()
     }
 
     /// The targets of all requests, in order; handy in assertion messages.
@@ -165,10 +184,15 @@ struct State {
     faults: Vec<Fault>,
     /// Where pagination links point instead of the API, if set.
     link_base: Option<String>,
+    /// Most entries a `git/trees` answer lists before it says `truncated`
+    /// (GitHub: 100,000 entries or 7 MB).
+    tree_limit: Option<usize>,
 }
 
 struct Fault {
     prefix: String,
+    /// Only requests with this method, when set.
+    method: Option<String>,
     kind: FaultKind,
     remaining: usize,
 }
@@ -188,6 +212,8 @@ enum FaultKind {
     },
     /// The normal answer, its body spread over this time in twenty pieces.
     Spread(Duration),
+    /// The normal answer, the connection closed halfway through its body.
+    Cut,
 }
 
 struct RepoState {
@@ -201,6 +227,10 @@ struct RepoState {
     /// A real repository served over smart HTTP at `{server}/{owner}/{repo}.git`.
     git_dir: Option<PathBuf>,
     pulls: Vec<Pull>,
+    /// Comments on pull requests: (number, body), in the order posted.
+    comments: Vec<(u64, String)>,
+    /// Whether a token may push here (`permissions.push` of the repository).
+    push: bool,
 }
 
 /// A pull request as the stand-in keeps it.
@@ -227,8 +257,28 @@ struct Commit {
 
 #[derive(Clone)]
 struct File {
+    /// The contents; for a symlink, the path it points at.
     bytes: Vec<u8>,
-    executable: bool,
+    mode: Mode,
+}
+
+/// A file's git mode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Regular,
+    Executable,
+    Symlink,
+}
+
+impl Mode {
+    /// As a git tree names it.
+    fn git(self) -> &'static str {
+        match self {
+            Mode::Regular => "100644",
+            Mode::Executable => "100755",
+            Mode::Symlink => "120000",
+        }
+    }
 }
 
 struct Tag {
@@ -443,6 +493,13 @@ impl GitHub {
         self.state().link_base = Some(base.to_string());
     }
 
+    /// `git/trees` answers list at most `entries` entries from now on and say
+    /// `"truncated": true` when there were more, as GitHub does past its
+    /// limit.
+    pub fn truncate_trees(&self, entries: usize) {
+        self.state().tree_limit = Some(entries);
+    }
+
     /// The three variables that point the tool here, for `Command::envs`.
     pub fn env(&self) -> [(&'static str, String); 3] {
         [
@@ -472,6 +529,8 @@ impl GitHub {
                     branches: BTreeMap::new(),
                     releases: Vec::new(),
                     pulls: Vec::new(),
+                    comments: Vec::new(),
+                    push: true,
                     git_dir: None,
                 },
             );
@@ -504,6 +563,17 @@ impl GitHub {
     /// origin: `/owner/repo/` reaches both raw files and archives, a full URL only one.
     pub fn fail_next(&self, prefix: &str, status: u16, n: usize) {
         self.add_fault(prefix, FaultKind::Status(status), n);
+    }
+
+    /// Like [`GitHub::fail_next`], for requests with `method` only (a `POST` that opens a pull
+    /// request, not the `GET` that looks for one on the same path).
+    pub fn fail_next_method(&self, method: &str, prefix: &str, status: u16, n: usize) {
+        self.state().faults.push(Fault {
+            prefix: prefix.to_string(),
+            method: Some(method.to_string()),
+            kind: FaultKind::Status(status),
+            remaining: n,
+        });
     }
 
     /// The next `n` requests starting with `prefix` are answered normally but only after
@@ -540,9 +610,16 @@ impl GitHub {
         self.add_fault(prefix, FaultKind::Spread(over), n);
     }
 
+    /// The next `n` requests starting with `prefix` are answered normally, but the connection
+    /// is closed after half the body (its `Content-Length` announcing all of it).
+    pub fn cut_next(&self, prefix: &str, n: usize) {
+        self.add_fault(prefix, FaultKind::Cut, n);
+    }
+
     fn add_fault(&self, prefix: &str, kind: FaultKind, remaining: usize) {
         self.state().faults.push(Fault {
             prefix: prefix.to_string(),
+            method: None,
             kind,
             remaining,
         });
@@ -560,6 +637,21 @@ impl GitHub {
             .repos
             .get(repo)
             .map(|r| r.pulls.clone())
+            .unwrap_or_default()
+    }
+
+    /// The bodies of the comments on pull request `number` of `repo`, in the order posted.
+    pub fn comments(&self, repo: &str, number: u64) -> Vec<String> {
+        self.state()
+            .repos
+            .get(repo)
+            .map(|r| {
+                r.comments
+                    .iter()
+                    .filter(|(n, _)| *n == number)
+                    .map(|(_, body)| body.clone())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -651,15 +743,28 @@ impl Repo<'_> {
         self
     }
 
+    /// Makes a token's `permissions.push` on this repository false, as for a token that may
+    /// only read it.
+    pub fn read_only(&self) -> &Self {
+        self.with(|repo, _| repo.push = false);
+        self
+    }
+
     /// Puts a file at `rev`: a tag, a branch or a 40-hex commit. An unknown name becomes a
     /// lightweight tag on a commit derived from the repository and tag names.
     pub fn file_at(&self, rev: &str, path: &str, bytes: impl Into<Vec<u8>>) -> &Self {
-        self.put(rev, path, bytes.into(), false)
+        self.put(rev, path, bytes.into(), Mode::Regular)
     }
 
     /// Like [`Repo::file_at`], with the executable bit set in archives (scripts a build runs).
     pub fn executable_at(&self, rev: &str, path: &str, bytes: impl Into<Vec<u8>>) -> &Self {
-        self.put(rev, path, bytes.into(), true)
+        self.put(rev, path, bytes.into(), Mode::Executable)
+    }
+
+    /// A symlink at `path` pointing at `target`: mode `120000` in trees, a symlink entry in
+    /// archives, its target as the raw file's text (as GitHub serves it).
+    pub fn symlink_at(&self, rev: &str, path: &str, target: &str) -> &Self {
+        self.put(rev, path, target.as_bytes().to_vec(), Mode::Symlink)
     }
 
     /// Puts every file under the local directory `dir` at `rev`, keeping relative paths.
@@ -670,7 +775,7 @@ impl Repo<'_> {
         self
     }
 
-    fn put(&self, rev: &str, path: &str, bytes: Vec<u8>, executable: bool) -> &Self {
+    fn put(&self, rev: &str, path: &str, bytes: Vec<u8>, mode: Mode) -> &Self {
         self.with(|repo, _| {
             let sha = repo.commit_for(rev);
             let commit = repo
@@ -679,7 +784,7 @@ impl Repo<'_> {
                 .expect("commit_for creates the commit");
             commit.files.insert(
                 path.trim_start_matches('/').to_string(),
-                File { bytes, executable },
+                File { bytes, mode },
             );
         });
         self
@@ -852,7 +957,7 @@ fn epoch_ceil(time: SystemTime) -> u64 {
 // Request handling
 
 fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
-    let fault = take_fault(shared, origin, &request.target);
+    let fault = take_fault(shared, origin, &request.method, &request.target);
     let mut response = match fault {
         Some(FaultKind::Status(status)) => fault_response(origin, status),
         Some(FaultKind::Redirect(base)) => redirect(format!("{base}{}", request.target)),
@@ -869,6 +974,7 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
                 Some(FaultKind::Spread(over)) => {
                     response.pace = Some(Pace::spread(response.body.len(), over));
                 }
+                Some(FaultKind::Cut) => response.cut_at = Some(response.body.len() / 2),
                 _ => {}
             }
             response
@@ -890,15 +996,18 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         accept: request.header("accept").map(str::to_string),
         user_agent: request.header("user-agent").map(str::to_string),
         status: response.status,
+        at: std::time::Instant::now(),
     });
     response
 }
 
-fn take_fault(shared: &Shared, origin: Origin, target: &str) -> Option<FaultKind> {
+fn take_fault(shared: &Shared, origin: Origin, method: &str, target: &str) -> Option<FaultKind> {
     let url = format!("{}{target}", shared.urls.of(origin));
     let mut state = lock(&shared.state);
     let fault = state.faults.iter_mut().find(|f| {
-        f.remaining > 0 && (target.starts_with(&f.prefix) || url.starts_with(&f.prefix))
+        f.remaining > 0
+            && f.method.as_deref().is_none_or(|m| m == method)
+            && (target.starts_with(&f.prefix) || url.starts_with(&f.prefix))
     })?;
     fault.remaining -= 1;
     Some(fault.kind.clone())
@@ -1044,7 +1153,8 @@ fn api(shared: &Shared, request: &Request) -> Response {
         .header("cache-control", "private, max-age=60, s-maxage=60")
 }
 
-/// `POST /repos/{o}/{r}/pulls` and `PATCH /repos/{o}/{r}/pulls/{n}`.
+/// `POST /repos/{o}/{r}/pulls` (422 for an unknown base branch or a head that has one),
+/// `PATCH /repos/{o}/{r}/pulls/{n}` and `POST /repos/{o}/{r}/issues/{n}/comments`.
 fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
     let segments = segments(request);
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
@@ -1063,6 +1173,17 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
                 return Response::json(422, &json!({"message": "Validation Failed"}));
             };
             let head = head.rsplit(':').next().unwrap_or(&head).to_string();
+            if !repo.branches.contains_key(&base) {
+                return Response::json(
+                    422,
+                    &json!({
+                        "message": "Validation Failed",
+                        "errors": [{"resource": "PullRequest", "field": "base", "code": "invalid"}],
+                        "documentation_url": DOCS,
+                        "status": "422",
+                    }),
+                );
+            }
             if repo.pulls.iter().any(|p| p.head == head) {
                 return Response::json(
                     422,
@@ -1080,6 +1201,32 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
             let answer = pull_json(urls, repo, &pull);
             repo.pulls.push(pull);
             Response::json(201, &answer)
+        }
+        ["repos", owner, name, "issues", number, "comments"] if request.method == "POST" => {
+            let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
+                return not_found_json();
+            };
+            let Some(number) = number
+                .parse::<u64>()
+                .ok()
+                .filter(|n| repo.pulls.iter().any(|p| p.number == *n))
+            else {
+                return not_found_json();
+            };
+            let Some(text) = field("body") else {
+                return Response::json(422, &json!({"message": "Validation Failed"}));
+            };
+            repo.comments.push((number, text.clone()));
+            let id = repo.comments.len();
+            let full = repo.full_name();
+            Response::json(
+                201,
+                &json!({
+                    "id": id,
+                    "body": text,
+                    "html_url": format!("{}/{full}/pull/{number}#issuecomment-{id}", urls.server),
+                }),
+            )
         }
         ["repos", owner, name, "pulls", number] if request.method == "PATCH" => {
             let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
@@ -1142,7 +1289,22 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
     let releases = || repo.visible_releases(authorized).into_iter();
     let link_base = state.link_base.as_deref().unwrap_or(&urls.api);
     match rest {
-        [] => Response::json(200, &repo_json(urls, repo)),
+        [] => Response::json(200, &repo_json(urls, repo, authorized)),
+        ["issues", number, "comments"] => {
+            let comments = repo
+                .comments
+                .iter()
+                .enumerate()
+                .filter(|(_, (n, _))| number.parse() == Ok(*n))
+                .map(|(i, (_, body))| json!({"id": i + 1, "body": body}))
+                .collect();
+            paginate(
+                link_base,
+                request,
+                &format!("/repositories/{}/issues/{number}/comments", repo.id),
+                comments,
+            )
+        }
         ["releases"] => {
             let releases = releases().map(|r| release_json(urls, repo, r)).collect();
             let link_path = format!("/repositories/{}/releases", repo.id);
@@ -1194,6 +1356,16 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
             found(git_ref_json(urls, repo, kind, &name.join("/")))
         }
         ["git", "tags", object] => found(tag_object_json(urls, repo, object)),
+        ["git", "trees", rev @ ..] => {
+            let recursive = request.query("recursive").is_some_and(|v| !v.is_empty());
+            found(tree_json(
+                urls,
+                repo,
+                &rev.join("/"),
+                recursive,
+                state.tree_limit,
+            ))
+        }
         ["commits", rev @ ..] => commit_response(urls, repo, &rev.join("/"), request),
         ["tarball", rev @ ..] => {
             let rev = rev.join("/");
@@ -1251,6 +1423,136 @@ fn git_ref_json(urls: &Urls, repo: &RepoState, kind: &str, name: &str) -> Option
             "type": object_type,
             "url": format!("{api}/repos/{full}/git/{collection}/{sha}"),
         },
+    }))
+}
+
+/// A directory of a commit, as git stores it: files with their mode and blob id, and
+/// subdirectories.
+#[derive(Default, Clone)]
+struct TreeNode {
+    /// name → (mode, blob id, size).
+    files: BTreeMap<String, (&'static str, String, usize)>,
+    dirs: BTreeMap<String, TreeNode>,
+}
+
+impl TreeNode {
+    fn of(commit: &Commit) -> TreeNode {
+        let mut root = TreeNode::default();
+        for (path, file) in &commit.files {
+            let mut parts: Vec<&str> = path.split('/').collect();
+            let name = parts.pop().expect("a path has a name");
+            let node = parts.into_iter().fold(&mut root, |node, dir| {
+                node.dirs.entry(dir.to_string()).or_default()
+            });
+            let entry = (file.mode.git(), blob_sha(&file.bytes), file.bytes.len());
+            node.files.insert(name.to_string(), entry);
+        }
+        root
+    }
+
+    /// Entries in git's order: by name, a directory compared as `name/`.
+    fn entries(&self) -> Vec<(&str, Option<&TreeNode>)> {
+        let mut out: Vec<(&str, Option<&TreeNode>)> = self
+            .files
+            .keys()
+            .map(|n| (n.as_str(), None))
+            .chain(self.dirs.iter().map(|(n, d)| (n.as_str(), Some(d))))
+            .collect();
+        out.sort_by_key(|(name, dir)| format!("{name}{}", if dir.is_some() { "/" } else { "" }));
+        out
+    }
+
+    /// The tree object's id, as `git write-tree` computes it.
+    fn sha(&self) -> String {
+        let mut object = Vec::new();
+        for (name, dir) in self.entries() {
+            let (mode, sha) = match dir {
+                Some(d) => ("40000", d.sha()),
+                None => {
+                    let (mode, sha, _) = &self.files[name];
+                    (*mode, sha.clone())
+                }
+            };
+            object.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            object.extend_from_slice(&hex::decode(sha).expect("a hex id"));
+        }
+        git2::Oid::hash_object(git2::ObjectType::Tree, &object)
+            .expect("hash a tree")
+            .to_string()
+    }
+
+    /// The subtree whose id is `sha`, this one included.
+    fn find(&self, sha: &str) -> Option<&TreeNode> {
+        if self.sha() == sha {
+            return Some(self);
+        }
+        self.dirs.values().find_map(|d| d.find(sha))
+    }
+
+    fn list(&self, urls: &Urls, full: &str, prefix: &str, recursive: bool, out: &mut Vec<Value>) {
+        for (name, dir) in self.entries() {
+            let path = format!("{prefix}{name}");
+            match dir {
+                Some(d) => {
+                    let sha = d.sha();
+                    out.push(json!({
+                        "path": path, "mode": "040000", "type": "tree", "sha": sha,
+                        "url": format!("{}/repos/{full}/git/trees/{sha}", urls.api),
+                    }));
+                    if recursive {
+                        d.list(urls, full, &format!("{path}/"), true, out);
+                    }
+                }
+                None => {
+                    let (mode, sha, size) = &self.files[name];
+                    out.push(json!({
+                        "path": path, "mode": mode, "type": "blob", "sha": sha,
+                        "size": size,
+                        "url": format!("{}/repos/{full}/git/blobs/{sha}", urls.api),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// The git blob id of `bytes`.
+pub fn blob_sha(bytes: &[u8]) -> String {
+    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
+        .expect("hash a blob")
+        .to_string()
+}
+
+/// `git/trees/{rev}`: the tree of a ref or commit, or a tree by its id; `recursive` lists
+/// every level (paths from the tree's root), else only the first. Past `limit` entries the
+/// list is cut and `truncated` is true.
+fn tree_json(
+    urls: &Urls,
+    repo: &RepoState,
+    rev: &str,
+    recursive: bool,
+    limit: Option<usize>,
+) -> Option<Value> {
+    let full = repo.full_name();
+    let node = match repo.resolve(rev) {
+        Some(sha) => TreeNode::of(&repo.commits[sha]),
+        None => {
+            let trees: Vec<TreeNode> = repo.commits.values().map(TreeNode::of).collect();
+            trees.iter().find_map(|t| t.find(rev))?.clone()
+        }
+    };
+    let mut entries = Vec::new();
+    node.list(urls, &full, "", recursive, &mut entries);
+    let truncated = limit.is_some_and(|l| entries.len() > l);
+    if let Some(l) = limit {
+        entries.truncate(l);
+    }
+    let sha = node.sha();
+    Some(json!({
+        "sha": sha,
+        "url": format!("{}/repos/{full}/git/trees/{sha}", urls.api),
+        "tree": entries,
+        "truncated": truncated,
     }))
 }
 
@@ -1329,9 +1631,11 @@ fn commit_response(urls: &Urls, repo: &RepoState, rev: &str, request: &Request) 
     )
 }
 
-fn repo_json(urls: &Urls, repo: &RepoState) -> Value {
+/// A repository; `permissions` (what the token may do, as GitHub answers a token's holder)
+/// only for a request that carries one.
+fn repo_json(urls: &Urls, repo: &RepoState, authorized: bool) -> Value {
     let full = repo.full_name();
-    json!({
+    let mut value = json!({
         "id": repo.id,
         "name": repo.name,
         "full_name": full,
@@ -1340,7 +1644,17 @@ fn repo_json(urls: &Urls, repo: &RepoState) -> Value {
         "html_url": format!("{}/{full}", urls.server),
         "url": format!("{}/repos/{full}", urls.api),
         "default_branch": repo.branches.keys().next().map_or("main", String::as_str),
-    })
+    });
+    if authorized {
+        value["permissions"] = json!({
+            "admin": false,
+            "maintain": false,
+            "push": repo.push,
+            "triage": true,
+            "pull": true,
+        });
+    }
+    value
 }
 
 fn release_json(urls: &Urls, repo: &RepoState, release: &Release) -> Value {
@@ -1638,9 +1952,21 @@ fn tarball(top: &str, sha: &str, commit: &Commit) -> Vec<u8> {
             parent = format!("{parent}/{part}");
             add_dir(&mut tar, parent.clone());
         }
-        let mode = if file.executable { 0o775 } else { 0o664 };
+        let name = format!("{top}/{path}");
+        if file.mode == Mode::Symlink {
+            let mut h = header(tar::EntryType::Symlink, 0o777, 0);
+            let target = String::from_utf8_lossy(&file.bytes).into_owned();
+            tar.append_link(&mut h, &name, &target)
+                .expect("write to a Vec");
+            continue;
+        }
+        let mode = if file.mode == Mode::Executable {
+            0o775
+        } else {
+            0o664
+        };
         let mut h = header(tar::EntryType::Regular, mode, file.bytes.len() as u64);
-        tar.append_data(&mut h, format!("{top}/{path}"), file.bytes.as_slice())
+        tar.append_data(&mut h, name, file.bytes.as_slice())
             .expect("write to a Vec");
     }
     let mut gz = tar.into_inner().expect("finish the tar stream");

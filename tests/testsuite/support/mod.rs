@@ -9,6 +9,7 @@
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
+//! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
 //! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
 //! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
 //!
@@ -21,6 +22,7 @@
 pub mod app;
 pub mod git;
 pub mod github;
+pub mod kill;
 pub mod package;
 pub mod realworld;
 pub mod run;

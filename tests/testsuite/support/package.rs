@@ -129,6 +129,15 @@ pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// Every directory's relative path under `dir`, sorted.
+pub fn read_dirs(dir: &Path) -> Vec<String> {
+    walk(dir)
+        .into_iter()
+        .filter(|(_, is_dir)| *is_dir)
+        .map(|(path, _)| path)
+        .collect()
+}
+
 /// Relative paths under `dir` (not following symlinked directories), sorted, with whether each
 /// is a directory.
 fn walk(dir: &Path) -> Vec<(String, bool)> {

@@ -9,7 +9,8 @@
 //!    the paginated endpoint, the tags on their real commits from `facts.toml`, and the thick
 //!    manifest at v4.2.3, v4.2.4 and v4.3.0; `master` holds the unreleased manifest, which
 //!    [`Realworld::publish_unreleased`] can release under a new tag.
-//! 2. The CNI plugins resolvers: Talos `Makefile`, pkgs `Pkgfile`, kube-ovn `Dockerfile.base`
+//! 2. kube-ovn's chart directory at two releases ([`Realworld::register_kube_ovn_chart`]).
+//! 3. The CNI plugins resolvers: Talos `Makefile`, pkgs `Pkgfile`, kube-ovn `Dockerfile.base`
 //!    and the containernetworking/plugins checksum sidecars, with every value from `facts.toml`.
 //!
 //! The upstream Makefile, Pkgfile and Dockerfile are not part of the real-world data (only
@@ -340,6 +341,77 @@ impl Realworld {
             .collect();
         register_cni_plugins(gh, version, &sums, &plugins);
     }
+}
+
+/// The releases of kube-ovn whose chart the real-world data holds, oldest first.
+pub const KUBE_OVN_CHART_VERSIONS: [&str; 2] = ["v1.14.5", "v1.14.11"];
+/// The Go file cozystack's kube-ovn source patch changes.
+pub const KUBE_OVN_GO: &str = "pkg/ovn_leader_checker/ovn.go";
+
+impl Realworld {
+    /// Registers kube-ovn's chart releases: each of [`KUBE_OVN_CHART_VERSIONS`] tagged on its
+    /// real commit (facts.toml `kube-ovn-chart.commits`) with the chart directory of the data,
+    /// and a release for it. The Go source is not in the data, so [`KUBE_OVN_GO`] is
+    /// [`file_for_patch`] of cozystack's source patch at both.
+    pub fn register_kube_ovn_chart(&self, gh: &GitHub) {
+        let commits = self.fact_map(&["kube-ovn-chart", "commits"]);
+        let go = file_for_patch(
+            &self.read("cozystack-kubeovn-before/images/kubeovn/patches/northd_probe.diff"),
+        );
+        let repo = gh.repo(KUBE_OVN_REPO);
+        for version in KUBE_OVN_CHART_VERSIONS {
+            let commit = commits
+                .get(version)
+                .unwrap_or_else(|| panic!("facts.toml has no kube-ovn-chart commit for {version}"));
+            repo.tag(version, commit)
+                .dir_at(version, &self.root.join("kube-ovn").join(version))
+                .file_at(version, KUBE_OVN_GO, go.clone())
+                .release(version, |r| r);
+        }
+    }
+}
+
+/// A file that the one-file `patch` applies to exactly: each hunk's old side at its line, the
+/// text after its `@@` (git's function context) on the line before, and comment lines between
+/// (which git's function-context rule does not pick).
+pub fn file_for_patch(patch: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(patch);
+    let mut lines: Vec<String> = Vec::new();
+    let mut hunk: Option<usize> = None;
+    let fill = |lines: &mut Vec<String>, upto: usize| {
+        while lines.len() < upto {
+            lines.push(format!("\t// line {}", lines.len() + 1));
+        }
+    };
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("@@ -") {
+            let start: usize = rest
+                .split([',', ' '])
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a hunk header");
+            let context = rest.split_once("@@").map_or("", |(_, c)| c).trim_start();
+            fill(&mut lines, start.saturating_sub(2));
+            if !context.is_empty() && lines.len() + 1 < start {
+                lines.push(context.to_string());
+            }
+            fill(&mut lines, start - 1);
+            hunk = Some(start);
+            continue;
+        }
+        if hunk.is_none() {
+            continue;
+        }
+        if let Some(old) = line.strip_prefix(' ').or_else(|| line.strip_prefix('-')) {
+            lines.push(old.to_string());
+        } else if line.is_empty() {
+            lines.push(String::new());
+        }
+    }
+    lines.push("// end of file".to_string());
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.into_bytes()
 }
 
 /// Orders `v1.10.8` before `v1.13.0` and `v1.14.0-rc.1` before `v1.14.0`.

@@ -92,9 +92,12 @@ impl Revendor {
         }
     }
 
-    /// Starts without waiting (for kill tests).
+    /// Starts without waiting (for kill tests), leading a process group of its own, so the
+    /// children a killed run leaves running can be waited for ([`super::kill::settle`]).
     pub fn spawn(&self, args: &[&str]) -> Child {
+        use std::os::unix::process::CommandExt;
         self.command(args)
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

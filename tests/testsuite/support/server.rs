@@ -141,6 +141,9 @@ pub struct Response {
     /// When set, the body is sent slowly ([`Pace`]); it stops at the body's end, when the
     /// client leaves, or when the server is dropped.
     pub pace: Option<Pace>,
+    /// When set, only this many bytes of the body are sent (`Content-Length` still announces
+    /// all of it), then the connection is closed: a connection dropped mid-body.
+    pub cut_at: Option<usize>,
 }
 
 /// A body sent slowly: in pieces of `piece` bytes with `pause` before each. One shape serves
@@ -178,6 +181,7 @@ impl Response {
             body: Vec::new(),
             delay: Duration::ZERO,
             pace: None,
+            cut_at: None,
         }
     }
 
@@ -369,6 +373,10 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
         {
             return;
         }
+        if response.cut_at.is_some() && !head_only {
+            let _ = writer.shutdown(std::net::Shutdown::Both);
+            return;
+        }
     }
 }
 
@@ -503,12 +511,16 @@ fn write_response(
     if bodiless || head_only {
         return writer.flush();
     }
+    let body = &response.body[..response
+        .cut_at
+        .unwrap_or(usize::MAX)
+        .min(response.body.len())];
     let Some(pace) = response.pace else {
-        writer.write_all(&response.body)?;
+        writer.write_all(body)?;
         return writer.flush();
     };
     writer.flush()?;
-    for piece in response.body.chunks(pace.piece.max(1)) {
+    for piece in body.chunks(pace.piece.max(1)) {
         if !sleep_unless_stopped(pace.pause, stop) {
             return Err(std::io::ErrorKind::Interrupted.into());
         }

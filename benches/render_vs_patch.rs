@@ -1,0 +1,113 @@
+//! `revendor --offline render` against GNU `patch -F0` on the same input: a 100,000-line
+//! upstream file and a 1,000-hunk patch (`support/input.rs`), whole processes, medians.
+//!
+//! The package is adopted once from the local GitHub stand-in. Each revendor run starts with
+//! the rendered file removed, so like `patch` it reads the upstream copy and the patch, applies
+//! every hunk and writes the result; a second figure is `render` on an up-to-date tree (what
+//! `make render` mostly meets), which compares instead of writing. Run with `make bench`
+//! (needs GNU patch). Prints medians and ratios; asserts nothing about time.
+
+// Tests and benchmarks print skip notes and figures, and read their own
+// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
+#[path = "../tests/testsuite/support/mod.rs"]
+mod support;
+
+#[path = "support/input.rs"]
+mod input;
+#[path = "support/measure.rs"]
+mod measure;
+
+use std::fs;
+use std::process::{Command, Stdio};
+
+use input::Input;
+use measure::{Measured, median, ratio};
+use support::{GitHub, Revendor, TempPackage};
+
+const RUNS: usize = 31;
+const LINES: usize = 100_000;
+const HUNKS: usize = 1_000;
+const TEMPLATE: &str = "templates/values.yaml";
+const PATCH: &str = "patches/values.patch";
+
+fn main() {
+    let input = Input::new(LINES, HUNKS, TEMPLATE);
+    let gh = GitHub::start();
+    gh.repo("example/big")
+        .file_at("v1.0.0", "deploy/values.yaml", input.base.clone())
+        .release("v1.0.0", |r| r);
+    let pkg = TempPackage::new();
+    pkg.write(
+        "vendor.toml",
+        format!(
+            "[upstream]\ngithub = \"example/big\"\nversion = \"v1.0.0\"\n\n\
+             [[vendor]]\nfrom = \"deploy/values.yaml\"\nto = \"{TEMPLATE}\"\n\n\
+             [[patch]]\nname = \"values\"\nfile = \"{PATCH}\"\napplies-to = \"vendor\"\n"
+        ),
+    )
+    .write(PATCH, &input.patch);
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    assert!(
+        pkg.read(TEMPLATE) == input.ours,
+        "render gives the patched file"
+    );
+
+    let render = |remove: bool| {
+        median(RUNS, || {
+            if remove {
+                fs::remove_file(pkg.join(TEMPLATE)).expect("remove the rendered file");
+            }
+            let mut cmd = rv.command(&["--offline", "render"]);
+            Measured::of(cmd.stdout(Stdio::null()))
+        })
+    };
+    let written = render(true);
+    assert!(
+        pkg.read(TEMPLATE) == input.ours,
+        "render wrote the patched file"
+    );
+    let up_to_date = render(false);
+
+    let scratch = tempfile::tempdir().expect("scratch");
+    let target = scratch.path().join(TEMPLATE);
+    fs::create_dir_all(target.parent().unwrap()).unwrap();
+    let patch_file = scratch.path().join("values.patch");
+    fs::write(&patch_file, &input.patch).unwrap();
+    let gnu = median(RUNS, || {
+        fs::write(&target, &input.base).unwrap();
+        Measured::of(
+            Command::new("patch")
+                .current_dir(scratch.path())
+                .args(["-s", "-F0", "-p1", "-i"])
+                .arg(&patch_file)
+                .stdout(Stdio::null()),
+        )
+    });
+    assert!(
+        fs::read(&target).unwrap() == input.ours,
+        "GNU patch gives the same file"
+    );
+
+    println!("{LINES} lines through {HUNKS} hunks, whole processes, medians of {RUNS} runs");
+    println!(
+        "{:<40} {:>9} {:>6} {:>9} {:>6} {:>8}",
+        "", "wall", "ratio", "cpu", "ratio", "peak rss"
+    );
+    for (name, m) in [
+        ("revendor --offline render (writes it)", written),
+        ("revendor --offline render (up to date)", up_to_date),
+        ("GNU patch -F0", gnu),
+    ] {
+        println!(
+            "{name:<40} {:>9.2?} {:>6.2} {:>9.2?} {:>6.2} {:>6}MB",
+            m.wall,
+            ratio(m.wall, gnu.wall),
+            m.cpu,
+            ratio(m.cpu, gnu.cpu),
+            m.peak_rss >> 20
+        );
+    }
+}

@@ -1,0 +1,73 @@
+//! Whole-process measurements for the benchmarks: wall time, CPU time and peak RSS of one
+//! child, and the median of several runs. CPU time (user + system) is printed beside the wall
+//! time because it holds still on a busy machine, where waiting for a core inflates the wall.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One finished child: its wall time and peak resident set size.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    /// Spawn to exit.
+    pub wall: Duration,
+    /// User plus system time of the child.
+    pub cpu: Duration,
+    /// Peak RSS in bytes, from the kernel's accounting of that child alone.
+    pub peak_rss: u64,
+}
+
+impl Measured {
+    /// Runs `cmd` (stdin closed, stderr inherited) and panics unless it exits 0.
+    // The child is reaped by wait4, which std's `Child::wait` cannot stand in for.
+    #[allow(clippy::zombie_processes)]
+    pub fn of(cmd: &mut Command) -> Measured {
+        let started = Instant::now();
+        let child = cmd
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn");
+        let pid = libc::pid_t::try_from(child.id()).expect("pid");
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value of a plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is our own unwaited child; `status` and `usage` outlive the call.
+        // std's `Child::wait` would reap it without the rusage that wait4 returns.
+        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let wall = started.elapsed();
+        assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "{cmd:?} failed: status {status}"
+        );
+        let time = |t: libc::timeval| {
+            Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+                + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+        };
+        Measured {
+            wall,
+            cpu: time(usage.ru_utime) + time(usage.ru_stime),
+            // Linux reports ru_maxrss in KiB.
+            peak_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+        }
+    }
+}
+
+/// The medians of `runs` runs of `f`: wall time and CPU time each, and the largest peak RSS.
+pub fn median(runs: usize, mut f: impl FnMut() -> Measured) -> Measured {
+    let all: Vec<Measured> = (0..runs).map(|_| f()).collect();
+    let middle = |mut times: Vec<Duration>| {
+        times.sort();
+        times[runs / 2]
+    };
+    Measured {
+        wall: middle(all.iter().map(|m| m.wall).collect()),
+        cpu: middle(all.iter().map(|m| m.cpu).collect()),
+        peak_rss: all.iter().map(|m| m.peak_rss).max().unwrap_or(0),
+    }
+}
+
+/// `a / b` of two durations.
+pub fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64()
+}
