@@ -44,5 +44,6 @@ mod update_continue;
 mod update_realworld;
 mod update_upstreamed;
 mod upstreams;
+mod upstreams_dir;
 mod vendor_dir;
 mod yaml_pin;
