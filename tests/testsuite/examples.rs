@@ -1,11 +1,9 @@
 //! The cozystack packages of `examples/cozystack/` (issue 12): each vendor.toml parses into
 //! what its package means (upstream and version selection, vendored directories, patches,
 //! rewrites, pins), and the real binary gets past it (`check --offline` stops only at the
-//! missing lock). kube-ovn's patch paths are those of the real package when the real-world
-//! data is at hand.
-//!
-//! Rendering them waits on directory vendoring (`from`/`to` ending in `/`): until then the
-//! directories parse as paths, which is all these tests ask of them.
+//! missing lock). With the real-world data at hand, kube-ovn's example is the real package:
+//! its patch paths are the package's, and it adopts the real package and updates its
+//! `charts/kube-ovn/` directory from v1.14.5 to v1.14.11 through the GitHub stand-in.
 
 use crate::support;
 
@@ -100,6 +98,79 @@ fn kubeovn_names_the_real_packages_patch_files() {
     }
     config(&pkg);
     validated_by_the_binary(&pkg);
+}
+
+/// kube-ovn's example at the versions of the real bump (it is written for v1.15.10).
+fn kubeovn_at_v1_14(pkg: &TempPackage) {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("kubeovn/vendor.toml")).unwrap();
+    let text = text
+        .replace("version = \"v1.15.10\"", "version = \"v1.14.5\"")
+        .replace("tag = \"v1.15.10\"", "tag = \"v1.14.5\"")
+        .replace(">=1.15.0, <1.16.0", ">=1.14.0, <1.15.0");
+    assert!(text.contains("version = \"v1.14.5\""), "{text}");
+    pkg.write("vendor.toml", text);
+}
+
+#[test]
+fn kubeovn_example_adopts_the_real_package_and_updates_its_chart_directory() {
+    let Some(rw) = Realworld::from_env() else {
+        return;
+    };
+    let gh = GitHub::start();
+    rw.register_kube_ovn_chart(&gh);
+    let before = rw.root().join("cozystack-kubeovn-before");
+    let pkg = TempPackage::new();
+    pkg.copy_from(&before, "");
+    kubeovn_at_v1_14(&pkg);
+    // The Dockerfile as the package has it today: the ARGs quoted, VERSION without its `v`.
+    const DOCKERFILE: &str = "images/kubeovn/Dockerfile";
+    let dockerfile = |version: &str| {
+        String::from_utf8(rw.read(&format!("cozystack-kubeovn-before/{DOCKERFILE}")))
+            .unwrap()
+            .replace(
+                "ARG VERSION=v1.14.5\n",
+                &format!("ARG VERSION=\"{}\"\n", &version[1..]),
+            )
+            .replace("ARG TAG=v1.14.5\n", &format!("ARG TAG=\"{version}\"\n"))
+    };
+    pkg.write(DOCKERFILE, dockerfile("v1.14.5"));
+    let values = pkg.read_string("values.yaml");
+    let rv = Revendor::new(pkg.path(), &gh);
+
+    let out = rv.run(&["update", "--to", "v1.14.5"]).expect(0);
+    assert!(
+        out.stdout.contains("adopted the package at v1.14.5"),
+        "{}",
+        out.stdout
+    );
+    let lock = pkg.read_string("upstream/lock.toml");
+    assert_eq!(lock.matches("[[file]]").count(), 27, "{lock}");
+    assert!(
+        lock.contains("reference = \"ghcr.io/cozystack/cozystack/kubeovn:v1.14.5@sha256:af10da44"),
+        "the pin is read back from global.images.kubeovn.tag: {lock}"
+    );
+    // The real package's one finding: its builder image is not pinned by digest
+    // (`image pin-base` needs the registry).
+    let only_the_builder = || {
+        let out = rv.run(&["check"]).expect(1);
+        assert!(
+            out.stdout.starts_with("builder-go\n") && out.stdout.contains(": 1 error"),
+            "{}",
+            out.stdout
+        );
+    };
+    only_the_builder();
+
+    rv.run(&["update", "--to", "v1.14.11"]).expect(0);
+    let after = rw.root().join("cozystack-kubeovn-after");
+    assert_eq!(
+        support::package::read_tree(&pkg.join("charts")),
+        support::package::read_tree(&after.join("charts")),
+        "charts/ is cozystack's v1.14.11 chart byte for byte"
+    );
+    assert_eq!(pkg.read_string(DOCKERFILE), dockerfile("v1.14.11"));
+    assert_eq!(pkg.read_string("values.yaml"), values, "the pin stays");
+    only_the_builder();
 }
 
 #[test]
