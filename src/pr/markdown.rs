@@ -508,6 +508,55 @@ mod tests {
     }
 
     #[test]
+    fn several_upstreams_are_each_named_with_the_files_they_added_and_removed() {
+        let mut s = sample();
+        let up = |label: &str, from: &str, to: &str| Upstream {
+            label: Some(label.into()),
+            source: format!("github:o/{label}"),
+            name: label.into(),
+            from: Some(from.into()),
+            to: to.into(),
+            ..Upstream::default()
+        };
+        let mut chart = up("chart", "v1.0.0", "v1.1.0");
+        chart.added = vec!["charts/app/new.yaml".into()];
+        chart.removed = vec!["charts/app/old.yaml".into()];
+        s.upstreams = vec![chart, up("tool", "v2.0.0", "v2.0.0")];
+        s.images = vec![
+            Image {
+                name: Some("a".into()),
+                reference: "r/a:v1@sha256:00".into(),
+                ..Image::default()
+            },
+            Image {
+                name: Some("b".into()),
+                reference: "r/b:v1@sha256:11".into(),
+                ..Image::default()
+            },
+        ];
+        assert_eq!(
+            title(&s),
+            "chore(packages/system/multus): bump chart to v1.1.0"
+        );
+        let b = body(&s);
+        for line in [
+            "- `chart`, `github:o/chart`: `v1.0.0` → `v1.1.0`\n",
+            "- `tool`, `github:o/tool`: `v2.0.0` (unchanged)\n",
+            "Files upstream `chart` added, vendored now:\n\n- `charts/app/new.yaml`\n",
+            "Files upstream `chart` removed, deleted here:\n\n- `charts/app/old.yaml`\n",
+            "- Pinned image `a`: `r/a:v1@sha256:00`",
+            "- Pinned image `b`: `r/b:v1@sha256:11`",
+        ] {
+            assert!(b.contains(line), "{line:?} not in:\n{b}");
+        }
+        s.upstreams[0].from = Some("v1.1.0".into());
+        assert_eq!(
+            title(&s),
+            "chore(packages/system/multus): refresh vendored chart v1.1.0, tool v2.0.0"
+        );
+    }
+
+    #[test]
     fn the_title_is_a_conventional_commit_naming_the_package_path() {
         assert_eq!(
             title(&sample()),
