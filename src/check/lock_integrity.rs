@@ -202,7 +202,9 @@ fn duplicates(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         .read(LOCK_PATH)?
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
-    let tables = [
+    // A [[file]] is its upstream's and its path: two upstreams may each
+    // vendor a file of the same path.
+    let tables: [(&str, &str, Vec<(Option<&str>, &str)>); 2] = [
         (
             "[[file]]",
             "from",
@@ -210,18 +212,30 @@ fn duplicates(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 .lock
                 .files
                 .iter()
-                .map(|f| f.from.as_str())
-                .collect::<Vec<_>>(),
+                .map(|f| (f.upstream.as_deref(), f.from.as_str()))
+                .collect(),
         ),
         (
             "[[patch]]",
             "name",
-            input.lock.patches.iter().map(|p| p.name.as_str()).collect(),
+            input
+                .lock
+                .patches
+                .iter()
+                .map(|p| (None, p.name.as_str()))
+                .collect(),
         ),
     ];
-    for (table, key, names) in tables {
+    for (table, key, entries) in tables {
         let mut seen = std::collections::HashSet::new();
-        for name in names.into_iter().filter(|n| !seen.insert(*n)) {
+        for (i, entry) in entries.iter().enumerate() {
+            if seen.insert(*entry) {
+                continue;
+            }
+            let name = entry.1;
+            // The entry's own line: the key line of the same name as often
+            // as that name came before it.
+            let before = entries[..i].iter().filter(|(_, n)| *n == name).count();
             let line = text
                 .lines()
                 .enumerate()
@@ -229,7 +243,7 @@ fn duplicates(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     l.split_once('=')
                         .is_some_and(|(k, v)| k.trim() == key && v.trim() == format!("\"{name}\""))
                 })
-                .nth(1)
+                .nth(before)
                 .map_or(1, |(i, _)| i + 1);
             sink.push(
                 Finding::error(
