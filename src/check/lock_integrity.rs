@@ -195,6 +195,10 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     duplicates(input, sink)
 }
 
+/// A lock entry as it must be unique: its upstream (files only) and its
+/// path or name.
+type Entry<'a> = (Option<&'a str>, &'a str);
+
 /// A `[[file]]` or `[[patch]]` the lock records twice: a hand edit or a bad
 /// merge, and no way to tell which sha256 vouches (issue 13: it passed).
 fn duplicates(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
@@ -204,7 +208,7 @@ fn duplicates(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         .unwrap_or_default();
     // A [[file]] is its upstream's and its path: two upstreams may each
     // vendor a file of the same path.
-    let tables: [(&str, &str, Vec<(Option<&str>, &str)>); 2] = [
+    let tables: [(&str, &str, Vec<Entry<'_>>); 2] = [
         (
             "[[file]]",
             "from",
