@@ -22,7 +22,7 @@ pub(crate) type Cuts = (Vec<Cut>, Vec<Cut>);
 /// Aligned cut positions `(old, new)`, strictly increasing in both, inside runs of common lines.
 pub(crate) fn cuts(old: &[Token], new: &[Token], tokens: u32) -> Vec<Cut> {
     middles(anchors(old, new, tokens).into_iter().map(|(o, n)| [o, n]))
-        .map(|[o, n]| (o, n))
+        .map(|[o, n]| (o as usize, n as usize))
         .collect()
 }
 
@@ -33,25 +33,26 @@ pub(crate) fn cuts(old: &[Token], new: &[Token], tokens: u32) -> Vec<Cut> {
 pub(crate) fn shared_cuts(base: &[Token], ours: &[Token], theirs: &[Token], tokens: u32) -> Cuts {
     let to_ours = anchors(base, ours, tokens);
     let to_theirs = anchors(base, theirs, tokens);
-    let mut both = Vec::with_capacity(to_ours.len().min(to_theirs.len()));
     let mut theirs_at = to_theirs.iter().peekable();
-    for &(b, o) in &to_ours {
+    // Base lines anchored on both sides, as (base, ours, theirs): both lists go up in base.
+    let both = to_ours.iter().filter_map(move |&(b, o)| {
         while theirs_at.next_if(|&&(tb, _)| tb < b).is_some() {}
-        if let Some(&&(tb, t)) = theirs_at.peek()
-            && tb == b
-        {
-            both.push([b, o, t]);
-        }
-    }
-    middles(both.into_iter())
-        .map(|[b, o, t]| ((b, o), (b, t)))
+        theirs_at
+            .next_if(|&&(tb, _)| tb == b)
+            .map(|&(_, t)| [b, o, t])
+    });
+    middles(both)
+        .map(|[b, o, t]| {
+            let (b, o, t) = (b as usize, o as usize, t as usize);
+            ((b, o), (b, t))
+        })
         .unzip()
 }
 
 /// The middle of each run of `anchors` that follow one another in every text.
 fn middles<const N: usize>(
-    anchors: impl Iterator<Item = [usize; N]>,
-) -> impl Iterator<Item = [usize; N]> {
+    anchors: impl Iterator<Item = [u32; N]>,
+) -> impl Iterator<Item = [u32; N]> {
     let mut anchors = anchors.peekable();
     std::iter::from_fn(move || {
         let first = anchors.next()?;
@@ -74,8 +75,9 @@ struct Seen {
     new_at: u32,
 }
 
-/// The longest chain of lines unique in both texts that keeps their order in both.
-fn anchors(old: &[Token], new: &[Token], tokens: u32) -> Vec<(usize, usize)> {
+/// The longest chain of lines unique in both texts that keeps their order in both (line
+/// numbers as `u32`, as imara-diff's tokens: a million anchors take 8 MB).
+fn anchors(old: &[Token], new: &[Token], tokens: u32) -> Vec<(u32, u32)> {
     let mut seen = vec![Seen::default(); tokens as usize];
     for (at, &token) in new.iter().enumerate() {
         let s = &mut seen[u32::from(token) as usize];
@@ -96,9 +98,6 @@ fn anchors(old: &[Token], new: &[Token], tokens: u32) -> Vec<(usize, usize)> {
         .collect();
     drop(seen);
     longest_increasing(&unique)
-        .into_iter()
-        .map(|(o, n)| (o as usize, n as usize))
-        .collect()
 }
 
 /// The longest subsequence of `pairs` (increasing in `.0`) that increases in `.1` too.
