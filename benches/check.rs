@@ -15,11 +15,11 @@
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/testsuite/support/mod.rs"]
 mod support;
 
 #[allow(dead_code)]
-#[path = "../tests/registry_support/mod.rs"]
+#[path = "../tests/testsuite/registry_support/mod.rs"]
 mod registry_support;
 
 use std::path::Path;
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use registry_support::content::multi_arch;
 use registry_support::{Auth, Registry, have_registry};
-use revendor::console::{Format, Shell};
+use revendor::console::{ColorChoice, Format, Settings, Shell, Verbosity};
 use revendor::env::Env;
 use revendor::image::MediaType;
 use revendor::ops::check::{CheckOptions, check};
@@ -86,7 +86,14 @@ fn main() {
         cache_dir: cache.path().to_path_buf(),
         ..Env::from_process()
     };
-    let shell = Shell::new(Format::Json, 0, true, true);
+    let shell = Shell::new(Settings {
+        format: Format::Json,
+        verbosity: Verbosity::Normal,
+        progress: false,
+        color: ColorChoice::Never,
+        no_color: true,
+        force_color: false,
+    });
     let ctx = Context::new(pkg.path().to_path_buf(), env, true, shell).expect("context");
     let in_process = median(|| {
         let start = Instant::now();

@@ -30,6 +30,7 @@ fn main() {
         &context.join("Dockerfile"),
         &[("VERSION".to_owned(), "v4.3.0".to_owned())],
         &["linux/amd64".to_owned(), "linux/arm64".to_owned()],
+        &[],
     )
     .expect("content hash");
     let lock = format!(

@@ -10,7 +10,7 @@
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/testsuite/support/mod.rs"]
 mod support;
 
 use std::path::Path;

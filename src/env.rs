@@ -25,14 +25,54 @@ pub struct Env {
     pub registry_mirrors: Option<String>,
     /// `GITHUB_STEP_SUMMARY`: where `--format github` appends its Markdown.
     pub step_summary: Option<PathBuf>,
+    /// `GITHUB_WORKSPACE`: what `--format github` makes annotation paths
+    /// relative to (else the git root).
+    pub github_workspace: Option<PathBuf>,
     /// `NO_COLOR`: set to anything non-empty to disable colour.
     pub no_color: bool,
+    /// `CLICOLOR_FORCE`: set to anything but `0` to colour even into a pipe
+    /// (`NO_COLOR` and `--color never` still win).
+    pub clicolor_force: bool,
     /// `REVENDOR_HTTP_TIMEOUT`: seconds one HTTP request may take before it
     /// is retried (default 30).
     pub http_timeout: std::time::Duration,
     /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
     /// `revendor pr --create` opens the pull request.
     pub repository: Option<String>,
+    /// `GITHUB_WORKSPACE`: what annotation and job-matrix paths of
+    /// `check --all` are relative to (default: the git root).
+    pub workspace: Option<PathBuf>,
+    /// `GITHUB_OUTPUT`: where `check --all --format github` writes the job
+    /// matrix (`matrix={"package":[…]}`).
+    pub github_output: Option<PathBuf>,
+    /// `REGISTRY` (cozystack's `make image`): replaces everything before the
+    /// image name in `[image] repository`, as `$(REGISTRY)/multus-cni`.
+    pub registry: Option<String>,
+    /// `IMAGE_TAG` (cozystack's CI tag scheme: `pr-<N>-<sha>`, a release's
+    /// tag, `main`): the tag to build, push and pin instead of `[image] tag`.
+    pub image_tag: Option<String>,
+    /// `PUBLISH_VERSIONED=1`: also push `[image] tag` when `IMAGE_TAG` differs.
+    pub publish_versioned: bool,
+    /// `PUBLISH_FLOATING=1`: also push `:latest`.
+    pub publish_floating: bool,
+    /// `GIT_AUTHOR_NAME`, `_EMAIL`, `_DATE`: who `pr --create` commits as
+    /// (git config's `user.*` fills in what is unset).
+    pub git_author: GitIdentity,
+    /// `GIT_COMMITTER_NAME`, `_EMAIL`, `_DATE`: likewise for the committer,
+    /// who also signs off with `--signoff`.
+    pub git_committer: GitIdentity,
+}
+
+/// A git identity as the `GIT_AUTHOR_*` / `GIT_COMMITTER_*` variables give
+/// it; each part may be unset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitIdentity {
+    /// `*_NAME`.
+    pub name: Option<String>,
+    /// `*_EMAIL`.
+    pub email: Option<String>,
+    /// `*_DATE`, as written (`@1767225600 +0000`).
+    pub date: Option<String>,
 }
 
 impl std::fmt::Debug for Env {
@@ -75,8 +115,26 @@ impl Env {
                 .unwrap_or_else(|| home.join(".docker")),
             registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            github_workspace: var("GITHUB_WORKSPACE").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
+            clicolor_force: var("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
             repository: var("GITHUB_REPOSITORY"),
+            workspace: var("GITHUB_WORKSPACE").map(PathBuf::from),
+            github_output: var("GITHUB_OUTPUT").map(PathBuf::from),
+            registry: var("REGISTRY").map(|r| r.trim_end_matches('/').to_owned()),
+            image_tag: var("IMAGE_TAG"),
+            publish_versioned: var("PUBLISH_VERSIONED").as_deref() == Some("1"),
+            publish_floating: var("PUBLISH_FLOATING").as_deref() == Some("1"),
+            git_author: GitIdentity {
+                name: var("GIT_AUTHOR_NAME"),
+                email: var("GIT_AUTHOR_EMAIL"),
+                date: var("GIT_AUTHOR_DATE"),
+            },
+            git_committer: GitIdentity {
+                name: var("GIT_COMMITTER_NAME"),
+                email: var("GIT_COMMITTER_EMAIL"),
+                date: var("GIT_COMMITTER_DATE"),
+            },
             http_timeout: std::time::Duration::from_secs_f64(
                 var("REVENDOR_HTTP_TIMEOUT")
                     .and_then(|v| v.parse::<f64>().ok())

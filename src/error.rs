@@ -66,6 +66,16 @@ pub enum Error {
         /// The operating system's answer.
         source: std::io::Error,
     },
+    /// A killed run committed a write (its plan, `.revendor-txn/plan`) that
+    /// could not be finished, so no new write may start: the files on disk
+    /// mix old and new until it is.
+    #[error("an interrupted write in `{}` must be finished first, and could not be", package.display())]
+    Unfinished {
+        /// The package directory.
+        package: PathBuf,
+        /// Why finishing it failed.
+        source: Box<Error>,
+    },
     /// A download did not match the sha256 it must have.
     #[error("`{what}` has sha256 {actual}, expected {expected}")]
     Checksum {
@@ -164,6 +174,43 @@ pub enum Error {
     /// An image builder could not run or failed.
     #[error(transparent)]
     Builder(#[from] crate::builder::Error),
+    /// `check` ran every check, but some needed a remote that did not
+    /// answer: the report, with an `unreachable` finding for each, is
+    /// already printed; this ends the run with exit code 3.
+    #[error(
+        "the check is incomplete: {} did not answer ({})",
+        if urls.len() == 1 { "1 remote".to_owned() } else { format!("{} remotes", urls.len()) },
+        urls.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+    )]
+    Unreachable {
+        /// The URLs that did not answer, credentials removed.
+        urls: Vec<String>,
+    },
+    /// The package's own git repository could not be read or written
+    /// (`pr`): a local failure, never the remote's.
+    #[error("failed to {action} in the package's repository: {message}")]
+    Repository {
+        /// What was attempted: "read the base commit".
+        action: String,
+        /// What git said.
+        message: String,
+    },
+    /// `pr --create` could not publish the upgrade: a push, a fetch or a
+    /// GitHub API call failed. `state` says what was left behind (nothing
+    /// pushed, a push undone), because the user decides from it whether to
+    /// simply run again.
+    #[error("failed to {action}{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Publish {
+        /// What was attempted: "push `revendor/multus-v4.3.0` to origin".
+        action: String,
+        /// What the remote said, when it was not an HTTP answer.
+        message: Option<String>,
+        /// What the repository and GitHub are left with.
+        state: String,
+        /// The API's answer, when it was one.
+        #[source]
+        source: Option<Box<crate::net::HttpError>>,
+    },
 }
 
 impl Error {
@@ -176,19 +223,24 @@ impl Error {
             Error::Config(_)
             | Error::Usage { .. }
             | Error::NoRelease { .. }
-            | Error::Render { .. } => ExitCode::Usage,
+            | Error::Render { .. }
+            | Error::Builder(crate::builder::Error::Unsupported { .. }) => ExitCode::Usage,
             Error::Conflict(_) | Error::PatchDoesNotApply { .. } | Error::PristineEdited { .. } => {
                 ExitCode::Findings
             }
             Error::Http(_)
             | Error::Git { .. }
             | Error::Io { .. }
+            | Error::Unfinished { .. }
             | Error::Checksum { .. }
             | Error::NotFound { .. }
             | Error::Malformed { .. }
             | Error::Registry(_)
             | Error::PinnedImage { .. }
-            | Error::Builder(_) => ExitCode::Failure,
+            | Error::Builder(_)
+            | Error::Unreachable { .. }
+            | Error::Repository { .. }
+            | Error::Publish { .. } => ExitCode::Failure,
         }
     }
 
@@ -210,11 +262,97 @@ impl Error {
             Error::PristineEdited { .. } => Some(
                 "restore it with `git checkout`, or re-fetch it with `revendor update`".into(),
             ),
-            Error::Builder(crate::builder::Error::Spawn { .. }) => Some(
-                "install the builder, or pick the other one with --builder (buildx, buildah)".into(),
+            Error::Unfinished { .. } => Some(
+                "make the package writable and run any revendor command there: it finishes the interrupted write before anything else".into(),
             ),
+            Error::Builder(e) => e.hint(),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
+            Error::Unreachable { .. } => Some(
+                "every other check ran and its findings are above; run the check again once the remote answers".into(),
+            ),
+            Error::Publish { state, source, .. } => Some(match source.as_ref().and_then(|e| e.hint()) {
+                Some(hint) => format!("{state}; {hint}"),
+                None => state.clone(),
+            }),
             _ => None,
+        }
+    }
+
+    /// The URL of the remote that did not answer, when that is why this
+    /// failed: no connection (refused, DNS, TLS), a timeout, a body cut
+    /// short, a 5xx or a rate limit. `check` reports these as `unreachable`
+    /// and goes on; anything else (a 404, refused credentials, a malformed
+    /// answer, a configuration error) is an answer, and stays an error.
+    pub fn unreachable_url(&self) -> Option<&str> {
+        use crate::registry::Error as R;
+        match self {
+            Error::Http(h) => http_unreachable(h),
+            Error::Registry(e) | Error::PinnedImage { source: e, .. } => match e {
+                R::Transport(h) => http_unreachable(h),
+                R::Status { url, status, .. } if busy(*status) => Some(url),
+                R::Token {
+                    realm,
+                    status: Some(status),
+                    ..
+                } if busy(*status) => Some(realm),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The causes under the message, outermost first, as `cli` prints them
+    /// under `Caused by:`: each [`source`](std::error::Error::source) of
+    /// the chain, except one whose text the line above already holds (an
+    /// error that prints its source in its own message).
+    pub fn causes(&self) -> Vec<String> {
+        let mut above = self.to_string();
+        let mut causes = Vec::new();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !above.contains(&text) {
+                causes.push(text.clone());
+            }
+            above = text;
+            source = cause.source();
+        }
+        causes
+    }
+
+    /// The section of docs/reference.md that explains what this error is
+    /// about: `cli` ends every `help:` line with it, so the next step is
+    /// always one link away (the anchors are GitHub's heading slugs; a test
+    /// in `cli` checks each one exists).
+    pub fn reference(&self) -> &'static str {
+        match self {
+            Error::Config(c) => {
+                let file = c.file.to_string_lossy();
+                if file.ends_with("lock.toml") {
+                    "upstreamlocktoml"
+                } else if file.ends_with(".patch") || file.ends_with(".diff") {
+                    "patch"
+                } else if file.ends_with("Dockerfile") {
+                    "image"
+                } else {
+                    "vendortoml"
+                }
+            }
+            Error::Usage { .. } => "commands",
+            Error::NoRelease { .. } => "upstream",
+            Error::Http(_)
+            | Error::Git { .. }
+            | Error::NotFound { .. }
+            | Error::Malformed { .. }
+            | Error::Unreachable { .. } => "environment",
+            Error::Checksum { .. } | Error::PristineEdited { .. } => "upstreamlocktoml",
+            Error::Render { .. } => "rewrite",
+            Error::PatchDoesNotApply { .. } | Error::Conflict(_) => "revendor-update",
+            Error::Registry(_) | Error::PinnedImage { .. } => "revendor-image-pin",
+            Error::Builder(_) => "revendor-image-build",
+            Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
+            Error::Io { .. } => "exit-codes",
+            Error::Unfinished { .. } => "package-layout",
         }
     }
 
@@ -227,11 +365,32 @@ impl Error {
     }
 }
 
+/// A status that says the remote is there but not answering now.
+fn busy(status: u16) -> bool {
+    status >= 500 || status == 429
+}
+
+/// The URL of an HTTP failure that means "did not answer" (see
+/// [`Error::unreachable_url`]).
+fn http_unreachable(h: &crate::net::HttpError) -> Option<&str> {
+    use crate::net::HttpError as H;
+    match h {
+        H::Transport { url, .. } | H::TimedOut { url, .. } | H::RateLimited { url, .. } => {
+            Some(url)
+        }
+        H::Status { url, status, .. } if busy(*status) => Some(url),
+        _ => None,
+    }
+}
+
 /// What to do about a registry failure, wherever it is wrapped.
 fn registry_hint(e: &crate::registry::Error) -> Option<String> {
     match e {
         crate::registry::Error::Unauthorized { .. } => Some(
             "log in to the registry (docker login) or set DOCKER_CONFIG to a config holding its credentials".into(),
+        ),
+        crate::registry::Error::NotAnIndex { .. } => Some(
+            "use an index holding every platform of [image] platforms (`revendor image build --push` pushes one), or change `platforms`".into(),
         ),
         _ => None,
     }

@@ -82,6 +82,16 @@ impl Version {
         })
     }
 
+    /// The minor this version belongs to (`1.25.0` and `1.25rc1` give `1.25`): what `--go`
+    /// takes to move a builder to it.
+    pub fn minor_release(&self) -> Version {
+        Version {
+            major: self.major,
+            minor: self.minor,
+            stage: Stage::Minor,
+        }
+    }
+
     /// Whether this is a minor alone (`1.26`), the form vendor.toml's `go` and `--go` take.
     pub fn is_minor(&self) -> bool {
         self.minor.is_some() && self.stage == Stage::Minor

@@ -8,7 +8,7 @@
 //! | module | owns | reads / writes |
 //! | --- | --- | --- |
 //! | [`config`] | vendor.toml → `Config`, the lock | vendor.toml, upstream/lock.toml |
-//! | [`upstream`] | releases, files, source trees; the download cache | GitHub API, raw files, archives, git |
+//! | [`upstream`] | releases, files, directory listings, source trees; the download cache | GitHub API (releases, git trees), raw files, archives, git |
 //! | [`net`] | the one HTTP transport (scheme rule, deadline, retries), the GitHub client, cache file writes | the download cache |
 //! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
 //! | [`image`] | read-only OCI values: references, digests, manifests | – |
@@ -23,6 +23,7 @@
 //! | [`workspace`] | the run's `Context`: package, environment, network, console | – |
 //! | [`check`] | the drift check: findings with stable ids | the package, upstream, registries |
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
+//! | [`journal`] | an interrupted write's plan, and the package read as it leaves it | `.revendor-txn/` |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |
 //! | [`ops`] | one pipeline per command | – |
 //! | [`report`] | findings as human lines, JSON, GitHub annotations | `$GITHUB_STEP_SUMMARY` |
@@ -43,6 +44,7 @@ pub mod env;
 pub mod error;
 pub mod go;
 pub mod image;
+pub mod journal;
 pub mod manifest;
 pub mod marker;
 pub mod net;

@@ -15,10 +15,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::console::Shell;
+use crate::console::{Shell, Verbosity};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::net::{Client, ClientOptions};
+use crate::net::{Client, ClientOptions, Exchange};
 use crate::paths::{self, Recovery};
 use crate::registry::{self, Credentials, Mirrors};
 use crate::upstream::cache::Cache;
@@ -63,18 +63,30 @@ impl Context {
             Recovery::Completed => {
                 shell.warn("an interrupted run had committed; its writes were completed")
             }
+            Recovery::ReadOnly {
+                committed: true,
+                reason,
+            } => shell.warn(format!(
+                "an interrupted run had committed, and its writes cannot be completed here \
+                 ({reason}): the package is read as they leave it; the files on disk stay \
+                 mixed until a revendor command runs where it can write"
+            )),
+            Recovery::ReadOnly {
+                committed: false,
+                reason,
+            } => shell.warn(format!(
+                "an interrupted run had not committed, and its staged files cannot be \
+                 discarded here ({reason}); the package is as it was before that run"
+            )),
         }
-        if let Some(bar) = shell.download_bar() {
+        if let Some(downloads) = shell.downloads() {
             client.set_progress(Box::new(move |url, done, total| {
-                let name = url.rsplit('/').next().unwrap_or(url).to_string();
-                bar.set_message(name);
-                bar.set_length(total.unwrap_or(done));
-                bar.set_position(done);
-                if total == Some(done) {
-                    bar.finish_and_clear();
-                    bar.reset();
-                }
+                downloads.advance(url, done, total)
             }));
+        }
+        if shell.verbosity() == Verbosity::Verbose {
+            let shell = shell.clone();
+            client.set_request_hook(Box::new(move |x| shell.step("HTTP", exchange(x))));
         }
         let cache = Cache::new(&env.cache_dir);
         Ok(Context {
@@ -98,12 +110,17 @@ impl Context {
         }
         let credentials = Credentials::load(&self.env.docker_config)?;
         let mirrors = Mirrors::parse(self.env.registry_mirrors.as_deref().unwrap_or_default())?;
-        Ok(registry::Client::builder()
+        let client = registry::Client::builder()
             .backoff(Duration::from_millis(250), Duration::from_secs(4))
             .timeout(self.env.http_timeout)
             .credentials(credentials)
             .mirrors(mirrors)
-            .build())
+            .build();
+        if self.shell.verbosity() == Verbosity::Verbose {
+            let shell = self.shell.clone();
+            client.set_request_hook(Box::new(move |x| shell.step("HTTP", exchange(x))));
+        }
+        Ok(client)
     }
 
     /// With `-v`, how many requests the run made and how many a 304 answered.
@@ -117,5 +134,36 @@ impl Context {
                 s.not_modified()
             ));
         }
+    }
+}
+
+/// A request as `-v` prints it: `GET https://… 200`, `… 304 Not Modified
+/// (the cached copy)`, `… no answer`.
+fn exchange(x: &Exchange<'_>) -> String {
+    let outcome = match x.status {
+        Some(304) => "304 Not Modified (the cached copy)".to_string(),
+        Some(status) => status.to_string(),
+        None => "no answer".to_string(),
+    };
+    format!("{} {} {outcome}", x.method, x.url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exchange_names_method_url_and_outcome() {
+        let x = |status| Exchange {
+            method: "GET",
+            url: "https://h/x",
+            status,
+        };
+        assert_eq!(exchange(&x(Some(200))), "GET https://h/x 200");
+        assert_eq!(
+            exchange(&x(Some(304))),
+            "GET https://h/x 304 Not Modified (the cached copy)"
+        );
+        assert_eq!(exchange(&x(None)), "GET https://h/x no answer");
     }
 }

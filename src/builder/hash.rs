@@ -7,7 +7,13 @@
 //! 2. every entry under the context, sorted by `/`-separated relative path:
 //!    files with their executable bit and bytes, symlinks with their target,
 //!    directories by name (an empty directory can be copied into an image);
-//! 3. the build arguments, then the platforms, in the given order.
+//! 3. the build arguments, then the platforms, in the given order;
+//! 4. the arguments passed through to the builder (`image build -- <args>`),
+//!    which may change what is built (`--build-arg`, `--target`); with none,
+//!    nothing is recorded, so such a build hashes as it always did.
+//!
+//! Extra tags and caches are not hashed: they change where the image goes
+//! and how fast it is built, not what it holds.
 //!
 //! `.dockerignore` is not consulted: hashing a file the builder ignores can
 //! only cause a build that was not needed, never skip one that was.
@@ -33,6 +39,7 @@ pub fn content_hash(
     dockerfile: &Path,
     build_args: &[(String, String)],
     platforms: &[String],
+    builder_args: &[String],
 ) -> Result<Digest, Error> {
     let mut hasher = Hasher::new();
     hasher.update(VERSION);
@@ -63,6 +70,9 @@ pub fn content_hash(
     }
     for platform in platforms {
         record(&mut hasher, b"platform", &[platform.as_bytes()]);
+    }
+    for arg in builder_args {
+        record(&mut hasher, b"builder-arg", &[arg.as_bytes()]);
     }
     Ok(hasher.finish())
 }
@@ -148,6 +158,16 @@ mod tests {
     }
 
     fn hash(dir: &Path, args: &[(&str, &str)], platforms: &[&str]) -> Digest {
+        hash_passing(dir, args, platforms, &[])
+    }
+
+    fn hash_passing(
+        dir: &Path,
+        args: &[(&str, &str)],
+        platforms: &[&str],
+        builder_args: &[&str],
+    ) -> Digest {
+        let builder_args: Vec<String> = builder_args.iter().map(|a| a.to_string()).collect();
         let args: Vec<(String, String)> = args
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -158,6 +178,7 @@ mod tests {
             &dir.join("ctx/Dockerfile"),
             &args,
             &platforms,
+            &builder_args,
         )
         .unwrap()
     }
@@ -207,6 +228,20 @@ mod tests {
     }
 
     #[test]
+    fn pass_through_arguments_count_only_when_there_are_some() {
+        let dir = tree();
+        let base = hash(dir.path(), &[("VERSION", "v1")], &["linux/amd64"]);
+        let passing =
+            |args: &[&str]| hash_passing(dir.path(), &[("VERSION", "v1")], &["linux/amd64"], args);
+        assert_eq!(base, passing(&[]));
+        assert_ne!(base, passing(&["--target", "debug"]));
+        assert_ne!(
+            passing(&["--target", "debug"]),
+            passing(&["--target debug"])
+        );
+    }
+
+    #[test]
     fn field_boundaries_are_unambiguous() {
         let dir = tree();
         assert_ne!(
@@ -221,6 +256,7 @@ mod tests {
         let err = content_hash(
             &dir.path().join("nope"),
             &dir.path().join("ctx/Dockerfile"),
+            &[],
             &[],
             &[],
         )

@@ -8,10 +8,13 @@
 //! 2. turns the build into [`Step`]s with [`plan`]: argument vectors for
 //!    `docker buildx` (`buildx.rs`) or `buildah` (`buildah.rs`), shown as
 //!    they are by `--dry-run`;
-//! 3. runs each step with [`Step::run`]: no shell ever sees an argument, the
+//! 3. asks the builder whether it can run at all ([`probe`]: `docker buildx
+//!    version`, `buildah version`), so a docker without the buildx plugin is
+//!    named as such instead of failing on `unknown flag: --platform`;
+//! 4. runs each step with [`Step::run`]: no shell ever sees an argument, the
 //!    builder's output goes to stderr, and a failure keeps the tail of its
 //!    stderr for the error;
-//! 4. reads the digest the builder says it pushed (buildx `--metadata-file`,
+//! 5. reads the digest the builder says it pushed (buildx `--metadata-file`,
 //!    buildah `--digestfile` via [`read_digest_file`]); the caller then reads
 //!    the tag back from the registry rather than trusting it.
 //!
@@ -23,16 +26,24 @@
 //! one shown by `--dry-run`. The one thing revendor adds on its own is
 //! `--tls-verify=false` when buildah pushes to a loopback registry: plain
 //! http is allowed there and nowhere else, as for every registry read.
+//!
+//! What vendor.toml cannot know is passed in by the caller: extra tags,
+//! `--cache-from`/`--cache-to` (buildx's syntax; buildah takes a registry
+//! repository, so `type=registry,ref=R` becomes `R` and other cache types
+//! are refused), and arguments for the build command itself, appended
+//! verbatim (`Build::extra_args`).
 
 mod buildah;
 mod buildx;
 mod command;
 mod hash;
+mod probe;
 
 use std::path::PathBuf;
 
 pub use command::{Step, read_digest_file};
 pub use hash::{LABEL, content_hash};
+pub use probe::probe;
 
 use crate::image::Reference;
 
@@ -65,6 +76,23 @@ pub enum Error {
         /// The operating system's answer.
         source: std::io::Error,
     },
+    /// The builder is not there or cannot build: docker without the buildx
+    /// plugin, a builder that does not answer its version command.
+    #[error("{builder} cannot build here: {reason}")]
+    Unavailable {
+        /// The builder that was asked.
+        builder: Kind,
+        /// What the probe saw.
+        reason: String,
+    },
+    /// The build asks for something this builder cannot do.
+    #[error("{builder} cannot {what}")]
+    Unsupported {
+        /// The builder that was planned.
+        builder: Kind,
+        /// What it cannot do, naming the value.
+        what: String,
+    },
     /// The builder reported success but left no usable digest behind.
     #[error("the builder left no usable digest in `{}`: {reason}", path.display())]
     DigestFile {
@@ -73,6 +101,44 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+}
+
+impl Error {
+    /// What to do about it, when there is something to do.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Spawn { .. } => Some(
+                "install the builder, or pick the other one with --builder (buildx, buildah)"
+                    .into(),
+            ),
+            Error::Unavailable {
+                builder: Kind::Buildx,
+                ..
+            } => Some(
+                "install docker and its buildx plugin (in GitHub Actions: docker/setup-buildx-action), \
+                 or build with buildah: set `builder = \"buildah\"` in vendor.toml's [image], \
+                 or pass --builder buildah"
+                    .into(),
+            ),
+            Error::Unavailable {
+                builder: Kind::Buildah,
+                ..
+            } => Some(
+                "install buildah, or build with docker buildx: set `builder = \"buildx\"` \
+                 in vendor.toml's [image], or pass --builder buildx"
+                    .into(),
+            ),
+            Error::Unsupported {
+                builder: Kind::Buildah,
+                ..
+            } => Some(
+                "buildah caches in a registry repository: pass --cache-from/--cache-to \
+                 as `type=registry,ref=<repository>` or `<repository>`"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
 }
 
 fn tail(text: &str) -> String {
@@ -132,8 +198,18 @@ pub struct Build {
     pub build_args: Vec<(String, String)>,
     /// `--label NAME=value`, in order.
     pub labels: Vec<(String, String)>,
-    /// `repository:tag` the image is tagged (and pushed) as.
+    /// `repository:tag` the image is tagged (and pushed) as, and read back.
     pub reference: Reference,
+    /// More tags pushed with it (cozystack's `PUBLISH_VERSIONED`,
+    /// `PUBLISH_FLOATING`); never read back or pinned.
+    pub extra_tags: Vec<Reference>,
+    /// `--cache-from` values, in buildx's syntax.
+    pub cache_from: Vec<String>,
+    /// `--cache-to` values, in buildx's syntax.
+    pub cache_to: Vec<String>,
+    /// Arguments appended to the build command as they are (`image build --
+    /// <args>`).
+    pub extra_args: Vec<String>,
     /// Whether to push the multi-platform image to the registry.
     pub push: bool,
     /// Whether buildx attaches provenance attestations.
@@ -143,10 +219,11 @@ pub struct Build {
     pub digest_file: PathBuf,
 }
 
-/// The steps that run `build` with `kind`, in order.
-pub fn plan(kind: Kind, build: &Build) -> Vec<Step> {
+/// The steps that run `build` with `kind`, in order; an error when the
+/// build asks for what `kind` cannot do.
+pub fn plan(kind: Kind, build: &Build) -> Result<Vec<Step>, Error> {
     match kind {
-        Kind::Buildx => buildx::plan(build),
+        Kind::Buildx => Ok(buildx::plan(build)),
         Kind::Buildah => buildah::plan(build),
     }
 }

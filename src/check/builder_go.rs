@@ -9,10 +9,16 @@
 //! patch of its minor, so `golang:1.26` satisfies `go 1.26.2` and
 //! `golang:1.23-bookworm` satisfies `go 1.23.10`, while `golang:1.26.1` does
 //! not satisfy `go 1.26.2`.
+//!
+//! What to do about each of these is said once, here ([`advice`]): `check`,
+//! `image build`'s preflight and `image pin-base` give the same next command
+//! for the same problem, and that command is always `revendor image
+//! pin-base` (with `--go` when the builder must move), which moves the
+//! builder, `[image] go` and the digest together.
 
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
-use crate::dockerfile::{self, Base, BuilderProblem};
+use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile};
 use crate::error::Result;
 use crate::go;
 
@@ -59,28 +65,12 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         );
         return Ok(());
     };
-    for problem in dockerfile::check_builder(&df, image.go.as_ref()) {
-        let fix = match &problem {
-            BuilderProblem::NoGolangStage => format!(
-                "build the Go binaries in a `FROM golang:{}@sha256:<digest> AS builder` stage",
-                image
-                    .go
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default()
-            ),
-            BuilderProblem::GoVersion { expected, .. } => {
-                format!("use `golang:{expected}@sha256:<digest>`, or change `[image] go`")
-            }
-            BuilderProblem::NotPinned { .. } => {
-                "run `revendor image pin-base` to pin it by its index digest".to_string()
-            }
-        };
-        sink.push(Finding::error(id, file, problem.line(), problem.to_string()).fix(fix));
-    }
-
     let version = &input.lock.upstream.version;
-    let Some(directive) = &input.lock.upstream.go_directive else {
+    let directive = input.lock.upstream.go_directive.as_deref();
+    for finding in findings(&df, file, image.go.as_ref(), directive, version) {
+        sink.push(finding);
+    }
+    if directive.is_none() {
         sink.push(
             Finding::warning(
                 id,
@@ -90,10 +80,31 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             )
             .fix("run `revendor update` to record it"),
         );
-        return Ok(());
-    };
-    let Some(needed) = go::Version::parse(directive) else {
-        return Ok(());
+    }
+    Ok(())
+}
+
+/// Every `builder-go` error of the recipe `df` (at `file`): its golang
+/// stages against `[image] go` (`go`; the Go release is not compared without
+/// one), then their Go against upstream's go.mod `directive` at `version`.
+/// `image build` stops at the first of these, with the same message and
+/// advice.
+pub fn findings(
+    df: &Dockerfile,
+    file: &str,
+    go: Option<&go::Version>,
+    directive: Option<&str>,
+    version: &str,
+) -> Vec<Finding> {
+    let id = BUILDER_GO.name;
+    let mut out = Vec::new();
+    for problem in dockerfile::check_builder(df, go) {
+        let fix = advice(&problem, go);
+        out.push(Finding::error(id, file, problem.line(), problem.to_string()).fix(fix));
+    }
+    let Some((directive, needed)) = directive.and_then(|d| Some((d, go::Version::parse(d)?)))
+    else {
+        return out;
     };
     for stage in &df.stages {
         let Base::Image(r) = &stage.base else {
@@ -109,7 +120,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             continue;
         };
         if !have.satisfies(&needed) {
-            sink.push(
+            out.push(
                 Finding::error(
                     id,
                     file,
@@ -118,11 +129,75 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                         "the builder's Go {tag} is older than `go {directive}` in upstream's go.mod at {version}"
                     ),
                 )
-                .fix(format!(
-                    "build with golang:{directive} or newer (and raise `[image] go` to match)"
-                )),
+                .fix(advice_older(go, &needed)),
             );
         }
     }
-    Ok(())
+    out
+}
+
+/// What to do about a builder stage that falls short of `[image] go`
+/// (`go`): the one advice for `builder-go`, given by `check`, `image build`
+/// and `image pin-base` alike.
+pub fn advice(problem: &BuilderProblem, go: Option<&go::Version>) -> String {
+    let wanted = go.map(ToString::to_string).unwrap_or_default();
+    match problem {
+        BuilderProblem::NoGolangStage => format!(
+            "build the Go binaries in a `FROM golang:{wanted} AS builder` stage and run `revendor image pin-base` to pin it, or drop `go` from [image] in vendor.toml"
+        ),
+        BuilderProblem::GoVersion { .. } => move_to(&wanted, false),
+        BuilderProblem::NotPinned { .. } => {
+            "run `revendor image pin-base` to pin it by its index digest".to_owned()
+        }
+    }
+}
+
+/// What to do about a builder whose Go is older than upstream's go.mod
+/// directive (`needed`): move to `[image] go` when that is new enough,
+/// else to the directive's minor, `[image] go` with it.
+fn advice_older(go: Option<&go::Version>, needed: &go::Version) -> String {
+    match go {
+        Some(go) if go.satisfies(needed) => move_to(&go.to_string(), false),
+        _ => move_to(&needed.minor_release().to_string(), true),
+    }
+}
+
+/// `run revendor image pin-base --go <go>`, saying what it moves.
+fn move_to(go: &str, with_config: bool) -> String {
+    let what = if with_config {
+        "the builder and `[image] go`"
+    } else {
+        "the builder"
+    };
+    format!(
+        "run `revendor image pin-base --go {go}`: it moves {what} to Go {go} and pins it by digest"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 9: every `builder-go` problem names one next command, and it
+    /// is the one `image build` names too.
+    #[test]
+    fn the_advice_is_always_pin_base() {
+        let other = BuilderProblem::GoVersion {
+            line: 1,
+            found: Some("1.24".into()),
+            expected: "1.26".into(),
+        };
+        let v = |s| go::Version::parse(s).unwrap();
+        let moved = "run `revendor image pin-base --go 1.26`: it moves the builder to Go 1.26 and pins it by digest";
+        assert_eq!(advice(&other, Some(&v("1.26"))), moved);
+        assert_eq!(advice_older(Some(&v("1.26")), &v("1.25.0")), moved);
+        assert_eq!(
+            advice_older(Some(&v("1.24")), &v("1.25.0")),
+            "run `revendor image pin-base --go 1.25`: it moves the builder and `[image] go` to Go 1.25 and pins it by digest"
+        );
+        assert_eq!(
+            advice_older(None, &v("1.25")),
+            advice_older(Some(&v("1.24")), &v("1.25.0"))
+        );
+    }
 }

@@ -20,7 +20,7 @@
 
 use std::path::Path;
 
-use super::{Check, Finding, Id, Input, Sink};
+use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::dockerfile::{self, ArchPin, CniProblem, Dockerfile, rewrite_arg};
 use crate::error::Result;
 use crate::image::{Digest, Platform};
@@ -126,7 +126,15 @@ fn check_pin(
         version,
         &format!("{asset}.sha256"),
     );
-    let Some(sidecar) = github::fetch_text(&input.ctx.client, &url)? else {
+    let what = format!(
+        "{id} could not read the sha256 {version} publishes for {}",
+        pin.platform
+    );
+    let fetched = github::fetch_text(&input.ctx.client, &url);
+    let Some(fetched) = unreachable::answered(fetched, sink, &what, file, pin.line)? else {
+        return Ok(());
+    };
+    let Some(sidecar) = fetched else {
         sink.push(
             Finding::error(
                 id,

@@ -6,11 +6,12 @@
 //! platform, every child distinct from the others and from the index, every
 //! child a single-platform image manifest that exists. Credentials come from
 //! `DOCKER_CONFIG`, mirrors from `REVENDOR_REGISTRY_MIRRORS`. A registry that
-//! cannot be reached, or refuses us, is a failure (exit 3), not a finding: an
-//! [`Error::PinnedImage`] that keeps the registry's typed error (and so its
-//! hint, such as logging in) as its source.
+//! does not answer is the finding `unreachable`; one that refuses us is a
+//! failure (exit 3), not a finding: an [`Error::PinnedImage`] that keeps the
+//! registry's typed error (and so its hint, such as logging in) as its
+//! source.
 
-use super::{Check, Finding, Id, Input, Sink};
+use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::error::{Error, Result};
 use crate::image::{Platform, Reference};
 use crate::registry;
@@ -95,10 +96,20 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
             Ok(())
         }
-        Err(source) => Err(Error::PinnedImage {
-            reference: locked.reference.clone(),
-            source,
-        }),
+        Err(source) => {
+            let what = format!(
+                "{} could not verify `{}`",
+                IMAGE_EXISTS.name, locked.reference
+            );
+            let failed = Err(Error::Registry(source));
+            match unreachable::answered::<()>(failed, sink, &what, &file, line) {
+                Err(Error::Registry(source)) => Err(Error::PinnedImage {
+                    reference: locked.reference.clone(),
+                    source,
+                }),
+                other => other.map(drop),
+            }
+        }
     }
 }
 

@@ -200,7 +200,7 @@ fn check_file(input: &Input<'_>, pin: &Pin, locked: &str, sink: &mut Sink) -> Re
 /// of the pin.
 fn upstream_repositories(input: &Input<'_>, pin: &Pin) -> Result<Vec<String>> {
     let mut out: BTreeSet<String> = pin.replaces.iter().cloned().collect();
-    for vendor in input.config.vendor.iter().filter(|v| v.to == pin.file) {
+    for vendor in input.files()?.iter().filter(|v| v.to == pin.file) {
         let Pristine::Verified(bytes) = input.pristine(vendor)? else {
             continue;
         };

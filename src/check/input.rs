@@ -17,10 +17,13 @@ use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use crate::paths;
-use crate::render::{Patches, Walk};
+use crate::render::{self, Patches, Walk};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
+
+/// The vendor patches and the vendored files they were checked against.
+type Loaded = (Rc<Patches>, Rc<Vec<Vendor>>);
 
 /// The package as the checks see it.
 pub struct Input<'a> {
@@ -37,7 +40,7 @@ pub struct Input<'a> {
     files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     edited: RefCell<Vec<String>>,
     pristine: RefCell<BTreeMap<String, Pristine>>,
-    patches: RefCell<Option<Rc<Patches>>>,
+    patches: RefCell<Option<Loaded>>,
     walks: RefCell<BTreeMap<String, Rc<Walk>>>,
     manifests: RefCell<BTreeMap<String, Rc<Result<Manifest, manifest::Error>>>>,
 }
@@ -87,6 +90,12 @@ impl<'a> Input<'a> {
             .borrow_mut()
             .insert(rel.to_owned(), bytes.clone());
         Ok(bytes)
+    }
+
+    /// Every regular file under the package directory `dir` (a path ending
+    /// with `/`), recursively, as package paths, sorted ([`paths::list`]).
+    pub fn list(&self, dir: &str) -> Result<Vec<String>> {
+        paths::list(&self.ctx.root, dir)
     }
 
     /// The text of a package file; not UTF-8 is a configuration error.
@@ -180,21 +189,34 @@ impl<'a> Input<'a> {
     /// Every `applies-to = "vendor"` patch, parsed once; a malformed patch or
     /// one naming no vendored file is a configuration error.
     pub fn vendor_patches(&self) -> Result<Rc<Patches>> {
-        if let Some(p) = self.patches.borrow().as_ref() {
-            return Ok(Rc::clone(p));
+        Ok(self.loaded()?.0)
+    }
+
+    /// The vendored files at the locked version ([`render::files`]): each
+    /// file `[[vendor]]`, and each directory's files as the lock lists them
+    /// with those its patches create.
+    pub fn files(&self) -> Result<Rc<Vec<Vendor>>> {
+        Ok(self.loaded()?.1)
+    }
+
+    fn loaded(&self) -> Result<Loaded> {
+        if let Some((p, f)) = self.patches.borrow().as_ref() {
+            return Ok((Rc::clone(p), Rc::clone(f)));
         }
         let patches = Patches::load(self.config)?;
-        patches.check_targets(self.config)?;
-        let patches = Rc::new(patches);
-        *self.patches.borrow_mut() = Some(Rc::clone(&patches));
-        Ok(patches)
+        let listing = self.lock.files.iter().map(|f| f.from.as_str());
+        let files = render::files(self.config, listing, &patches)?;
+        patches.check_targets(self.config, &files)?;
+        let (patches, files) = (Rc::new(patches), Rc::new(files));
+        *self.patches.borrow_mut() = Some((Rc::clone(&patches), Rc::clone(&files)));
+        Ok((patches, files))
     }
 
     /// The walk of a vendored file's patch stack over its verified pristine
     /// copy ([`Stack::walk`](crate::render::Stack::walk)); `None` when the
     /// copy is not usable (lock-integrity says why).
     pub(super) fn walk(&self, vendor: &Vendor) -> Result<Option<Rc<Walk>>> {
-        if let Some(w) = self.walks.borrow().get(&vendor.from) {
+        if let Some(w) = self.walks.borrow().get(&vendor.to) {
             return Ok(Some(Rc::clone(w)));
         }
         let Pristine::Verified(pristine) = self.pristine(vendor)? else {
@@ -208,7 +230,7 @@ impl<'a> Input<'a> {
         );
         self.walks
             .borrow_mut()
-            .insert(vendor.from.clone(), Rc::clone(&walk));
+            .insert(vendor.to.clone(), Rc::clone(&walk));
         Ok(Some(walk))
     }
 }

@@ -69,7 +69,28 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
         );
     }
-    for vendor in &input.config.vendor {
+    for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        if !input
+            .lock
+            .files
+            .iter()
+            .any(|f| dir.selects_from(&f.from).is_some())
+        {
+            sink.push(
+                Finding::error(
+                    id,
+                    LOCK_PATH,
+                    1,
+                    format!(
+                        "the lock records no file of the vendored directory `{}` (the [[vendor]] at vendor.toml:{})",
+                        dir.to, dir.line
+                    ),
+                )
+                .fix("run `revendor update` to vendor it"),
+            );
+        }
+    }
+    for vendor in input.files()?.iter().filter(|v| !v.created) {
         let path = vendor.pristine();
         let finding = match input.pristine(vendor)? {
             Pristine::Verified(_) => continue,

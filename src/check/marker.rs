@@ -23,7 +23,7 @@
 //! moving the marker would vouch for a mismatch, so the finding explains the
 //! decision a person must make instead.
 
-use super::{Check, Finding, Id, Input, Sink};
+use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::{Expect, Marker};
 use crate::dockerfile::{Dockerfile, rewrite_marker};
 use crate::error::Result;
@@ -185,7 +185,16 @@ fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
     if line.value != expected.value {
         match (&m.resolver, &pin) {
             (Some(resolver), Some(pin)) if input.fix && input.online => {
-                let resolution = resolve(input, resolver, &expected.value)?;
+                let what = format!(
+                    "{id} could not resolve what {subject} {} ships",
+                    expected.value
+                );
+                let answer = resolve(input, resolver, &expected.value);
+                let Some(resolution) =
+                    unreachable::answered(answer, sink, &what, &m.file, line.line)?
+                else {
+                    return Ok(());
+                };
                 match fix_marker(input, m, &text, line.line, &expected, pin, resolution, sink)? {
                     Some(chain) => {
                         vouched = expected.value.clone();
@@ -223,11 +232,19 @@ fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
     else {
         return Ok(());
     };
+    let what = format!("{id} could not resolve what {subject} {vouched} ships");
     let chain = match resolved {
         Some(chain) => chain,
-        None => match resolve(input, resolver, &vouched)? {
-            Resolution::Found { cni, chain } if &cni == pin_value => chain,
-            Resolution::Found { cni, chain } => {
+        None => match unreachable::answered(
+            resolve(input, resolver, &vouched),
+            sink,
+            &what,
+            &m.file,
+            line.line,
+        )? {
+            None => return Ok(()),
+            Some(Resolution::Found { cni, chain }) if &cni == pin_value => chain,
+            Some(Resolution::Found { cni, chain }) => {
                 sink.push(
                     Finding::error(
                         &id,
@@ -241,7 +258,7 @@ fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
                 );
                 return Ok(());
             }
-            Resolution::Unknown(reason) => {
+            Some(Resolution::Unknown(reason)) => {
                 sink.push(
                     Finding::error(
                         &id,

@@ -13,7 +13,9 @@
 //!
 //! A finding is not an error: a failed check is data for the report, and
 //! only "could not do the job" (an unreadable file, a malformed vendor.toml, a
-//! network failure) is an `Err`. Ids are permanent: a check may gain ids,
+//! remote that refused us) is an `Err`. A remote that did not answer at all
+//! is neither: it is the finding `unreachable` (`unreachable.rs`), and every
+//! other check still runs. Ids are permanent: a check may gain ids,
 //! but an id is never renamed or reused, because CI scripts and people filter
 //! on them. Each id carries its documentation ([`Id::doc`], sections What,
 //! Why and Example), from which docs/checks.md is generated.
@@ -28,10 +30,13 @@ mod lock_integrity;
 mod marker;
 mod patches;
 mod render_drift;
+mod unreachable;
 mod upstream_newer;
 mod version_sync;
 
+pub use builder_go::{advice as builder_advice, findings as builder_findings};
 pub use input::Input;
+pub use unreachable::UNREACHABLE;
 
 use crate::error::Result;
 
@@ -141,10 +146,12 @@ impl Finding {
     }
 }
 
-/// Where checks send their findings, in the order they are found.
+/// Where checks send their findings, in the order they are found, and the
+/// URLs of the remotes that did not answer.
 #[derive(Debug, Default)]
 pub struct Sink {
     findings: Vec<Finding>,
+    unreachable: Vec<String>,
 }
 
 impl Sink {
@@ -156,6 +163,19 @@ impl Sink {
     /// Records a finding.
     pub fn push(&mut self, finding: Finding) {
         self.findings.push(finding);
+    }
+
+    /// Records an `unreachable` finding and the URL that did not answer.
+    fn push_unreachable(&mut self, finding: Finding, url: String) {
+        self.findings.push(finding);
+        if !self.unreachable.contains(&url) {
+            self.unreachable.push(url);
+        }
+    }
+
+    /// The URLs that did not answer, each once, in the order they failed.
+    pub fn unreachable(&self) -> &[String] {
+        &self.unreachable
     }
 
     /// The findings, consumed.
@@ -225,20 +245,36 @@ pub const CHECKS: &[Check] = &[
     version_sync::CHECK,
 ];
 
-/// Every id of every check, sorted.
+/// Every id of every check, and `unreachable`, which any online check may
+/// report; sorted.
 pub fn ids() -> Vec<Id> {
     let mut all: Vec<Id> = CHECKS.iter().flat_map(|c| c.ids.iter().copied()).collect();
+    all.push(UNREACHABLE);
     all.sort_by_key(|id| id.name);
     all
 }
 
 /// Runs every check that applies (the online ones only when
-/// `input.online`), in [`CHECKS`] order.
+/// `input.online`), in [`CHECKS`] order. A check that stops because a
+/// remote did not answer leaves an `unreachable` finding, and the next
+/// check runs.
 pub fn run(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     for check in CHECKS {
         if check.online_only && !input.online {
             continue;
         }
+        let ids: Vec<&str> = check.ids.iter().map(|i| i.name).collect();
+        let what = format!("{} could not finish", ids.join(", "));
+        unreachable::answered((check.run)(input, sink), sink, &what, "vendor.toml", 1)?;
+    }
+    Ok(())
+}
+
+/// Runs the one check named `name` (a [`Check::name`]), online or not as
+/// `input` says: how `pr` re-verifies the markers online without asking the
+/// upstream or the registry anything else.
+pub fn run_one(name: &str, input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for check in CHECKS.iter().filter(|c| c.name == name) {
         (check.run)(input, sink)?;
     }
     Ok(())
@@ -279,6 +315,7 @@ mod tests {
                 "patch-offset",
                 "patch-upstreamed",
                 "render-drift",
+                "unreachable",
                 "upstream-newer",
                 "version-sync",
             ]

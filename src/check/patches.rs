@@ -10,13 +10,20 @@
 //! the change. A section that does neither cannot render at all; that is
 //! `render-drift`'s to report.
 //!
-//! Source patches are not walked here: `update` verified them against the
-//! locked source archive (its sha256 is in the lock) and lock-integrity holds
-//! the patch files to the sha256 they were verified with.
+//! Source patches are applied to the upstream source tree at the locked
+//! version, each section on its own, for `patch-upstreamed` only (`git apply`
+//! in the image build takes offsets, and lock-integrity holds the files to
+//! the sha256 `update` verified). That tree is read offline when it is at
+//! hand: the archive `update` downloaded, from the download cache by the
+//! tree hash the lock records, or a git upstream's mirror. When it is not (a
+//! fresh machine), only `--online` reports them, fetching the tree.
 
 use super::{Check, Finding, Id, Input, Sink};
+use crate::config::AppliesTo;
 use crate::error::Result;
-use crate::patch::Outcome;
+use crate::patch::{self, Outcome};
+use crate::render::Patches;
+use crate::upstream;
 
 /// `patch-offset`.
 pub const PATCH_OFFSET: Id = Id {
@@ -44,18 +51,25 @@ pub const PATCH_UPSTREAMED: Id = Id {
     name: "patch-upstreamed",
     doc: "\
 ### What
-A vendor patch (or one file section of it) no longer applies to the locked
-upstream file, but its reverse does: upstream already contains the change.
+A patch (or one file section of it) no longer applies to the locked
+upstream, but its reverse does: upstream already contains the change. Vendor
+patches are checked against the pristine copies, always. Source patches are
+checked against the upstream source tree at the locked version when it is at
+hand offline (the archive `update` downloaded, kept in the download cache by
+the tree hash the lock records, or a git upstream's mirror); otherwise only with
+`--online`, which fetches it.
 
 ### Why
-A patch that upstream merged is dead weight that will conflict on the next
-release. Dropping it keeps the patch list the set of changes that are really
-ours.
+A patch that upstream merged does not apply any more: a source patch stops
+the image build's `git apply`, a vendor patch stops `render`. Dropping it
+keeps the patch list the set of changes that are really ours; `revendor
+update --drop-upstreamed` does it when moving to a release that carries it.
 
 ### Example
 ```text
 patch-upstreamed
-  patches/fix.patch:3: error: upstream v4.3.0 already contains the change patch `fix` makes to `templates/app.yml` (fix: drop the section from `patches/fix.patch` (or the whole [[patch]] from vendor.toml))
+  patches/fix.patch:3: error: upstream v4.3.0 already contains the change patch `fix` makes to `templates/app.yml` (fix: drop the patch: remove its [[patch]] from vendor.toml and delete `patches/fix.patch`)
+  images/app/patches/fix.diff:5: error: upstream v4.3.0 already contains the change source patch `fix-go` makes to `pkg/app/app.go` (fix: drop the patch: remove its [[patch]] from vendor.toml and delete `images/app/patches/fix.diff`)
 ```
 ",
 };
@@ -68,7 +82,12 @@ pub(super) const CHECK: Check = Check {
 };
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
-    for vendor in &input.config.vendor {
+    vendor(input, sink)?;
+    source(input, sink)
+}
+
+fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for vendor in input.files()?.iter() {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
@@ -103,14 +122,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                                 input.lock.upstream.version, p.name, vendor.to
                             ),
                         )
-                        .fix(if whole {
-                            format!(
-                                "drop the patch: remove its [[patch]] from vendor.toml and delete `{}`",
-                                p.file
-                            )
-                        } else {
-                            format!("drop the section for `{}` from `{}`", vendor.to, p.file)
-                        }),
+                        .fix(drop_fix(whole, &p.file, &vendor.to)),
                     );
                 }
                 _ => {}
@@ -118,4 +130,59 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `patch-upstreamed` for the sections of the source patches, against the
+/// locked source tree when it can be read (see the module doc).
+fn source(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let patches = Patches::load_kind(input.config, AppliesTo::Source)?;
+    if patches.loaded().is_empty() {
+        return Ok(());
+    }
+    let ctx = input.ctx;
+    let Some(tree) = upstream::locked_tree(
+        input.config,
+        &ctx.env,
+        &ctx.client,
+        &ctx.cache,
+        input.lock,
+        input.online,
+    )?
+    else {
+        return Ok(());
+    };
+    for id in patches.sections() {
+        let (p, fp) = patches.section(id);
+        let Some(path) = fp.target_path(p.strip) else {
+            continue;
+        };
+        let Some(file) = tree.files.get(&path) else {
+            continue;
+        };
+        if patch::apply(fp, file).is_ok() || patch::apply_reverse(fp, file).is_err() {
+            continue;
+        }
+        sink.push(
+            Finding::error(
+                PATCH_UPSTREAMED.name,
+                &p.file,
+                patches.hunk_line(id, 0),
+                format!(
+                    "upstream {} already contains the change source patch `{}` makes to `{path}`",
+                    input.lock.upstream.version, p.name
+                ),
+            )
+            .fix(drop_fix(p.set.files.len() == 1, &p.file, &path)),
+        );
+    }
+    Ok(())
+}
+
+/// What to do about an upstreamed section: drop the patch, or the section.
+fn drop_fix(whole: bool, file: &str, target: &str) -> String {
+    if whole {
+        format!("drop the patch: remove its [[patch]] from vendor.toml and delete `{file}`")
+    } else {
+        format!("drop the section for `{target}` from `{file}`")
+    }
 }

@@ -12,10 +12,21 @@
 //! Before comparing, the file on disk has the locked pin put back at every
 //! pin site and stale `[[rewrite]]` results set to the locked version: those
 //! lines are `image-pin`'s and `version-sync`'s to report, so that one
-//! mistake makes one finding. What is left is an edit no patch carries.
+//! mistake makes one finding. What is left is an edit no patch carries,
+//! unless the lock explains it: a conflict of an update pending since
+//! `update --keep-conflicts` (one finding, pointing to `update --continue`),
+//! or a patch that vendor.toml no longer has (one finding per patch, pointing
+//! to `render`). A file the lock says was rendered, that no `[[vendor]]`
+//! renders any more, is reported too: it has no source. So is a file in a
+//! vendored directory that nothing renders (a stray: not upstream's at the
+//! locked version, created by no patch), and one a patch deletes that is
+//! there.
 
 use super::{Check, Finding, Id, Input, Sink, version_sync};
+use crate::config::Vendor;
 use crate::error::Result;
+use crate::patch;
+use crate::render::origin::Removed;
 use crate::render::{self, HandEdit};
 
 /// `render-drift`.
@@ -24,8 +35,13 @@ pub const RENDER_DRIFT: Id = Id {
     doc: "\
 ### What
 A rendered file differs from what its pristine copy, the vendor patches, the
-rewrites and the pin give at the locked version: an edit no patch carries, or
-a patch that no longer applies to the locked upstream at all.
+rewrites and the pin give at the locked version: an edit no patch carries, a
+patch that no longer applies to the locked upstream at all, a conflict of an
+update still pending, the changes of a patch removed from vendor.toml, a
+rendered file whose `[[vendor]]` is gone (a file with no source), a file in a
+vendored directory that nothing renders (not upstream's at the locked
+version, and no patch creates it), a rendered file that is missing, or a file
+a patch deletes that is there.
 
 ### Why
 The rendered file is output. An edit made there belongs in a patch: `update`
@@ -52,14 +68,33 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = RENDER_DRIFT.name;
     let version = &input.lock.upstream.version;
     let pin = input.lock.image.as_ref().map(|i| i.reference.as_str());
-    for vendor in &input.config.vendor {
+    let files = input.files()?;
+    let removed = Removed::find(input.config, &files, input.lock);
+    for vendor in files.iter() {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
+        let patches = input.vendor_patches()?;
+        let stack = patches.stack(vendor, version);
+        if walk.output.is_ok() && stack.deletes() {
+            if input.read(&vendor.to)?.is_some() {
+                let last = stack.sections()[stack.sections().len() - 1];
+                let name = &patches.section(last).0.name;
+                sink.push(
+                    Finding::error(
+                        id,
+                        &vendor.to,
+                        1,
+                        format!("`{}` is there, but patch `{name}` deletes it", vendor.to),
+                    )
+                    .fix("delete it, or run `revendor render`"),
+                );
+            }
+            continue;
+        }
         let patched = match &walk.output {
             Ok(patched) => patched,
             Err(e) => {
-                let patches = input.vendor_patches()?;
                 sink.push(
                     Finding::error(
                         id,
@@ -89,6 +124,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if expected == actual {
             continue;
         }
+        if explained(input, &removed, vendor, &actual, sink) {
+            continue;
+        }
         for edit in render::hand_edits(&expected, &actual) {
             sink.push(
                 Finding::error(id, &vendor.to, edit.line, message(&edit))
@@ -96,7 +134,122 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+    strays(input, &files, &removed, sink)?;
+    for output in &removed.outputs {
+        if input.read(&output.file)?.is_some() {
+            sink.push(
+                Finding::error(
+                    id,
+                    &output.file,
+                    1,
+                    format!(
+                        "`{}` has no source: the lock says it was rendered from `{}`, which no [[vendor]] vendors any more",
+                        output.file, output.from
+                    ),
+                )
+                .fix("run `revendor render` to delete it and its pristine copy, or add its [[vendor]] back"),
+            );
+        }
+    }
     Ok(())
+}
+
+/// Reports each file in a vendored directory that the directory selects but
+/// nothing renders: not upstream's at the locked version, created by no
+/// patch, and not a removed output (reported as such).
+fn strays(
+    input: &Input<'_>,
+    files: &[Vendor],
+    removed: &Removed<'_>,
+    sink: &mut Sink,
+) -> Result<()> {
+    let version = &input.lock.upstream.version;
+    for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        // A directory the lock has nothing of is lock-integrity's to report.
+        if !files.iter().any(|f| dir.renders(&f.to)) {
+            continue;
+        }
+        for path in input.list(&dir.to)? {
+            let known = files.iter().any(|f| f.to == path)
+                || removed.outputs.iter().any(|o| o.file == path);
+            if known || dir.selects_to(&path).is_none() {
+                continue;
+            }
+            sink.push(
+                Finding::error(
+                    RENDER_DRIFT.name,
+                    &path,
+                    1,
+                    format!(
+                        "`{path}` is in the vendored directory `{}` but nothing renders it: upstream {version} has no `{}{}` and no patch creates it",
+                        dir.to,
+                        dir.from,
+                        &path[dir.to.len()..]
+                    ),
+                )
+                .fix("delete it; or carry it in a patch that creates it (`--- /dev/null`); or leave it out of the directory with `exclude`"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Reports what the lock says the difference of `vendor`'s file is, when it
+/// says: the pending update's conflict, or the changes of removed patches.
+fn explained(
+    input: &Input<'_>,
+    removed: &Removed<'_>,
+    vendor: &Vendor,
+    actual: &str,
+    sink: &mut Sink,
+) -> bool {
+    let id = RENDER_DRIFT.name;
+    let to = &vendor.to;
+    if let Some(pending) = &input.lock.pending {
+        let target = &pending.version;
+        let markers = patch::marker_lines(actual.as_bytes());
+        let finding = match markers.first() {
+            _ if input.lock.pending_conflict(to).is_none() => Finding::error(
+                id,
+                to,
+                1,
+                format!("`{to}` is rendered for the update to {target}, pending since `update --keep-conflicts`"),
+            )
+            .fix("resolve the conflicts it left, then run `revendor update --continue`"),
+            Some(&line) => Finding::error(
+                id,
+                to,
+                line,
+                format!("`{to}` holds the conflict markers of the update to {target}, pending since `update --keep-conflicts`"),
+            )
+            .fix("resolve them, then run `revendor update --continue`"),
+            None => Finding::error(
+                id,
+                to,
+                1,
+                format!("`{to}` holds a resolution of the update to {target}, pending since `update --keep-conflicts`"),
+            )
+            .fix("run `revendor update --continue` to finish the update"),
+        };
+        sink.push(finding);
+        return true;
+    }
+    let gone = removed.patches_of(to);
+    for p in &gone {
+        sink.push(
+            Finding::error(
+                id,
+                to,
+                1,
+                format!(
+                    "`{to}` still has the changes of patch `{}`, which vendor.toml no longer has",
+                    p.name
+                ),
+            )
+            .fix("run `revendor render` to revert them"),
+        );
+    }
+    !gone.is_empty()
 }
 
 /// The file on disk with the locked pin at every pin site and every

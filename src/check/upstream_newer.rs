@@ -10,17 +10,24 @@
 //!    vendor patches are carried from the locked pristine copy to the new
 //!    file ([`Stack::carry`](crate::render::Stack::carry)), as `update`
 //!    carries them; source patches are applied to the new source
-//!    tree, and rebased from the locked one when that fails. Each result is
+//!    tree, and rebased from the locked one (verified against the lock's
+//!    tree hash) when that fails. Each result is
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
+//!
+//! An upstream that does not answer the list is `unreachable`; one that
+//! answers the list but not the dry run's downloads still gets its
+//! `upstream-newer`, saying the dry run could not be done.
 
-use super::{Check, Finding, Id, Input, Sink};
+use std::collections::BTreeMap;
+
+use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::AppliesTo;
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
 use crate::render::Patches;
 use crate::upstream::Pristine;
-use crate::upstream::{self, Release, Source, SourceTree, version};
+use crate::upstream::{self, Listed, Release, Source, SourceTree, version};
 
 /// `upstream-newer`.
 pub const UPSTREAM_NEWER: Id = Id {
@@ -40,7 +47,7 @@ whether `revendor update` will go through or stop at a conflict.
 ### Example
 ```text
 upstream-newer
-  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, fold it into the patch)
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, then run `revendor update --continue`)
 ```
 ",
 };
@@ -60,8 +67,17 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         return Ok(());
     };
     let source = upstream::open(config, &input.ctx.env, &input.ctx.client);
-    let releases = source.releases()?;
     let up = &config.upstream;
+    let what = format!(
+        "{id} could not list the releases of {}",
+        up.source.describe()
+    );
+    let listed = source.releases();
+    let Some(releases) =
+        unreachable::answered(listed, sink, &what, "vendor.toml", up.version_line)?
+    else {
+        return Ok(());
+    };
     let track = up
         .track
         .as_ref()
@@ -104,7 +120,27 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let Some(target) = newer(true) else {
         return Ok(());
     };
-    let results = dry_run(input, &*source, &target.tag)?;
+    let what = format!("{id} could not dry-run the patches against {}", target.tag);
+    let ran = dry_run(input, &*source, &target.tag);
+    let results = unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)?;
+    let results = match results {
+        Some(results) => results,
+        None => {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.version_line,
+                    format!(
+                        "{} is newer than the vendored {locked} (inside track `{track}`); dry run: not done, the upstream did not answer",
+                        target.tag
+                    ),
+                )
+                .fix(format!("run `revendor update --to {}`", target.tag)),
+            );
+            return Ok(());
+        }
+    };
     let conflicts: Vec<&DryRun> = results
         .iter()
         .filter(|r| r.result.starts_with("conflict"))
@@ -118,11 +154,18 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // `update` stops on a patch the release already carries unless told to
+    // drop it.
+    let drop = if results.iter().any(|r| r.result == "already-upstream") {
+        " --drop-upstreamed"
+    } else {
+        ""
+    };
     let fix = if conflicts.is_empty() {
-        format!("run `revendor update --to {}`", target.tag)
+        format!("run `revendor update --to {}{drop}`", target.tag)
     } else {
         format!(
-            "run `revendor update --to {} --keep-conflicts`, resolve the conflict in {}, fold it into the patch",
+            "run `revendor update --to {}{drop} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
             target.tag,
             conflicts
                 .iter()
@@ -164,11 +207,47 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
     };
     let mut out = Vec::new();
     let patches = input.vendor_patches()?;
-    for vendor in &input.config.vendor {
+    let mut listings: BTreeMap<&str, Vec<Listed>> = BTreeMap::new();
+    for vendor in input.files()?.iter() {
         let Pristine::Verified(base) = input.pristine(vendor)? else {
             continue;
         };
-        let theirs = upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?;
+        // A file of a directory is fetched only when a patch is carried on
+        // it; the directory's listing says whether the release has it.
+        let dir = input
+            .config
+            .vendor
+            .iter()
+            .find(|d| d.is_dir() && d.renders(&vendor.to));
+        let theirs = match dir {
+            None => upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?,
+            Some(_) if patches.stack(vendor, locked).sections().is_empty() => continue,
+            Some(dir) => {
+                if !listings.contains_key(dir.from.as_str()) {
+                    let listed = source.list(tag, &dir.from, &input.ctx.cache)?;
+                    listings.insert(&dir.from, listed);
+                }
+                match listings[dir.from.as_str()]
+                    .iter()
+                    .find(|l| l.path == vendor.from)
+                {
+                    Some(listed) => upstream::fetch_listed(source, &input.ctx.cache, tag, listed)?,
+                    None if vendor.created => Vec::new(),
+                    None => {
+                        let first = patches.stack(vendor, locked).sections()[0];
+                        out.push(DryRun {
+                            patch: patches.section(first).0.name.clone(),
+                            target: vendor.to.clone(),
+                            result: format!(
+                                "conflict (upstream {tag} no longer has `{}`)",
+                                vendor.from
+                            ),
+                        });
+                        continue;
+                    }
+                }
+            }
+        };
         let walk = patches.stack(vendor, locked).carry(&base, &theirs, tag);
         let step = |patch: &str, result: String| DryRun {
             patch: patch.to_owned(),
@@ -203,7 +282,7 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
                 Ok(applied) => describe(&Outcome::from(applied)),
                 Err(_) => {
                     if base_tree.is_none() {
-                        base_tree = Some(source.tree(locked)?);
+                        base_tree = Some(upstream::fetch_tree(source, locked, Some(input.lock))?);
                     }
                     let base = base_tree
                         .as_ref()

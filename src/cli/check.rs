@@ -1,8 +1,16 @@
-//! `revendor check [--online] [--fix]`.
+//! `revendor check [--online] [--fix] [--all [ROOT]]`.
+//!
+//! Whatever happens, the asked format gets its report: the findings, or,
+//! when the check could not run at all (a malformed vendor.toml, no lock),
+//! the error as a finding-like entry (`report::Failure`). The exit code is
+//! then the error's; after a report, 3 when a remote did not answer (the
+//! `unreachable` findings), else 1 for an `error` finding, else 0.
+
+use std::path::PathBuf;
 
 use crate::console::Format;
-use crate::error::{ExitCode, Result};
-use crate::ops::check::{CheckOptions, check};
+use crate::error::{Error, ExitCode, Result};
+use crate::ops::check::{CheckOptions, check, package_name};
 use crate::report;
 use crate::workspace::Context;
 
@@ -10,7 +18,9 @@ use crate::workspace::Context;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Also ask the network: newer upstream releases, the pinned image in its
-    /// registry, what the marker releases ship, the CNI checksum sidecars.
+    /// registry, what the marker releases ship, the CNI checksum sidecars. A
+    /// remote that does not answer is the finding `unreachable`: every other
+    /// check still runs, and the exit code is 3.
     #[arg(long)]
     pub online: bool,
     /// Apply the fixes that need no decision (moving a marker whose release
@@ -18,6 +28,13 @@ pub struct Args {
     /// change). Needs --online.
     #[arg(long)]
     pub fix: bool,
+    /// Check every package (a directory holding vendor.toml) under ROOT, in parallel: one
+    /// report; with --format github also the job matrix in $GITHUB_OUTPUT.
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: where to look for packages (default: the -C directory).
+    #[arg(value_name = "ROOT", requires = "all")]
+    pub root: Option<PathBuf>,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -25,27 +42,66 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         online: args.online,
         fix: args.fix,
     };
-    let report = check(ctx, &opts)?;
+    if args.all {
+        return super::check_all::exec(ctx, args.root, opts);
+    }
+    let report = match check(ctx, &opts) {
+        Ok(report) => report,
+        Err(e) => {
+            print_failure(ctx, &e)?;
+            return Err(e);
+        }
+    };
     let found = &report.findings;
     match ctx.shell.format() {
-        Format::Human => ctx.shell.out(&report::human(&report.package, found)),
+        Format::Human => ctx.shell.out(&report::human(
+            &report.package,
+            found,
+            ctx.shell.paint_out(),
+        )),
         Format::Json => ctx.shell.out(&report::json(&report.package, found)),
         Format::Github => {
-            ctx.shell.out(&report::github(&ctx.root, found));
+            let dir = annotation_dir(ctx);
+            ctx.shell.out(&report::github(&dir, found));
             if let Some(summary) = &ctx.env.step_summary {
-                report::append_summary(
-                    summary,
-                    &report::markdown(&report.package, &ctx.root, found),
-                )?;
+                report::append_summary(summary, &report::markdown(&report.package, &dir, found))?;
             }
         }
     }
     for file in &report.changed {
         ctx.shell.status("Fixed", file);
     }
-    if report::Counts::of(found).error > 0 {
-        Ok(ExitCode::Findings)
-    } else {
-        Ok(ExitCode::Clean)
+    match report.exit_code() {
+        // Said as an error, so stderr names what did not answer.
+        ExitCode::Failure => Err(Error::Unreachable {
+            urls: report.unreachable,
+        }),
+        code => Ok(code),
     }
+}
+
+/// A check that could not run, in the asked format; the human format has
+/// only the error itself, which `cli` prints on stderr.
+fn print_failure(ctx: &Context, e: &Error) -> Result<()> {
+    let failure = report::Failure::of(&ctx.root, e);
+    let package = package_name(ctx);
+    match ctx.shell.format() {
+        Format::Human => {}
+        Format::Json => ctx.shell.out(&report::json_failure(&package, &failure)),
+        Format::Github => {
+            let dir = annotation_dir(ctx);
+            ctx.shell.out(&report::github_failure(&dir, &failure));
+            if let Some(summary) = &ctx.env.step_summary {
+                let markdown = report::markdown_failure(&package, &dir, &failure);
+                report::append_summary(summary, &markdown)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The package as annotations name it (`GITHUB_WORKSPACE`, else the git
+/// root).
+fn annotation_dir(ctx: &Context) -> PathBuf {
+    report::annotation_dir(&ctx.root, ctx.env.github_workspace.as_deref())
 }

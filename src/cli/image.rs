@@ -21,7 +21,7 @@ pub enum Command {
 /// Flags of `revendor image build`.
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
-    /// Tag to build instead of vendor.toml's `[image] tag`.
+    /// Tag to build instead of $IMAGE_TAG or vendor.toml's `[image] tag`.
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
     /// Push the image, read it back from the registry, verify it and pin it.
@@ -36,12 +36,24 @@ pub struct BuildArgs {
     /// Build even when the pinned image was built from the same content.
     #[arg(long)]
     pub force: bool,
+    /// A cache to read, in buildx's syntax (`type=registry,ref=R`; buildah: that
+    /// repository); repeatable.
+    #[arg(long, value_name = "SPEC")]
+    pub cache_from: Vec<String>,
+    /// A cache to write, in buildx's syntax (`type=registry,ref=R,mode=max`; buildah: that
+    /// repository); repeatable.
+    #[arg(long, value_name = "SPEC")]
+    pub cache_to: Vec<String>,
+    /// Arguments for the build command itself, after `--` (`-- --build-arg X=1 --target t`);
+    /// they count in the content hash.
+    #[arg(last = true, value_name = "BUILDER_ARGS")]
+    pub builder_args: Vec<String>,
 }
 
 /// Flags of `revendor image pin`.
 #[derive(Debug, clap::Args)]
 pub struct PinArgs {
-    /// Tag to resolve instead of vendor.toml's `[image] tag`.
+    /// Tag to resolve instead of $IMAGE_TAG or vendor.toml's `[image] tag`.
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
     /// Index digest to pin (verified) instead of the one the tag points to.
@@ -72,6 +84,9 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
                     builder: args.builder,
                     dry_run: args.dry_run,
                     force: args.force,
+                    cache_from: args.cache_from,
+                    cache_to: args.cache_to,
+                    builder_args: args.builder_args,
                 },
             )?;
             if json {

@@ -8,18 +8,18 @@
 //! there is a hint; the exit code is [`Error::exit_code`].
 
 mod check;
+mod check_all;
 mod image;
 mod patch;
 mod pr;
 mod render;
 mod update;
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::console::{Format, Shell};
+use crate::console::{ColorChoice, Format, Paint, Settings, Shell, Style, Verbosity};
 use crate::env::Env;
 use crate::error::{Error, ExitCode};
 use crate::workspace::Context;
@@ -37,12 +37,18 @@ pub struct Cli {
     /// Never use the network.
     #[arg(long, global = true)]
     pub offline: bool,
-    /// More detail (request counts, each step).
+    /// Show each step: files read, patches applied, HTTP requests.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Errors only: no status lines, warnings or progress bars (data on stdout stays).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
     /// No progress bars (they only ever appear on a terminal).
     #[arg(long, global = true)]
     pub no_progress: bool,
+    /// When to use colour.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -82,20 +88,27 @@ pub fn main() -> std::process::ExitCode {
         }
     };
     let env = Env::from_process();
-    let code = match run(cli, env) {
+    let shell = Shell::new(Settings {
+        format: cli.format,
+        verbosity: Verbosity::from_flags(cli.quiet, cli.verbose),
+        progress: !cli.no_progress,
+        color: cli.color,
+        no_color: env.no_color,
+        force_color: env.clicolor_force,
+    });
+    let code = match run(cli, env, shell.clone()) {
         Ok(code) => code,
         Err(e) => {
-            report_error(&e);
+            shell.error(&render_error(&e, shell.paint_err()));
             e.exit_code()
         }
     };
     std::process::ExitCode::from(code as u8)
 }
 
-/// Runs a parsed command line; the exit code for a run that did its job
-/// (0, or 1 when it found drift or a conflict it reports itself).
-pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
-    let shell = Shell::new(cli.format, cli.verbose, cli.no_progress, env.no_color);
+/// Runs a parsed command line with its console; the exit code for a run that
+/// did its job (0, or 1 when it found drift or a conflict it reports itself).
+pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<ExitCode, Error> {
     let ctx = Context::new(cli.dir.clone(), env, cli.offline, shell)?;
     let code = match cli.command {
         Command::Update(args) => update::exec(&ctx, args),
@@ -109,30 +122,12 @@ pub fn run(cli: Cli, env: Env) -> Result<ExitCode, Error> {
     code
 }
 
-fn report_error(e: &Error) {
-    let _ = std::io::stderr()
-        .lock()
-        .write_all(render_error(e).as_bytes());
-}
-
 /// What a failed run prints, cargo-style: `error: <message>`, then each
-/// cause of its [`source`](std::error::Error::source) chain on its own line
-/// under `Caused by:`, then `  help: <hint>`. A cause whose text the line
-/// above already holds (an error that prints its source in its message) is
-/// not printed again.
-fn render_error(e: &Error) -> String {
-    let mut out = format!("error: {e}\n");
-    let mut above = e.to_string();
-    let mut causes = Vec::new();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !above.contains(&text) {
-            causes.push(text.clone());
-        }
-        above = text;
-        source = cause.source();
-    }
+/// of its [`Error::causes`] on its own line under `Caused by:`, then
+/// `  help: <hint>`. `paint` colours the `error` label.
+fn render_error(e: &Error, paint: Paint) -> String {
+    let mut out = format!("{}: {e}\n", paint.paint(Style::Error, "error"));
+    let causes = e.causes();
     if !causes.is_empty() {
         out.push_str("Caused by:\n");
         for cause in causes {
@@ -142,7 +137,10 @@ fn render_error(e: &Error) -> String {
         }
     }
     if let Some(hint) = e.hint() {
-        out.push_str(&format!("  help: {hint}\n"));
+        out.push_str(&format!(
+            "  help: {hint} (docs/reference.md#{})\n",
+            e.reference()
+        ));
     }
     out
 }
@@ -156,8 +154,89 @@ mod tests {
     fn an_error_without_causes_is_one_line_and_its_help() {
         let e = Error::usage("no lock", "run `revendor update`");
         assert_eq!(
-            render_error(&e),
-            "error: no lock\n  help: run `revendor update`\n"
+            render_error(&e, Paint::plain()),
+            "error: no lock\n  help: run `revendor update` (docs/reference.md#commands)\n"
+        );
+    }
+
+    /// Every `help:` line points at docs/reference.md: each anchor must be a
+    /// heading there, as GitHub spells its slugs.
+    #[test]
+    fn every_reference_anchor_is_a_heading_of_the_reference() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md"))
+                .unwrap();
+        let slugs: Vec<String> = doc
+            .lines()
+            .filter_map(|l| l.strip_prefix('#'))
+            .map(|h| {
+                h.trim_start_matches('#')
+                    .trim()
+                    .to_lowercase()
+                    .chars()
+                    .filter_map(|c| match c {
+                        ' ' => Some('-'),
+                        c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let config = |file: &str| {
+            Error::Config(crate::config::ConfigError::at(
+                std::path::Path::new(file),
+                Some(1),
+                "bad",
+            ))
+        };
+        let errors = [
+            config("vendor.toml"),
+            config("upstream/lock.toml"),
+            config("patches/a.patch"),
+            config("images/a/Dockerfile"),
+            Error::usage("m", "h"),
+            Error::NoRelease {
+                upstream: "github:o/r".into(),
+                track: "*".into(),
+            },
+            Error::Http(crate::net::HttpError::NotFound { url: "u".into() }),
+            Error::Checksum {
+                what: "w".into(),
+                expected: "e".into(),
+                actual: "a".into(),
+            },
+            Error::Render {
+                file: "f".into(),
+                line: None,
+                message: "m".into(),
+            },
+            Error::Conflict("c".into()),
+            Error::Io {
+                action: "read",
+                path: "p".into(),
+                source: IoError::other("x"),
+            },
+            Error::Repository {
+                action: "read".into(),
+                message: "m".into(),
+            },
+            Error::Registry(crate::registry::Error::MissingDigest { url: "u".into() }),
+        ];
+        for e in &errors {
+            assert!(
+                slugs.iter().any(|s| s == e.reference()),
+                "docs/reference.md has no heading `#{}` (for {e})",
+                e.reference()
+            );
+        }
+    }
+
+    #[test]
+    fn the_error_label_is_painted_when_stderr_has_colour() {
+        let e = Error::usage("no lock", "run `revendor update`");
+        assert_eq!(
+            render_error(&e, Paint::new(true)),
+            "\x1b[1;31merror\x1b[0m: no lock\n  help: run `revendor update` (docs/reference.md#commands)\n"
         );
     }
 
@@ -169,7 +248,7 @@ mod tests {
             source: IoError::new(ErrorKind::PermissionDenied, "permission denied"),
         };
         assert_eq!(
-            render_error(&e),
+            render_error(&e, Paint::plain()),
             "error: failed to read `vendor.toml`\nCaused by:\n  permission denied\n"
         );
     }
@@ -184,7 +263,7 @@ mod tests {
                 errors: Vec::new(),
             },
         };
-        let text = render_error(&e);
+        let text = render_error(&e, Paint::plain());
         assert_eq!(
             text.lines().take(3).collect::<Vec<_>>(),
             [
@@ -195,7 +274,7 @@ mod tests {
         );
         assert!(
             text.ends_with(
-                "(docker login) or set DOCKER_CONFIG to a config holding its credentials\n"
+                "(docker login) or set DOCKER_CONFIG to a config holding its credentials (docs/reference.md#revendor-image-pin)\n"
             ),
             "{text}"
         );
@@ -211,7 +290,7 @@ mod tests {
             },
         });
         assert_eq!(
-            render_error(&e),
+            render_error(&e, Paint::plain()),
             "error: invalid manifest `r/app:v1`\nCaused by:\n  invalid platform `linux`: expected `os/arch` or `os/arch/variant`\n"
         );
     }
@@ -242,7 +321,7 @@ mod tests {
             source: IoError::other(Embeds(refused)),
         };
         assert_eq!(
-            render_error(&e),
+            render_error(&e, Paint::plain()),
             "error: failed to read `x`\nCaused by:\n  tcp connect error: connection refused\n"
         );
     }

@@ -2,7 +2,7 @@
 
 use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::pr::{PrOptions, pr};
+use crate::ops::pr::{Action, PrOptions, pr};
 use crate::workspace::Context;
 
 /// Flags of `revendor pr`.
@@ -11,33 +11,49 @@ pub struct Args {
     /// Commit on a branch, push it, and open or update the pull request.
     #[arg(long)]
     pub create: bool,
-    /// The branch to compare with and merge into (default: HEAD, and the repository's default branch).
+    /// The branch to compare with and merge into (default: origin's default branch, else HEAD).
     #[arg(long, value_name = "BRANCH")]
     pub base: Option<String>,
+    /// Add `Signed-off-by:` (the committer) to the commit, for DCO.
+    #[arg(long, requires = "create")]
+    pub signoff: bool,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+    let create = args.create;
     let report = pr(
         ctx,
         &PrOptions {
-            create: args.create,
+            create,
             base: args.base,
+            signoff: args.signoff,
         },
     )?;
-    match ctx.shell.format() {
-        Format::Json => ctx
-            .shell
-            .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
-        _ if report.summary.files.is_empty() => ctx
-            .shell
-            .out("nothing in the package changed since the base: no pull request to propose\n"),
-        _ => {
-            ctx.shell
-                .out(&format!("{}\n\n{}", report.title, report.body));
-            if let Some(url) = &report.url {
-                ctx.shell.status("Opened", url);
-            }
+    if ctx.shell.format() == Format::Json {
+        ctx.shell
+            .out(&serde_json::to_string_pretty(&report).unwrap_or_default());
+        ctx.shell.out("\n");
+        return Ok(ExitCode::Clean);
+    }
+    if report.is_empty() {
+        ctx.shell
+            .out("nothing in the package changed since the base: no pull request to propose\n");
+        return Ok(ExitCode::Clean);
+    }
+    match (&report.url, report.action) {
+        (Some(url), Some(action)) => {
+            let verb = match action {
+                Action::Opened => "Opened",
+                Action::Updated => "Updated",
+                Action::LeftAlone => "Left alone",
+            };
+            ctx.shell.status(verb, url);
+            ctx.shell.out(&format!("{url}\n"));
         }
+        _ if create => {}
+        _ => ctx
+            .shell
+            .out(&format!("{}\n\n{}", report.title, report.body)),
     }
     Ok(ExitCode::Clean)
 }

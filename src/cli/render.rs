@@ -25,8 +25,8 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
             .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
         _ => {
             let mut s = format!("rendered at {}\n", report.version);
-            for (p, t, r) in &report.patches {
-                s.push_str(&format!("patch {p} on {t}: {r}\n"));
+            for p in &report.patches {
+                s.push_str(&format!("{p}\n"));
             }
             for e in &report.edits {
                 if let Some(into) = &e.adopted_into {
@@ -35,6 +35,9 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
                         e.file, e.line, e.text
                     ));
                 }
+            }
+            for n in &report.notes {
+                s.push_str(&format!("{n}\n"));
             }
             if report.changed.is_empty() {
                 s.push_str("no file changed\n");

@@ -1,12 +1,26 @@
 //! `revendor update`.
+//!
+//! The update ends with the offline check of what it wrote: each finding is
+//! printed as a warning with its next command. The exit code stays 0 when
+//! the update did its job, unless a finding is an `error` the update itself
+//! caused (one the check before it did not report): then the files are
+//! written and the exit code is 1, until that next command is run.
 
 use crate::console::Format;
 use crate::error::{ExitCode, Result};
-use crate::ops::update::{UpdateOptions, update};
+use crate::ops::update::{UpdateOptions, UpdateReport, update};
 use crate::workspace::Context;
 
 /// Flags of `revendor update`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+When it has written the update, `update` runs the offline check on the result and prints \
+each finding as a warning with its next command. It exits 0 when the update is done, and 1 \
+when the result has an error finding that the update caused (one the check before did not \
+report; after adopting a package, none is): the files stay written, and the finding's next \
+command (for example `revendor image pin-base --go 1.25` when the new release's go.mod needs \
+a newer Go than the builder) finishes the job. A conflict also exits 1, with nothing written \
+(or the markers, with --keep-conflicts).")]
 pub struct Args {
     /// Move to this release tag (outside `track` only with a warning).
     #[arg(long, value_name = "TAG")]
@@ -14,12 +28,20 @@ pub struct Args {
     /// Print the plan and each patch's result; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// On a conflict, write diff3 markers into the rendered file (the lock stays).
+    /// On a conflict, write diff3 markers into the rendered file and record the update as pending
+    /// in the lock; finish it with --continue once they are resolved.
     #[arg(long)]
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch that targets them.
     #[arg(long)]
     pub adopt_edits: bool,
+    /// After --keep-conflicts and a hand resolution: take the resolved files as the patched
+    /// result, rebase the patches onto them, finish the update.
+    #[arg(long = "continue", conflicts_with_all = ["to", "keep_conflicts", "adopt_edits"])]
+    pub resume: bool,
+    /// Remove each patch (or section of one) the new release already carries: its file and its [[patch]].
+    #[arg(long)]
+    pub drop_upstreamed: bool,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
@@ -28,6 +50,8 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         dry_run: args.dry_run,
         keep_conflicts: args.keep_conflicts,
         adopt_edits: args.adopt_edits,
+        resume: args.resume,
+        drop_upstreamed: args.drop_upstreamed,
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
@@ -36,11 +60,30 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
             .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
         _ => ctx.shell.out(&report.human()),
     }
+    let mut kept: Vec<&str> = report
+        .upstreamed
+        .iter()
+        .filter(|u| !u.dropped)
+        .map(|u| u.patch.as_str())
+        .collect();
+    kept.dedup();
+    if report.conflicts.is_empty() && !kept.is_empty() {
+        ctx.shell.warn(format!(
+            "upstream {} already carries patch {}; nothing was written; rerun with --drop-upstreamed to remove {}",
+            report.to,
+            kept.iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if kept.len() == 1 { "it" } else { "them" }
+        ));
+        return Ok(ExitCode::Findings);
+    }
     if report.conflicts.is_empty() {
-        Ok(ExitCode::Clean)
+        Ok(closing(ctx, &report))
     } else {
         let hint = if opts.keep_conflicts {
-            "resolve the markers, fold the result into the patch, then run `revendor update` again"
+            "resolve the markers, then run `revendor update --continue`"
         } else {
             "nothing was written; rerun with --keep-conflicts to write diff3 markers"
         };
@@ -50,4 +93,33 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         ));
         Ok(ExitCode::Findings)
     }
+}
+
+/// The closing check's findings as warnings, each with its next command;
+/// exit 1 when the update caused an error finding.
+fn closing(ctx: &Context, report: &UpdateReport) -> ExitCode {
+    for c in &report.findings {
+        let f = &c.finding;
+        let caused = if c.caused {
+            " (caused by this update)"
+        } else {
+            ""
+        };
+        let mut line = format!(
+            "{}: {}:{}: {}: {}{caused}",
+            f.id, f.file, f.line, f.severity, f.message
+        );
+        if !f.fix.is_empty() {
+            line.push_str(&format!("\n  next: {}", f.fix));
+        }
+        ctx.shell.warn(line);
+    }
+    let caused = report.caused().count();
+    if caused == 0 {
+        return ExitCode::Clean;
+    }
+    ctx.shell.warn(format!(
+        "the update is written, but its result has {caused} error finding(s) it caused; run the next command of each, then `revendor check`"
+    ));
+    ExitCode::Findings
 }

@@ -1,5 +1,7 @@
-//! Editing vendor.toml in place: `update` moves `[upstream] version`, and
-//! nothing else of the user's file changes (comments, spacing, key order).
+//! Editing vendor.toml in place: `update` moves `[upstream] version` and
+//! drops the `[[patch]]` of a patch upstream already carries
+//! (`--drop-upstreamed`), and nothing else of the user's file changes
+//! (comments, spacing, key order).
 
 use toml_edit::{DocumentMut, value};
 
@@ -29,9 +31,76 @@ pub fn set_upstream_version(
     Ok(doc.to_string())
 }
 
+/// vendor.toml text without the `[[patch]]` whose `name` is `name`. The
+/// table goes with the comments and blank lines above its header (toml_edit
+/// keeps those with the table they precede); every other byte stays.
+pub fn remove_patch(path: &std::path::Path, text: &str, name: &str) -> Result<String, ConfigError> {
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        ConfigError::at(path, None, format!("cannot edit vendor.toml: {e}"))
+    })?;
+    let missing = || ConfigError::at(path, None, format!("no [[patch]] named `{name}` to remove"));
+    let tables = doc
+        .get_mut("patch")
+        .and_then(|p| p.as_array_of_tables_mut())
+        .ok_or_else(missing)?;
+    let at = tables
+        .iter()
+        .position(|t| t.get("name").and_then(|n| n.as_str()) == Some(name))
+        .ok_or_else(missing)?;
+    tables.remove(at);
+    if tables.is_empty() {
+        doc.remove("patch");
+    }
+    Ok(doc.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const WITH_PATCHES: &str = "\
+# the package
+[upstream]
+github = \"o/r\"   # repo
+version = \"v1\"
+
+[[vendor]]
+from = \"a.yml\"
+to = \"t/a.yml\"
+
+# ours, until upstream takes it
+[[patch]]
+name = \"keep\"
+file = \"patches/keep.patch\"   # the manifest
+
+# merged upstream in v2
+[[patch]]
+name = \"gone\"
+file = \"images/x/patches/gone.diff\"
+applies-to = \"source\"
+strip = 1
+
+[[rewrite]]
+file = \"t/a.yml\"
+lines-containing = \"x\"
+replace = \"a\"
+with = \"{version}\"
+";
+
+    #[test]
+    fn removing_a_patch_keeps_every_other_byte() {
+        let path = std::path::Path::new("vendor.toml");
+        let out = remove_patch(path, WITH_PATCHES, "gone").unwrap();
+        let block = "\n# merged upstream in v2\n[[patch]]\nname = \"gone\"\nfile = \"images/x/patches/gone.diff\"\napplies-to = \"source\"\nstrip = 1\n";
+        assert_eq!(out, WITH_PATCHES.replacen(block, "", 1));
+        let none = remove_patch(path, &out, "keep").unwrap();
+        assert!(
+            !none.contains("[[patch]]") && none.contains("[[rewrite]]"),
+            "{none}"
+        );
+        let e = remove_patch(path, WITH_PATCHES, "other").unwrap_err();
+        assert!(e.to_string().contains("no [[patch]] named `other`"), "{e}");
+    }
 
     #[test]
     fn only_the_version_changes() {

@@ -1,10 +1,18 @@
 //! upstream/lock.toml: what was vendored and verified, written by revendor only.
 //!
 //! The lock is the memory between runs: the version the pristine copies are
-//! at, their sha256, the sha256 of each patch file as it was verified, the
-//! pinned image, and facts read from upstream at that version (its go.mod
+//! at, their sha256, the hash of the upstream source tree when source patches
+//! were verified against it, the sha256 of each patch file as it was verified,
+//! the pinned image, and facts read from upstream at that version (its go.mod
 //! `go` directive). `check` trusts nothing in the tree that the lock does not
 //! vouch for.
+//!
+//! Two tables were added later and are optional, so older locks still read:
+//! `[[output]]` says what each rendered file was made from (its upstream file
+//! and the vendor patches applied to it), which is how a removed `[[vendor]]`
+//! or `[[patch]]` is undone rather than mistaken for a hand edit; `[pending]`
+//! is an update stopped by `update --keep-conflicts`, which
+//! `update --continue` finishes.
 //!
 //! It is read with serde and written with toml_edit, so that a run that
 //! changes one value leaves every other byte (and any comment) in place.
@@ -34,6 +42,59 @@ pub struct Lock {
     pub patches: Vec<LockedPatch>,
     /// The pinned image, when one is pinned.
     pub image: Option<LockedImage>,
+    /// What each rendered output was made from (empty in older locks).
+    #[serde(default, rename = "output")]
+    pub outputs: Vec<LockedOutput>,
+    /// An update written with conflict markers, waiting for `--continue`.
+    pub pending: Option<Pending>,
+}
+
+/// `[[output]]` of the lock: one rendered file and what it was made from.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LockedOutput {
+    /// The rendered file, relative to the package.
+    pub file: String,
+    /// Its upstream path (`[[vendor]] from`).
+    pub from: String,
+    /// The vendor patches applied to it, in order.
+    #[serde(default, rename = "patch")]
+    pub patches: Vec<OutputPatch>,
+}
+
+/// `[[output.patch]]`: a vendor patch as it was applied to an output; enough
+/// to apply it again once its `[[patch]]` is gone from vendor.toml.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OutputPatch {
+    /// The patch name.
+    pub name: String,
+    /// Its file, relative to the package.
+    pub file: String,
+    /// Its `-p` level.
+    pub strip: usize,
+}
+
+/// `[pending]`: an update that `--keep-conflicts` left with conflict
+/// markers. The rest of the lock stays at the version before it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Pending {
+    /// The release the update moves to.
+    pub version: String,
+    /// Each output written with conflict markers.
+    #[serde(default, rename = "conflict")]
+    pub conflicts: Vec<PendingConflict>,
+}
+
+/// `[[pending.conflict]]`: one output written with conflict markers.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PendingConflict {
+    /// The rendered file, relative to the package.
+    pub file: String,
+    /// sha256 of the file as written, markers and all.
+    pub sha256: String,
 }
 
 /// `[upstream]` of the lock.
@@ -46,7 +107,13 @@ pub struct LockedUpstream {
     pub version: String,
     /// The commit the tag pointed to, when the source said.
     pub commit: Option<String>,
-    /// sha256 of the source archive at `version`, when source patches were verified.
+    /// The source-tree hash at `version` (see `upstream::tree_hash`), when
+    /// source patches were verified against the tree; every later fetch of
+    /// the tree at `version` must have it.
+    pub source_tree_sha256: Option<String>,
+    /// sha256 of the source archive, as locks written before the tree hash
+    /// recorded it. Still read, never verified (GitHub's archive bytes are
+    /// not stable) and no longer written by `update`.
     pub source_sha256: Option<String>,
     /// The `go` directive of upstream's go.mod at `version`.
     pub go_directive: Option<String>,
@@ -92,7 +159,7 @@ impl Lock {
     /// Reads the lock of the package at `dir`; `Ok(None)` when there is none yet.
     pub fn load(dir: &Path) -> Result<Option<Lock>, ConfigError> {
         let path = dir.join(LOCK_PATH);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::journal::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
@@ -165,9 +232,22 @@ impl Lock {
             .map(|p| p.sha256.as_str())
     }
 
+    /// What the lock says output `file` was made from.
+    pub fn output(&self, file: &str) -> Option<&LockedOutput> {
+        self.outputs.iter().find(|o| o.file == file)
+    }
+
+    /// The pending conflict of output `file`, when there is one.
+    pub fn pending_conflict(&self, file: &str) -> Option<&PendingConflict> {
+        self.pending
+            .as_ref()
+            .and_then(|p| p.conflicts.iter().find(|c| c.file == file))
+    }
+
     /// Serializes the lock, editing `previous` (the old lock text) in place so
     /// that unchanged bytes stay unchanged.
     pub fn to_toml(&self, previous: Option<&str>) -> String {
+        let old: Option<Lock> = previous.and_then(|p| toml::from_str(p).ok());
         let mut doc: DocumentMut = previous.and_then(|p| p.parse().ok()).unwrap_or_else(|| {
             let mut d = DocumentMut::new();
             d.decor_mut().set_prefix(
@@ -180,6 +260,11 @@ impl Lock {
         set_str(up, "source", Some(&self.upstream.source));
         set_str(up, "version", Some(&self.upstream.version));
         set_str(up, "commit", self.upstream.commit.as_deref());
+        set_str(
+            up,
+            "source-tree-sha256",
+            self.upstream.source_tree_sha256.as_deref(),
+        );
         set_str(up, "source-sha256", self.upstream.source_sha256.as_deref());
         set_str(up, "go-directive", self.upstream.go_directive.as_deref());
 
@@ -213,8 +298,60 @@ impl Lock {
                 set_map(t, "bases", &img.bases);
             }
         }
+
+        if old.as_ref().map(|o| &o.outputs) != Some(&self.outputs) {
+            let mut outputs = ArrayOfTables::new();
+            for o in &self.outputs {
+                outputs.push(output_table(o));
+            }
+            set_array(&mut doc, "output", outputs);
+        }
+        if old.as_ref().map(|o| &o.pending) != Some(&self.pending) {
+            match &self.pending {
+                None => {
+                    doc.remove("pending");
+                }
+                Some(p) => {
+                    doc.insert("pending", Item::Table(pending_table(p)));
+                }
+            }
+        }
         doc.to_string()
     }
+}
+
+fn output_table(o: &LockedOutput) -> Table {
+    let mut t = Table::new();
+    t["file"] = value(&o.file);
+    t["from"] = value(&o.from);
+    let mut patches = ArrayOfTables::new();
+    for p in &o.patches {
+        let mut pt = Table::new();
+        pt["name"] = value(&p.name);
+        pt["file"] = value(&p.file);
+        pt["strip"] = value(p.strip as i64);
+        patches.push(pt);
+    }
+    if !patches.is_empty() {
+        t.insert("patch", Item::ArrayOfTables(patches));
+    }
+    t
+}
+
+fn pending_table(p: &Pending) -> Table {
+    let mut t = Table::new();
+    t["version"] = value(&p.version);
+    let mut conflicts = ArrayOfTables::new();
+    for c in &p.conflicts {
+        let mut ct = Table::new();
+        ct["file"] = value(&c.file);
+        ct["sha256"] = value(&c.sha256);
+        conflicts.push(ct);
+    }
+    if !conflicts.is_empty() {
+        t.insert("conflict", Item::ArrayOfTables(conflicts));
+    }
+    t
 }
 
 fn table_mut<'a>(doc: &'a mut DocumentMut, key: &str) -> &'a mut Table {
@@ -268,9 +405,12 @@ fn replace_array(doc: &mut DocumentMut, key: &str, new: ArrayOfTables) {
                             .all(|(k, v)| a.get(k).and_then(|i| i.as_str()) == v.as_str())
                 })
         });
-    if same {
-        return;
+    if !same {
+        set_array(doc, key, new);
     }
+}
+
+fn set_array(doc: &mut DocumentMut, key: &str, new: ArrayOfTables) {
     if new.is_empty() {
         doc.remove(key);
     } else {
@@ -288,6 +428,7 @@ mod tests {
                 source: "github:o/r".into(),
                 version: "v1.0.0".into(),
                 commit: Some("abc".into()),
+                source_tree_sha256: Some("44".into()),
                 source_sha256: None,
                 go_directive: Some("1.25.0".into()),
             },
@@ -305,6 +446,16 @@ mod tests {
                 content_hash: None,
                 bases: BTreeMap::new(),
             }),
+            outputs: vec![LockedOutput {
+                file: "t/a.yml".into(),
+                from: "a.yml".into(),
+                patches: vec![OutputPatch {
+                    name: "p".into(),
+                    file: "p.patch".into(),
+                    strip: 1,
+                }],
+            }],
+            pending: None,
         }
     }
 
@@ -331,6 +482,22 @@ mod tests {
         assert_eq!(out, text.replace("v1.0.0\"", "v1.1.0\""));
     }
 
+    /// Locks written before the tree hash hold only the archive's sha256.
+    #[test]
+    fn reads_a_lock_with_only_the_archive_sha256() {
+        let text =
+            "[upstream]\nsource = \"github:o/r\"\nversion = \"v1.0.0\"\nsource-sha256 = \"55\"\n";
+        let lock = Lock::parse(Path::new("lock.toml"), text).unwrap();
+        assert_eq!(lock.upstream.source_sha256.as_deref(), Some("55"));
+        assert_eq!(lock.upstream.source_tree_sha256, None);
+        let mut updated = lock.clone();
+        updated.upstream.source_sha256 = None;
+        updated.upstream.source_tree_sha256 = Some("66".into());
+        let out = updated.to_toml(Some(text));
+        assert!(out.contains("source-tree-sha256 = \"66\"\n"), "{out}");
+        assert!(!out.contains("source-sha256"), "{out}");
+    }
+
     #[test]
     fn a_value_is_found_at_its_line() {
         let text = sample().to_toml(None);
@@ -343,6 +510,48 @@ mod tests {
             "{text}"
         );
         assert_eq!(Lock::line_of_key(&text, "image", "nothing"), None);
+    }
+
+    #[test]
+    fn outputs_and_pending_are_written_as_tables_and_read_back() {
+        let mut lock = sample();
+        lock.pending = Some(Pending {
+            version: "v1.1.0".into(),
+            conflicts: vec![PendingConflict {
+                file: "t/a.yml".into(),
+                sha256: "44".into(),
+            }],
+        });
+        let text = lock.to_toml(None);
+        assert!(
+            text.contains(
+                "[[output]]\nfile = \"t/a.yml\"\nfrom = \"a.yml\"\n\n[[output.patch]]\nname = \"p\"\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("[pending]\nversion = \"v1.1.0\"\n\n[[pending.conflict]]\n"),
+            "{text}"
+        );
+        assert_eq!(Lock::parse(Path::new("lock.toml"), &text).unwrap(), lock);
+
+        // Clearing the pending update removes its table and nothing else.
+        let pending = lock.pending.take();
+        let cleared = lock.to_toml(Some(&text));
+        assert_eq!(cleared, sample().to_toml(None));
+        lock.pending = pending;
+        assert_eq!(lock.to_toml(Some(&text)), text, "unchanged, byte for byte");
+    }
+
+    #[test]
+    fn a_lock_without_the_later_tables_still_reads() {
+        let lock = Lock::parse(
+            Path::new("lock.toml"),
+            "[upstream]\nsource = \"github:o/r\"\nversion = \"v1\"\n\n[[file]]\nfrom = \"a.yml\"\nsha256 = \"00\"\n",
+        )
+        .unwrap();
+        assert!(lock.outputs.is_empty() && lock.pending.is_none());
+        assert_eq!(lock.output("t/a.yml"), None);
     }
 
     #[test]

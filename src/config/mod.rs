@@ -6,8 +6,10 @@
 //!    package directory and may not leave it, through `..` or a symlink
 //!    (except `expect.file`, which is declared to read a sibling package);
 //!    the files revendor writes are not its own (vendor.toml, `upstream/`,
-//!    `.revendor-txn/`, `.git`) and each `to` is a file of its own (see
-//!    `bounds`); names are unique, the semver range parses, patch files exist.
+//!    `.revendor-txn/`, `.git`) and each `to` is a file or a directory of
+//!    its own (see `bounds`); a directory's `include`/`exclude` globs compile
+//!    (`select`); names are unique, the semver range parses, patch files
+//!    exist.
 //!
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
@@ -17,9 +19,12 @@ pub mod edit;
 mod error;
 pub mod lock;
 mod raw;
+mod select;
+mod suggest;
 mod validate;
 
 pub use error::{ConfigError, line_of};
+pub use select::Select;
 
 use std::path::{Path, PathBuf};
 
@@ -151,21 +156,79 @@ impl UpstreamSource {
     }
 }
 
-/// `[[vendor]]`: one upstream file and where its rendered copy goes.
+/// `[[vendor]]`: one upstream file, or a whole directory, and where its
+/// rendered copy goes.
+///
+/// A directory is vendored file by file: `render::files` turns it into one
+/// file `Vendor` per file it holds at a version (the lock's `[[file]]`
+/// entries, or upstream's listing), plus one per file a vendor patch creates
+/// inside it. Every command past that works on files only.
 #[derive(Debug, Clone)]
 pub struct Vendor {
-    /// Path in the upstream repository.
+    /// Path in the upstream repository. For a directory, the prefix of its
+    /// files: `charts/kube-ovn/`, or empty for the repository root (`./`).
     pub from: String,
-    /// Path of the rendered output in the package.
+    /// Path of the rendered output in the package; for a directory, ends
+    /// with `/`.
     pub to: String,
     /// Line in vendor.toml.
     pub line: usize,
+    /// For a directory: which of its files are vendored.
+    pub dir: Option<Select>,
+    /// A file of a vendored directory that upstream does not have: a vendor
+    /// patch creates it (`--- /dev/null`). Its pristine copy is empty and
+    /// kept nowhere, and the lock has no `[[file]]` for it.
+    pub created: bool,
 }
 
 impl Vendor {
     /// Where the pristine copy is kept: `upstream/<from>`.
     pub fn pristine(&self) -> String {
         format!("upstream/{}", self.from)
+    }
+
+    /// Whether this `[[vendor]]` is a directory (`from` and `to` end with `/`).
+    pub fn is_dir(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// For a directory: `path`, an upstream path, relative to `from`, when
+    /// the directory holds it and selects it.
+    pub fn selects_from<'p>(&self, path: &'p str) -> Option<&'p str> {
+        let rel = path.strip_prefix(self.from.as_str())?;
+        self.selects(rel)
+    }
+
+    /// For a directory: `path`, a package path, relative to `to`, when it
+    /// is under `to` and the directory selects it.
+    pub fn selects_to<'p>(&self, path: &'p str) -> Option<&'p str> {
+        let rel = path.strip_prefix(self.to.as_str())?;
+        self.selects(rel)
+    }
+
+    fn selects<'p>(&self, rel: &'p str) -> Option<&'p str> {
+        let select = self.dir.as_ref()?;
+        (!rel.is_empty() && !rel.ends_with('/') && select.selects(rel)).then_some(rel)
+    }
+
+    /// The file `rel` of this directory, as a file `Vendor` of the same line.
+    pub fn file(&self, rel: &str, created: bool) -> Vendor {
+        Vendor {
+            from: format!("{}{rel}", self.from),
+            to: format!("{}{rel}", self.to),
+            line: self.line,
+            dir: None,
+            created,
+        }
+    }
+
+    /// Whether this `[[vendor]]` renders the package path `to`: it is the
+    /// file's `to`, or a file the directory selects.
+    pub fn renders(&self, to: &str) -> bool {
+        match &self.dir {
+            None => self.to == to,
+            Some(_) => self.selects_to(to).is_some(),
+        }
     }
 }
 
@@ -346,7 +409,7 @@ impl Config {
     /// Reads and validates `<dir>/vendor.toml`.
     pub fn load(dir: &Path) -> Result<Config, ConfigError> {
         let path = dir.join("vendor.toml");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = crate::journal::read_to_string(&path).map_err(|e| {
             ConfigError::at(&path, None, format!("cannot read vendor.toml: {e}"))
                 .hint("run revendor in a package directory or pass -C DIR")
         })?;
@@ -357,8 +420,9 @@ impl Config {
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: raw::RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
-            ConfigError::at(path, line, toml_message(e.message()))
-                .hint("fix vendor.toml; DESIGN.md lists every key")
+            let hint = suggest::unknown_key(e.message())
+                .unwrap_or_else(|| "fix vendor.toml; docs/reference.md lists every key".into());
+            ConfigError::at(path, line, toml_message(e.message())).hint(hint)
         })?;
         validate::validate(dir, path, text, raw)
     }
@@ -385,9 +449,10 @@ impl Config {
             .map(|o| o.level)
     }
 
-    /// The vendor entry rendering `to`, if any.
+    /// The `[[vendor]]` rendering `to` (the file, or the directory that
+    /// selects it), if any.
     pub fn vendor_rendering(&self, to: &str) -> Option<&Vendor> {
-        self.vendor.iter().find(|v| v.to == to)
+        self.vendor.iter().find(|v| v.renders(to))
     }
 }
 

@@ -42,12 +42,14 @@ pub struct RawUpstream {
     pub allow_prerelease: bool,
 }
 
-/// `[[vendor]]`.
+/// `[[vendor]]`: a file, or a directory when `from` and `to` end with `/`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVendor {
     pub from: Spanned<String>,
     pub to: Spanned<String>,
+    pub include: Option<Spanned<Vec<Spanned<String>>>>,
+    pub exclude: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `[[patch]]`.

@@ -6,10 +6,10 @@ use std::path::{Component, Path};
 use toml::Spanned;
 
 use super::bounds::{self, Bounds, Resolved};
-use super::raw::{RawConfig, RawExpect};
+use super::raw::{RawConfig, RawExpect, RawVendor};
 use super::{
     AppliesTo, Config, ConfigError, Contract, Expect, Image, Level, Marker, Patch, Pin, Rewrite,
-    RewriteKind, SeverityOverride, Upstream, UpstreamSource, Vendor, line_of,
+    RewriteKind, Select, SeverityOverride, Upstream, UpstreamSource, Vendor, line_of,
 };
 
 /// Spans → lines for one vendor.toml.
@@ -116,24 +116,9 @@ pub(super) fn validate(
     let mut vendor = Vec::new();
     let mut outputs = Vec::new();
     for v in &raw.vendor {
-        let from = v.get_ref().from.clone();
-        if !stays_inside(Path::new(from.get_ref())) || from.get_ref().is_empty() {
-            return Err(cx.err(
-                &from,
-                format!(
-                    "`from` = \"{}\" is not a path inside the upstream repository",
-                    from.get_ref()
-                ),
-            ));
-        }
-        pristine_copy(&cx, &from)?;
-        let (to, resolved) = cx.path_of("to", &v.get_ref().to, true)?;
-        outputs.push((resolved, v.get_ref().to.clone()));
-        vendor.push(Vendor {
-            from: from.into_inner(),
-            to,
-            line: cx.line(v),
-        });
+        let (entry, resolved) = vendor_entry(&cx, v)?;
+        outputs.push((resolved, v.get_ref().to.clone(), entry.is_dir()));
+        vendor.push(entry);
     }
 
     let mut names = HashSet::new();
@@ -151,7 +136,7 @@ pub(super) fn validate(
         }
         let (file, resolved) = cx.path_of("file", &r.file, true)?;
         patch_files.push((resolved, r.name.get_ref().clone(), cx.line(&r.file)));
-        if !dir.join(&file).is_file() {
+        if !crate::journal::is_file(&dir.join(&file)) {
             return Err(cx
                 .err(&r.file, format!("patch file `{file}` does not exist"))
                 .hint("create the patch or fix `file`"));
@@ -191,7 +176,7 @@ pub(super) fn validate(
             _ => {
                 return Err(cx
                     .err(w, "a [[rewrite]] needs either `lines-containing` with `replace`, or `dockerfile-arg`")
-                    .hint("see the [[rewrite]] examples in DESIGN.md"));
+                    .hint("see the [[rewrite]] examples in docs/reference.md"));
             }
         };
         rewrites.push(Rewrite {
@@ -335,6 +320,118 @@ pub(super) fn validate(
     })
 }
 
+/// One `[[vendor]]`: a file, or a directory when `from` and `to` end with
+/// `/` (`from = "./"` is the repository root), with its `include` and
+/// `exclude` globs; and its `to` as the filesystem will see it.
+fn vendor_entry(cx: &Ctx<'_>, v: &Spanned<RawVendor>) -> Result<(Vendor, Resolved), ConfigError> {
+    let r = v.get_ref();
+    let (from_text, to_text) = (r.from.get_ref(), r.to.get_ref());
+    if !stays_inside(Path::new(from_text)) || from_text.is_empty() || from_text == "." {
+        return Err(cx
+            .err(
+                &r.from,
+                format!("`from` = \"{from_text}\" is not a path inside the upstream repository"),
+            )
+            .hint("name a file (`deploy/a.yml`), a directory ending with `/` (`charts/x/`), or the repository root as `./`"));
+    }
+    let is_dir = from_text.ends_with('/');
+    match (is_dir, to_text.ends_with('/')) {
+        (true, false) => {
+            return Err(cx
+                .err(
+                    &r.to,
+                    format!(
+                        "`from` = \"{from_text}\" is a directory (it ends with `/`), so `to` = \"{to_text}\" must be one too"
+                    ),
+                )
+                .hint(format!("write `to = \"{to_text}/\"`")));
+        }
+        (false, true) => {
+            return Err(cx
+                .err(
+                    &r.to,
+                    format!(
+                        "`to` = \"{to_text}\" is a directory (it ends with `/`), but `from` = \"{from_text}\" is a file"
+                    ),
+                )
+                .hint("end `from` with `/` to vendor the directory, or name the file `to` writes"));
+        }
+        _ => {}
+    }
+    let dir = if is_dir {
+        Some(select(cx, r)?)
+    } else {
+        if let Some(globs) = r.include.as_ref().or(r.exclude.as_ref()) {
+            let key = if r.include.is_some() {
+                "include"
+            } else {
+                "exclude"
+            };
+            return Err(cx
+                .err(
+                    globs,
+                    format!("`{key}` selects files of a directory, but `from` = \"{from_text}\" is a file"),
+                )
+                .hint("end `from` and `to` with `/` to vendor a directory"));
+        }
+        None
+    };
+    pristine_copy(cx, &r.from)?;
+    let (to, resolved) = cx.path_of("to", &r.to, true)?;
+    if is_dir && resolved.is_empty() {
+        return Err(cx
+            .err(&r.to, format!("`to` = \"{to_text}\" is the package directory itself, which holds vendor.toml and upstream/"))
+            .hint("render the directory into a directory of the package, e.g. `to = \"charts/name/\"`"));
+    }
+    let from = from_text.trim_start_matches("./").to_string();
+    Ok((
+        Vendor {
+            from,
+            to,
+            line: cx.line(v),
+            dir,
+            created: false,
+        },
+        resolved,
+    ))
+}
+
+/// The `include` and `exclude` globs of a directory `[[vendor]]`.
+fn select(cx: &Ctx<'_>, r: &RawVendor) -> Result<Select, ConfigError> {
+    let globs = |list: &Option<Spanned<Vec<Spanned<String>>>>| -> Option<Vec<String>> {
+        list.as_ref()
+            .map(|l| l.get_ref().iter().map(|g| g.get_ref().clone()).collect())
+    };
+    if let Some(include) = &r.include
+        && include.get_ref().is_empty()
+    {
+        return Err(cx.err(include, "`include` = [] selects nothing").hint(
+            "list the globs to vendor, or leave `include` out to vendor the whole directory",
+        ));
+    }
+    let exclude = globs(&r.exclude).unwrap_or_default();
+    Select::new(globs(&r.include).as_deref(), &exclude).map_err(|(in_include, bad)| {
+        let (key, list) = if in_include {
+            ("include", &r.include)
+        } else {
+            ("exclude", &r.exclude)
+        };
+        let glob = &list
+            .as_ref()
+            .expect("the bad glob came from this list")
+            .get_ref()[bad.index];
+        cx.err(
+            glob,
+            format!(
+                "`{key}` glob \"{}\" is not a glob: {}",
+                glob.get_ref(),
+                bad.reason
+            ),
+        )
+        .hint("globs are relative to `from`: `*` and `?` within a path component, `**` across them")
+    })
+}
+
 /// The pristine copy of `from`, `upstream/<from>`, may not leave the package
 /// through a symlink nor be the lock.
 fn pristine_copy(cx: &Ctx<'_>, from: &Spanned<String>) -> Result<(), ConfigError> {
@@ -364,16 +461,38 @@ fn pristine_copy(cx: &Ctx<'_>, from: &Spanned<String>) -> Result<(), ConfigError
     Ok(())
 }
 
-/// Every `to` names its own file: not another `[[vendor]]`'s output, not a
-/// patch file, neither equal to nor under one another.
+/// Every `to` names its own file or directory: not another `[[vendor]]`'s
+/// output, not a patch file, neither equal to nor under one another (a file
+/// inside a vendored directory, or two directories one inside the other,
+/// would be rendered twice).
 fn apart(
     cx: &Ctx<'_>,
-    outputs: &[(Resolved, Spanned<String>)],
+    outputs: &[(Resolved, Spanned<String>, bool)],
     patch_files: &[(Resolved, String, usize)],
 ) -> Result<(), ConfigError> {
-    for (i, (to, value)) in outputs.iter().enumerate() {
+    for (i, (to, value, is_dir)) in outputs.iter().enumerate() {
         let v = value.get_ref();
-        if let Some((theirs, other)) = outputs[..i].iter().find(|(o, _)| bounds::overlaps(to, o)) {
+        if let Some((theirs, other, other_dir)) = outputs[..i]
+            .iter()
+            .find(|(o, _, _)| bounds::overlaps(to, o))
+        {
+            let inside = match (*is_dir, *other_dir) {
+                (_, true) if theirs.len() < to.len() => Some((v, other)),
+                (true, _) if to.len() < theirs.len() => Some((other.get_ref(), value)),
+                _ => None,
+            };
+            if let Some((inner, dir)) = inside {
+                return Err(cx
+                    .err(
+                        value,
+                        format!(
+                            "`to` = \"{inner}\" is inside the vendored directory `to` = \"{}\" (the [[vendor]] at line {}): its files would be rendered twice",
+                            dir.get_ref(),
+                            cx.line(dir)
+                        ),
+                    )
+                    .hint("give each [[vendor]] its own `to`, or leave the file out of the directory with `exclude`"));
+            }
             let shared = if theirs.len() < to.len() { theirs } else { to };
             return Err(cx
                 .err(
@@ -415,6 +534,7 @@ const CHECK_IDS: &[&str] = &[
     "cni-checksums",
     "upstream-newer",
     "image-exists",
+    "unreachable",
     "marker",
     "contract",
 ];
@@ -691,6 +811,96 @@ mod tests {
         let e = Config::parse(dir.path(), Path::new("vendor.toml"), &text).unwrap_err();
         assert_eq!(e.line, Some(6), "{e}");
         assert!(e.message.contains("[[patch]] `x` (line 9)"), "{e}");
+    }
+
+    /// issue 12: a directory is `from`/`to` ending with `/`, with globs.
+    #[test]
+    fn a_directory_vendor_is_validated_at_its_lines() {
+        let dir = |from: &str, to: &str, extra: &str| {
+            format!("{MINIMAL}[[vendor]]\nfrom = \"{from}\"\nto = \"{to}\"\n{extra}")
+        };
+        let c = parse(&dir(
+            "./charts/x/",
+            "charts/x/",
+            "exclude = [\"tests/**\"]\n",
+        ))
+        .unwrap();
+        let v = &c.vendor[0];
+        assert!(v.is_dir());
+        assert_eq!((v.from.as_str(), v.to.as_str()), ("charts/x/", "charts/x/"));
+        assert_eq!(v.selects_from("charts/x/values.yaml"), Some("values.yaml"));
+        assert_eq!(v.selects_from("charts/x/tests/a.yaml"), None);
+        assert!(c.vendor_rendering("charts/x/templates/a.yaml").is_some());
+        assert!(c.vendor_rendering("charts/x/tests/a.yaml").is_none());
+        assert_eq!(parse(&dir("./", "src/", "")).unwrap().vendor[0].from, "");
+
+        for (text, line, says) in [
+            (
+                dir("charts/", "charts", ""),
+                6,
+                "so `to` = \"charts\" must be one too",
+            ),
+            (
+                dir("a.yml", "t/", ""),
+                6,
+                "but `from` = \"a.yml\" is a file",
+            ),
+            (
+                dir("a.yml", "t.yml", "include = [\"*\"]\n"),
+                7,
+                "`include` selects files of a directory",
+            ),
+            (
+                dir("c/", "c/", "exclude = [\"ok\", \"[\"]\n"),
+                7,
+                "`exclude` glob \"[\" is not a glob",
+            ),
+            (dir("c/", "c/", "include = []\n"), 7, "selects nothing"),
+            (dir("c/", "./", ""), 6, "the package directory itself"),
+            (dir("c/", "upstream/", ""), 6, "the pristine copies"),
+            (
+                dir(".", "t/", ""),
+                5,
+                "not a path inside the upstream repository",
+            ),
+        ] {
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.line, Some(line), "{text}: {e}");
+            assert!(e.message.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_file_or_a_directory_inside_a_vendored_directory_is_refused() {
+        let vendor =
+            |from: &str, to: &str| format!("[[vendor]]\nfrom = \"{from}\"\nto = \"{to}\"\n");
+        for (first, second, line) in [
+            (
+                vendor("charts/", "charts/"),
+                vendor("a.yml", "charts/x/a.yml"),
+                9,
+            ),
+            (
+                vendor("a.yml", "charts/x/a.yml"),
+                vendor("charts/", "charts/"),
+                9,
+            ),
+            (vendor("charts/", "c/"), vendor("other/", "c/sub/"), 9),
+        ] {
+            let e = parse(&format!("{MINIMAL}{first}{second}")).unwrap_err();
+            assert_eq!(e.line, Some(line), "{e}");
+            assert!(
+                e.message.contains("is inside the vendored directory"),
+                "{e}"
+            );
+        }
+        let e = parse(&format!(
+            "{MINIMAL}{}{}",
+            vendor("a/", "c/"),
+            vendor("b/", "c/")
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("collides with `to` = \"c/\""), "{e}");
     }
 
     #[test]

@@ -275,6 +275,21 @@ fn parse_from(ins: &Instruction, stages: &[Stage], args: &[Arg]) -> Result<Stage
     })
 }
 
+/// The file range of `inner`, the value at byte `at` of the joined `text`. Its first and last
+/// bytes are mapped, not its end: a value may run across a continuation (the range then holds
+/// the `\` and the line break, and a rewrite replaces them too), and a position at the end of
+/// the joined text has no byte of its own (`ARG VERSION=\` at the end of the file). An empty
+/// value sits just after the `=` or its opening quote, both one byte. Fuzzing found both
+/// (issue 13).
+fn value_span(text: &Text, inner: &str, at: usize) -> Option<Range<usize>> {
+    let Some(last) = inner.chars().next_back() else {
+        let after = text.file_offset(at.checked_sub(1)?)? + 1;
+        return Some(after..after);
+    };
+    let end = at + inner.len() - last.len_utf8();
+    Some(text.file_offset(at)?..text.file_offset(end)? + last.len_utf8())
+}
+
 fn parse_arg(ins: &Instruction, stage: Option<usize>) -> Result<Vec<Arg>, Error> {
     let words = split_words(&ins.args.text);
     if words.is_empty() {
@@ -291,7 +306,7 @@ fn parse_arg(ins: &Instruction, stage: Option<usize>) -> Result<Vec<Arg>, Error>
                 Some((name, raw)) => {
                     let raw_at = at + name.len() + 1;
                     let (inner, inner_at) = unquote_whole(raw, raw_at);
-                    let span = ins.args.file_offset(inner_at).map(|f| f..f + inner.len());
+                    let span = value_span(&ins.args, inner, inner_at);
                     (name, Some((inner.to_owned(), span)))
                 }
                 None => (word, None),

@@ -75,6 +75,25 @@ mod tests {
         assert!(out.ends_with("  LAST=3\n"), "{out}");
     }
 
+    /// Fuzzing (issue 13, fuzz/corpus/dockerfile/arg-*): an empty default before a `\` at the
+    /// end of the file was written before the ARG's name, and a default running across a
+    /// continuation was replaced only up to the `\`, leaving its rest as an instruction.
+    /// Every rewrite reads back as a Dockerfile with the new value.
+    #[test]
+    fn a_value_at_the_end_or_across_a_continuation_is_replaced_whole() {
+        for (text, rewritten) in [
+            ("ARG VERSION=\\", "ARG VERSION=v2\\"),
+            ("ARG VERSION=\\\n", "ARG VERSION=v2\\\n"),
+            ("ARG VERSION=\"\"\n", "ARG VERSION=\"v2\"\n"),
+            ("ARG VERSION=\"\\\n.", "ARG VERSION=v2"),
+        ] {
+            let out = rewrite_arg(text, "VERSION", "v2").unwrap();
+            assert_eq!(out, rewritten, "{text:?}");
+            let df = Dockerfile::parse(&out).unwrap();
+            assert_eq!(df.args[0].value.as_deref(), Some("v2"), "{text:?}");
+        }
+    }
+
     #[test]
     fn missing_arg_and_unsafe_values_are_errors() {
         let text = "ARG VERSION\nFROM x\n";

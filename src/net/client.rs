@@ -99,6 +99,12 @@ impl Client {
         }
     }
 
+    /// Installs a hook told of every request sent and its status; the CLI
+    /// prints them with `-v`.
+    pub fn set_request_hook(&self, hook: super::RequestHook) {
+        self.transport.set_request_hook(hook);
+    }
+
     /// What this client has asked so far.
     pub fn stats(&self) -> &Stats {
         self.transport.stats()

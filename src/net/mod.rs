@@ -25,7 +25,9 @@ pub use client::{Client, ClientOptions, ProgressHook, Response};
 pub use error::{HttpError, error_message, one_line};
 pub use origin::{Origin, allowed, is_loopback};
 pub use redact::{redact, scrub};
-pub use transport::{Answer, Backoff, Progress, Request, Stats, Transport, TransportBuilder};
+pub use transport::{
+    Answer, Backoff, Exchange, Progress, Request, RequestHook, Stats, Transport, TransportBuilder,
+};
 
 /// Parses the `rel="next"` URL out of a `Link` header.
 pub fn next_link(link: &str) -> Option<String> {

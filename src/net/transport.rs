@@ -11,7 +11,8 @@
 //! 3. timeouts, broken connections and 5xx answers are retried a bounded number of times with
 //!    [`Backoff`]; after the last attempt a 5xx is returned as an answer (the caller words the
 //!    error) and the rest as an [`HttpError`] naming the URL;
-//! 4. every attempt is counted in [`Stats`].
+//! 4. every attempt is counted in [`Stats`] and told to the request hook, if one is set
+//!    (`-v` prints each request's method, redacted URL and status; `net` prints nothing).
 //!
 //! Bodies are read whole inside the attempt, so a body cut short is retried like a refused
 //! connection.
@@ -141,12 +142,12 @@ impl TransportBuilder {
             backoff: self.backoff,
             timeout: self.timeout,
             stats: Stats::default(),
+            hook: std::sync::Mutex::new(None),
         }
     }
 }
 
 /// The HTTP transport: a reqwest client with the rules of the module doc, built on first use.
-#[derive(Debug)]
 pub struct Transport {
     /// The client, or why it could not be built (a broken trust store), once a request needed it.
     http: OnceLock<Result<reqwest::blocking::Client, String>>,
@@ -155,6 +156,31 @@ pub struct Transport {
     backoff: Backoff,
     timeout: Duration,
     stats: Stats,
+    hook: std::sync::Mutex<Option<RequestHook>>,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("retries", &self.retries)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Called once per attempt sent (each retry too), for `-v`.
+pub type RequestHook = Box<dyn Fn(&Exchange<'_>) + Send>;
+
+/// One attempt and how it ended, as the request hook sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exchange<'a> {
+    /// `GET`, `HEAD`, `POST`, …
+    pub method: &'a str,
+    /// The URL asked for, credentials removed ([`redact`]).
+    pub url: &'a str,
+    /// The status after redirects; `None` when no answer came (timeout,
+    /// connection failure).
+    pub status: Option<u16>,
 }
 
 /// Called as a body downloads: `(url, bytes so far, total if known)`.
@@ -283,6 +309,21 @@ impl Transport {
         &self.stats
     }
 
+    /// Installs a hook told of every attempt sent and its status.
+    pub fn set_request_hook(&self, hook: RequestHook) {
+        *self.hook.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
+    fn observe(&self, request: &Request<'_>, status: Option<u16>) {
+        if let Some(hook) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            hook(&Exchange {
+                method: request.method.as_str(),
+                url: &request.shown,
+                status,
+            });
+        }
+    }
+
     /// The waits between attempts, for callers that poll (a tag that is not there yet).
     pub fn backoff(&self) -> Backoff {
         self.backoff
@@ -361,7 +402,9 @@ impl Transport {
             self.stats.conditional.fetch_add(1, Ordering::Relaxed);
         }
         let started = Instant::now();
-        let response = builder.send().map_err(|e| self.failure(request, &e))?;
+        let sent = builder.send();
+        self.observe(request, sent.as_ref().ok().map(|r| r.status().as_u16()));
+        let response = sent.map_err(|e| self.failure(request, &e))?;
         let status = response.status();
         if conditional && status == StatusCode::NOT_MODIFIED {
             self.stats.not_modified.fetch_add(1, Ordering::Relaxed);

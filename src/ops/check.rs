@@ -7,12 +7,13 @@
 //! 3. With `--fix`, commit the edits the checks staged, all at once.
 //!
 //! The findings come back to `cli`, which prints them in the chosen format
-//! and turns an `error` finding into exit code 1.
+//! and turns an `error` finding into exit code 1, and a remote that did not
+//! answer (the `unreachable` findings) into exit code 3.
 
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::Lock;
 use crate::config::{Config, Level};
-use crate::error::{Error, Result};
+use crate::error::{Error, ExitCode, Result};
 use crate::paths::Transaction;
 use crate::workspace::Context;
 
@@ -34,22 +35,49 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     /// Files `--fix` rewrote.
     pub changed: Vec<String>,
+    /// The URLs that did not answer (none when `[checks]` allows
+    /// `unreachable`).
+    pub unreachable: Vec<String>,
+}
+
+impl CheckReport {
+    /// The exit code of this package's check (DESIGN.md): 3 when a remote a
+    /// check needed did not answer, else 1 for any error finding, else 0.
+    /// `check` and `check --all` both end with it.
+    pub fn exit_code(&self) -> ExitCode {
+        if !self.unreachable.is_empty() {
+            ExitCode::Failure
+        } else if self.findings.iter().any(|f| f.severity == Severity::Error) {
+            ExitCode::Findings
+        } else {
+            ExitCode::Clean
+        }
+    }
+}
+
+impl CheckOptions {
+    /// A usage error when the flags contradict each other or `--offline`
+    /// (`offline`); `check --all` asks once, before any package runs.
+    pub fn validate(&self, offline: bool) -> Result<()> {
+        if self.online && offline {
+            return Err(Error::usage(
+                "`--online` and `--offline` contradict each other",
+                "drop one of them",
+            ));
+        }
+        if self.fix && !self.online {
+            return Err(Error::usage(
+                "`--fix` needs `--online`",
+                "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Runs the check.
 pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
-    if opts.online && ctx.client.offline() {
-        return Err(Error::usage(
-            "`--online` and `--offline` contradict each other",
-            "drop one of them",
-        ));
-    }
-    if opts.fix && !opts.online {
-        return Err(Error::usage(
-            "`--fix` needs `--online`",
-            "the fixes depend on what the new releases ship; run `revendor check --online --fix`",
-        ));
-    }
+    opts.validate(ctx.client.offline())?;
     let config = Config::load(&ctx.root)?;
     let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
@@ -69,6 +97,10 @@ pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
         }
         changed = txn.commit()?;
     }
+    let unreachable = match config.level_for(check::UNREACHABLE.name) {
+        Some(Level::Allow) => Vec::new(),
+        _ => sink.unreachable().to_vec(),
+    };
     if opts.online {
         let stats = ctx.client.stats();
         if stats.requests() > 0 && stats.not_modified() == stats.requests() {
@@ -82,6 +114,7 @@ pub fn check(ctx: &Context, opts: &CheckOptions) -> Result<CheckReport> {
         package: package_name(ctx),
         findings: with_levels(&config, sink.into_findings()),
         changed,
+        unreachable,
     })
 }
 
@@ -103,8 +136,9 @@ fn with_levels(config: &Config, findings: Vec<Finding>) -> Vec<Finding> {
         .collect()
 }
 
-/// The package directory's name, for reports.
-fn package_name(ctx: &Context) -> String {
+/// The package directory's name, for reports (also of a check that could
+/// not start).
+pub fn package_name(ctx: &Context) -> String {
     ctx.root
         .canonicalize()
         .ok()

@@ -2,7 +2,8 @@
 //! back, verify it and pin it.
 //!
 //! 1. Check the recipe before spending a build on it: the golang builder
-//!    stages are `golang:<image.go>` pinned by digest, every `ARG VERSION`
+//!    stages are `golang:<image.go>` pinned by digest and not older than
+//!    upstream's go.mod (`check`'s `builder-go`, with its advice), every `ARG VERSION`
 //!    default equals the locked upstream version, and every source patch
 //!    lies inside the build context. Any failure stops here, naming the file
 //!    and line.
@@ -11,13 +12,22 @@
 //!    pinned digest still resolves (offline: the hashes alone), there is
 //!    nothing to do unless `--force`.
 //! 3. Plan the builder's steps (`builder::plan`); `--dry-run` stops here and
-//!    shows them. Otherwise run them.
+//!    shows them. Otherwise ask the builder whether it can run
+//!    (`builder::probe`), then run them.
 //! 4. With `--push`: take the digest the builder reported, then read the tag
 //!    back from the registry until it serves that digest (bounded retries:
 //!    registries are eventually consistent) and verify it is an index of
 //!    exactly the configured platforms (`registry::Client`).
 //! 5. Pin it (`image_pin::write_pin`), recording the content hash and the
 //!    pinned base images in the lock.
+//!
+//! The environment fits cozystack's `make image` (hack/common-envs.mk):
+//! `REGISTRY` and `IMAGE_TAG` choose the reference (see
+//! `image_pin::image_reference`), `PUBLISH_VERSIONED=1` also pushes `[image]
+//! tag` and `PUBLISH_FLOATING=1` also `latest`. Only the first tag is read
+//! back and pinned. Caches and the arguments after `--` go to the builder as
+//! they are; the latter count in the content hash, since they may change
+//! what is built.
 
 use std::path::Path;
 
@@ -26,9 +36,10 @@ use super::image_pin::{
 };
 use super::pin_base::{parse_dockerfile, pinned_bases};
 use crate::builder::{self, Build, Kind, LABEL, Step};
+use crate::check;
 use crate::config::lock::Lock;
 use crate::config::{AppliesTo, Config, ConfigError, Image};
-use crate::dockerfile::{BuilderProblem, Dockerfile, check_builder};
+use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::image::{Digest, Reference};
 use crate::paths;
@@ -51,6 +62,12 @@ pub struct BuildOptions {
     pub dry_run: bool,
     /// Build even when the pinned image was built from the same content.
     pub force: bool,
+    /// `--cache-from` values for the builder, in buildx's syntax.
+    pub cache_from: Vec<String>,
+    /// `--cache-to` values for the builder, in buildx's syntax.
+    pub cache_to: Vec<String>,
+    /// Arguments appended to the build command (after `--`).
+    pub builder_args: Vec<String>,
 }
 
 /// How a build ended.
@@ -122,7 +139,8 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
     let image = image_config(&config)?;
     let lock = require_lock(ctx)?;
     let kind = builder_kind(&config, image, opts.builder.as_deref())?;
-    let reference = image_reference(&config, image, opts.tag.as_deref())?;
+    let reference = image_reference(ctx, &config, image, opts.tag.as_deref())?;
+    let extra_tags = extra_tags(ctx, &config, image, &reference)?;
     let platform_list = platforms(&config, image)?;
     let df = preflight(ctx, &config, image, &lock)?;
 
@@ -133,6 +151,7 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
         &ctx.root.join(&image.dockerfile),
         &build_args,
         &image.platforms,
+        &opts.builder_args,
     )?;
     let mut report = BuildReport {
         reference: reference.to_string(),
@@ -170,14 +189,19 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
         build_args,
         labels: vec![(LABEL.to_owned(), content_hash.to_string())],
         reference: reference.clone(),
+        extra_tags,
+        cache_from: opts.cache_from.clone(),
+        cache_to: opts.cache_to.clone(),
+        extra_args: opts.builder_args.clone(),
         push: opts.push,
         provenance: image.provenance,
         digest_file: digest_file.clone(),
     };
-    report.steps = builder::plan(kind, &build);
+    report.steps = builder::plan(kind, &build)?;
     if opts.dry_run {
         return Ok(report);
     }
+    builder::probe(kind, &ctx.root)?;
 
     // The registry is needed after the build; fail before building when it
     // cannot be used (--offline, a broken docker config).
@@ -230,6 +254,40 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
     Ok(report)
 }
 
+/// The tags pushed besides `primary`'s: `[image] tag` with
+/// `PUBLISH_VERSIONED=1`, `latest` with `PUBLISH_FLOATING=1`, each once and
+/// only when it is not `primary`'s own.
+fn extra_tags(
+    ctx: &Context,
+    config: &Config,
+    image: &Image,
+    primary: &Reference,
+) -> Result<Vec<Reference>> {
+    let mut tags: Vec<&str> = Vec::new();
+    if ctx.env.publish_versioned {
+        tags.push(&image.tag);
+    }
+    if ctx.env.publish_floating {
+        tags.push("latest");
+    }
+    tags.dedup();
+    tags.into_iter()
+        .filter(|tag| primary.tag() != Some(*tag))
+        .map(|tag| {
+            let text = format!("{}:{tag}", primary.name());
+            Reference::parse(&text).map_err(|e| {
+                ConfigError::at(
+                    config.root.join("vendor.toml"),
+                    Some(image.line),
+                    format!("[image] `{text}` (PUBLISH_VERSIONED) is not an image reference: {e}"),
+                )
+                .hint("fix `tag`")
+                .into()
+            })
+        })
+        .collect()
+}
+
 /// `--builder`, else vendor.toml's `builder`.
 fn builder_kind(config: &Config, image: &Image, flag: Option<&str>) -> Result<Kind> {
     match flag {
@@ -256,25 +314,21 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
     let text = String::from_utf8(paths::read(&path)?)
         .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
     let df = parse_dockerfile(&path, &text)?;
-    if let Some(go) = &image.go
-        && let Some(problem) = check_builder(&df, Some(go)).first()
+    let upstream = &lock.upstream;
+    if image.go.is_some()
+        && let Some(f) = check::builder_findings(
+            &df,
+            &image.dockerfile,
+            image.go.as_ref(),
+            upstream.go_directive.as_deref(),
+            &upstream.version,
+        )
+        .into_iter()
+        .next()
     {
-        let hint = match problem {
-            BuilderProblem::NotPinned { .. } => {
-                "run `revendor image pin-base` to pin it by digest".to_owned()
-            }
-            BuilderProblem::GoVersion { .. } => {
-                format!("run `revendor image pin-base --go {go}` to move the builder")
-            }
-            BuilderProblem::NoGolangStage => {
-                "build on golang, or drop `go` from [image] in vendor.toml".to_owned()
-            }
-        };
-        return Err(
-            ConfigError::at(&path, Some(problem.line()), problem.to_string())
-                .hint(hint)
-                .into(),
-        );
+        return Err(ConfigError::at(&path, Some(f.line), f.message)
+            .hint(f.fix)
+            .into());
     }
 
     let locked = &lock.upstream.version;

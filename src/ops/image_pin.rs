@@ -1,7 +1,8 @@
 //! `revendor image pin`: resolve an image that already exists, verify it and
 //! pin it; `image build` ends with the same pin.
 //!
-//! 1. Resolve `repository:tag` (or `repository:tag@digest` with `--digest`)
+//! 1. Resolve `repository:tag` (or `repository:tag@digest` with `--digest`;
+//!    `REGISTRY` and `IMAGE_TAG` move it as they move `image build`'s)
 //!    and verify it with `registry::Client::resolve_index`: an index holding
 //!    exactly the configured platforms, every child a distinct image.
 //! 2. Write `repository:tag@sha256:<index>` into every `[[pin]]` site
@@ -17,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::lock::{LOCK_PATH, Lock, LockedImage};
-use crate::config::{Config, ConfigError, Image};
+use crate::config::{Config, ConfigError, Image, Pin};
 use crate::error::{Error, Result};
 use crate::image::{Digest, Platform, Reference};
 use crate::paths::{self, Transaction};
@@ -73,7 +74,7 @@ pub fn pin(ctx: &Context, opts: &PinOptions) -> Result<PinReport> {
     let image = image_config(&config)?;
     let lock = require_lock(ctx)?;
     let client = ctx.registry()?;
-    let mut reference = image_reference(&config, image, opts.tag.as_deref())?;
+    let mut reference = image_reference(ctx, &config, image, opts.tag.as_deref())?;
     if let Some(digest) = &opts.digest {
         let digest = Digest::parse(digest).map_err(|e| {
             Error::usage(
@@ -110,6 +111,7 @@ pub(crate) fn write_pin(
     let mut txn = Transaction::new(&ctx.root);
     let mut sites = Vec::new();
     for p in &config.pins {
+        let sites_of = moved(p, &verified.reference);
         let current = match txn.staged(&p.file) {
             Some(bytes) => bytes.to_vec(),
             None => paths::read(&ctx.root.join(&p.file))?,
@@ -117,7 +119,7 @@ pub(crate) fn write_pin(
         let text = String::from_utf8(current).map_err(|_| {
             ConfigError::at(ctx.root.join(&p.file), None, "not UTF-8 text; cannot pin")
         })?;
-        let found = pin::pin_sites(&text, p).map_err(|e| pin_error(ctx, &p.file, &e))?;
+        let found = pin::pin_sites(&text, &sites_of).map_err(|e| pin_error(ctx, &p.file, &e))?;
         if found.is_empty() {
             return Err(ConfigError::at(
                 config.root.join("vendor.toml"),
@@ -131,7 +133,8 @@ pub(crate) fn write_pin(
             .into());
         }
         sites.extend(found.iter().map(|s| (p.file.clone(), s.line)));
-        let pinned = pin::apply(&text, p, &reference).map_err(|e| pin_error(ctx, &p.file, &e))?;
+        let pinned =
+            pin::apply(&text, &sites_of, &reference).map_err(|e| pin_error(ctx, &p.file, &e))?;
         txn.stage(&p.file, pinned.into_bytes());
     }
     let platforms: BTreeMap<String, String> = image
@@ -160,6 +163,20 @@ pub(crate) fn write_pin(
         sites,
         changed,
     })
+}
+
+/// `p` for writing `reference`: when `REGISTRY` moved the image away from
+/// `p.repository`, the sites already naming the moved repository (an earlier
+/// pin of it) are sites too, besides those `p` names.
+fn moved(p: &Pin, reference: &Reference) -> Pin {
+    let mut moved = p.clone();
+    if reference.name() != p.repository {
+        if !moved.replaces.is_empty() {
+            moved.replaces.push(p.repository.clone());
+        }
+        moved.repository = reference.name().to_owned();
+    }
+    moved
 }
 
 fn pin_error(ctx: &Context, file: &str, e: &pin::Error) -> Error {
@@ -191,20 +208,44 @@ pub(crate) fn require_lock(ctx: &Context) -> Result<Lock> {
     })
 }
 
-/// `repository:tag`, with `tag` replacing the configured one.
+/// `repository:tag` as cozystack's `make image` names it: the tag is `tag`
+/// (`--tag`), else `IMAGE_TAG`, else `[image] tag`; with `REGISTRY` set, the
+/// repository is `$REGISTRY/<last path component of [image] repository>`.
 pub(crate) fn image_reference(
+    ctx: &Context,
     config: &Config,
     image: &Image,
     tag: Option<&str>,
 ) -> Result<Reference> {
-    let text = format!("{}:{}", image.repository, tag.unwrap_or(&image.tag));
+    let tag = tag.or(ctx.env.image_tag.as_deref()).unwrap_or(&image.tag);
+    let repository = match &ctx.env.registry {
+        Some(registry) => {
+            let name = image.repository.rsplit('/').next().unwrap_or_default();
+            format!("{registry}/{name}")
+        }
+        None => image.repository.clone(),
+    };
+    let text = format!("{repository}:{tag}");
     Reference::parse(&text).map_err(|e| {
+        let from_env = [
+            ctx.env.registry.as_ref().map(|r| format!("REGISTRY={r}")),
+            ctx.env.image_tag.as_ref().map(|t| format!("IMAGE_TAG={t}")),
+        ];
+        let from_env: Vec<String> = from_env.into_iter().flatten().collect();
+        let hint = if from_env.is_empty() {
+            "fix `repository` and `tag` (or --tag)".to_owned()
+        } else {
+            format!(
+                "fix `repository` and `tag` (or --tag), or the environment's {}",
+                from_env.join(", ")
+            )
+        };
         ConfigError::at(
             config.root.join("vendor.toml"),
             Some(image.line),
             format!("[image] `{text}` is not an image reference: {e}"),
         )
-        .hint("fix `repository` and `tag` (or --tag)")
+        .hint(hint)
         .into()
     })
 }

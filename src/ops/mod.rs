@@ -8,8 +8,10 @@
 //! [`crate::workspace::Context`].
 
 pub mod check;
+pub mod check_all;
 pub mod image_build;
 pub mod image_pin;
+pub mod outcome;
 pub mod pin_base;
 pub mod pr;
 pub mod refresh;

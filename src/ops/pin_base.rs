@@ -20,6 +20,7 @@ use std::ops::Range;
 use toml_edit::DocumentMut;
 
 use super::image_pin::{image_config, platforms};
+use crate::check;
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Image};
 use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile, Stage, check_builder};
@@ -59,6 +60,8 @@ pub struct PinBaseReport {
     pub bases: Vec<PinnedBase>,
     /// Files whose bytes changed (or would, with `--dry-run`).
     pub changed: Vec<String>,
+    /// Nothing was written (`--dry-run`).
+    pub dry_run: bool,
 }
 
 impl PinBaseReport {
@@ -81,8 +84,9 @@ impl PinBaseReport {
         if self.changed.is_empty() {
             s.push_str("no file changed\n");
         }
+        let verb = if self.dry_run { "would write" } else { "wrote" };
         for f in &self.changed {
-            s.push_str(&format!("wrote {f}\n"));
+            s.push_str(&format!("{verb} {f}\n"));
         }
         s
     }
@@ -140,12 +144,8 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
             .into());
         }
         if let Some(problem) = wrong_go.iter().find(|p| p.line() == stage.line) {
-            let go = image.go.as_ref().map(ToString::to_string);
             return Err(at(problem.to_string())
-                .hint(format!(
-                    "pass --go {} to move the builder, or fix `go` in vendor.toml",
-                    go.unwrap_or_default()
-                ))
+                .hint(check::builder_advice(problem, image.go.as_ref()))
                 .into());
         }
         let Some(tag) = current.tag() else {
@@ -215,6 +215,7 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
         dockerfile: image.dockerfile.clone(),
         bases,
         changed,
+        dry_run: opts.dry_run,
     })
 }
 
@@ -273,11 +274,7 @@ fn resolve_base(
     let index = match fetched.manifest {
         Manifest::Index(index) => index,
         Manifest::Image(image) => {
-            return Err(registry::Error::NotAnIndex {
-                reference: reference.to_string(),
-                media_type: image.media_type,
-            }
-            .into());
+            return Err(client.not_an_index(reference, &image, platforms).into());
         }
     };
     let missing: Vec<Platform> = platforms

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::patch;
 use crate::paths::{self, Transaction};
-use crate::render::Patches;
+use crate::render::{self, Patches};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -53,8 +53,9 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut txn = Transaction::new(&ctx.root);
 
     let mut vendor = Patches::load(&config)?;
-    vendor.check_targets(&config)?;
-    for v in &config.vendor {
+    let files = render::files(&config, lock.files.iter().map(|f| f.from.as_str()), &vendor)?;
+    vendor.check_targets(&config, &files)?;
+    for v in &files {
         let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
         let walk = vendor.stack(v, &lock.upstream.version).apply(&pristine);
         walk.output?;
@@ -71,7 +72,7 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut source = Patches::load_kind(&config, AppliesTo::Source)?.into_loaded();
     if source.iter().any(|p| wanted(&p.name)) {
         let up = upstream::open(&config, &ctx.env, &ctx.client);
-        let tree = up.tree(&lock.upstream.version)?;
+        let tree = upstream::fetch_tree(&*up, &lock.upstream.version, Some(&lock))?;
         for p in source.iter_mut().filter(|p| wanted(&p.name)) {
             for fp in p.set.files.iter_mut() {
                 let path = fp.target_path(p.strip).unwrap_or_default();
@@ -95,6 +96,9 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             .find(|p| p.name == lp.name)
             .and_then(|p| txn.staged(&p.file))
         {
+            // Kept by its sha256 for the day the patch is removed
+            // (ops/update/removed.rs reads it back).
+            ctx.cache.put(bytes);
             lp.sha256 = Digest::of(bytes).hex().to_owned();
         }
     }

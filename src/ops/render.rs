@@ -2,16 +2,25 @@
 //! patches, the rewrites and the locked pin, without the network.
 //!
 //! 1. Read the lock: it must be of the source vendor.toml names, and its pin
-//!    an image reference pinned by digest. Each pristine copy under
+//!    an image reference pinned by digest. A vendored directory is the files
+//!    the lock lists for it (`render::files`). Each pristine copy under
 //!    upstream/ must match its sha256 (a missing copy is taken from the
 //!    download cache by that sha256).
 //! 2. Compare each rendered file on disk with what the package renders
-//!    ([`edits::fold`], as `update` does): an edit no patch carries stops the
+//!    (`edits::fold`, as `update` does): an edit no patch carries stops the
 //!    render (exit 1, nothing written), or with `--adopt-edits` is folded
 //!    into the last patch targeting the file, which the lock then records.
-//! 3. Apply the vendor patches strictly (offsets reported, no fuzz).
+//! 3. Apply the vendor patches strictly (offsets reported, no fuzz). A file
+//!    whose last section deletes it (`+++ /dev/null`) is removed, once the
+//!    file there is known to be the one it deletes (`deleted`).
 //! 4. Rewrite with the locked version, pin the locked image.
-//! 5. Commit every output at once.
+//! 5. Delete what a removed `[[vendor]]` rendered, and record in the lock
+//!    what each output is now made from when a `[[vendor]]` or `[[patch]]`
+//!    was removed ([`render::origin`]): a removed patch's changes are
+//!    reverted because the output is rendered without it, and the file on
+//!    disk is compared with the stack that still had it
+//!    (`removed::settle`, as `update` does), so they are not hand edits.
+//! 6. Commit every output at once.
 //!
 //! Two differences are not hand edits. A file still holding the markers of
 //! an unfinished `update --keep-conflicts` is revendor's own output: render
@@ -24,13 +33,16 @@
 use std::path::Path;
 
 use super::update::EditReport;
-use super::update::edits;
+use super::update::locked::Locked;
+use super::update::{edits, removed};
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Reference;
+use crate::ops::outcome::PatchResult;
 use crate::patch;
 use crate::paths::{self, Transaction};
+use crate::render::origin::{self, Removed};
 use crate::render::{self, Patches, Walk};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -42,15 +54,17 @@ pub struct RenderOptions {
     pub adopt_edits: bool,
 }
 
-/// What `render` did.
+/// What `render` did; `--format json` prints it (docs/json.md).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RenderReport {
     /// The locked version rendered.
     pub version: String,
-    /// `(patch, target, result)` for each patch section.
-    pub patches: Vec<(String, String, String)>,
+    /// Each patch section's result (the same objects `update` reports).
+    pub patches: Vec<PatchResult>,
     /// Hand edits folded into patches, with `--adopt-edits`.
     pub edits: Vec<EditReport>,
+    /// A removed patch reverted, a removed output deleted: one sentence each.
+    pub notes: Vec<String>,
     /// Files written.
     pub changed: Vec<String>,
 }
@@ -58,8 +72,10 @@ pub struct RenderReport {
 /// Renders and writes the outputs; stops on a hand edit unless
 /// `opts.adopt_edits`.
 pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
+    ctx.shell
+        .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
-    let Some(mut lock) = Lock::load(&ctx.root)? else {
+    let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
             "this package has no upstream/lock.toml yet",
             "run `revendor update` once to adopt it",
@@ -67,7 +83,12 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     };
     lock.require_source(&config)?;
     let mut patches = Patches::load(&config)?;
-    patches.check_targets(&config)?;
+    let files = render::files(
+        &config,
+        lock.files.iter().map(|f| f.from.as_str()),
+        &patches,
+    )?;
+    patches.check_targets(&config, &files)?;
     let version = lock.upstream.version.clone();
     let pin = locked_pin(&ctx.root, &lock)?;
 
@@ -77,12 +98,38 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         version: version.clone(),
         patches: Vec::new(),
         edits: Vec::new(),
+        notes: Vec::new(),
         changed: Vec::new(),
     };
-    for vendor in &config.vendor {
+    let removed = Removed::find(&config, &files, &lock);
+    let locked = Locked {
+        config: &config,
+        lock: Some(&lock),
+        version: &version,
+        pin: pin.as_deref(),
+    };
+    for vendor in &files {
         let pristine =
             Pristine::read(&ctx.root, &lock, vendor, &ctx.cache, None)?.verified(vendor)?;
+        if !vendor.created {
+            ctx.shell.step(
+                "Verified",
+                format!("{} against the lock", vendor.pristine()),
+            );
+        }
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
+        if patches.stack(vendor, &version).deletes() {
+            let locked = &locked;
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &version);
+            for result in deleted(&patches, vendor, &version, &pristine, current, finish)? {
+                ctx.shell.step("Applying", &result);
+                report.patches.push(result);
+            }
+            txn.remove(&vendor.to);
+            continue;
+        }
+        let current =
+            removed::settle(ctx, &locked, &removed, &patches, vendor, &pristine, current)?;
         // One walk serves the hand-edit check and the output, unless edits are folded into
         // a patch: a second walk of a 100,000-line file was a third of render's time.
         let mut walk = patches.stack(vendor, &version).apply(&pristine);
@@ -108,13 +155,13 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         }
         for step in walk.steps {
             let name = patches.section(step.id).0.name.clone();
-            report
-                .patches
-                .push((name, vendor.to.clone(), step.outcome.to_string()));
+            let result = PatchResult::new(&name, &vendor.to, &step.outcome);
+            ctx.shell.step("Applying", &result);
+            report.patches.push(result);
         }
         txn.stage(&vendor.to, rendered);
         let copy = vendor.pristine();
-        if !ctx.root.join(&copy).exists() {
+        if !vendor.created && !ctx.root.join(&copy).exists() {
             txn.stage(&copy, pristine);
         }
     }
@@ -123,9 +170,32 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     {
         txn.stage(&file, bytes);
     }
-    if !report.edits.is_empty() {
-        record_adopted(ctx, &config, &mut lock, &patches, &report.edits, &mut txn)?;
+    for path in removed.deletions(&files) {
+        txn.remove(&path);
     }
+    // A pristine copy no vendored file reads any more (one whose output a
+    // patch deleted has no record to find it by) goes with the removals.
+    let orphans: Vec<&str> = lock
+        .files
+        .iter()
+        .filter(|f| !files.iter().any(|v| v.from == f.from))
+        .map(|f| f.from.as_str())
+        .collect();
+    for from in &orphans {
+        txn.remove(&format!("upstream/{from}"));
+    }
+    let mut next = (!removed.is_empty() || !orphans.is_empty())
+        .then(|| origin::forget_removed(&lock, &config, &files, origin::outputs(&files, &patches)));
+    if !report.edits.is_empty() {
+        let next = next.get_or_insert_with(|| lock.clone());
+        record_adopted(&config, next, &patches, &report.edits, &mut txn);
+    }
+    if let Some(next) = next {
+        let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        txn.stage(LOCK_PATH, next.to_toml(previous.as_deref()).into_bytes());
+    }
+    report.notes = removed.notes();
     report.changed = txn.commit()?;
     // Said once the render is written, so that a render stopped by a hand
     // edit in another file does not claim what it did not do.
@@ -135,8 +205,39 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     Ok(report)
 }
 
+/// A vendored file whose last patch section deletes it (`+++ /dev/null`):
+/// the walk's results, once `current` (the file on disk, if any) is known
+/// to be what that section deletes (`finish`ed), and no hand edit is lost.
+pub(super) fn deleted(
+    patches: &Patches,
+    vendor: &Vendor,
+    version: &str,
+    pristine: &[u8],
+    current: Option<Vec<u8>>,
+    finish: impl Fn(&[u8]) -> Result<Vec<u8>>,
+) -> Result<Vec<PatchResult>> {
+    let walk = patches.stack(vendor, version).apply(pristine);
+    walk.output?;
+    let last = walk.steps.last().expect("a deleting stack has a section");
+    if let Some(current) = current
+        && finish(&last.input)? != current
+    {
+        let name = &patches.section(last.id).0.name;
+        return Err(Error::Conflict(format!(
+            "patch `{name}` deletes `{}`, but the file there is not the one it deletes: it has edits no patch carries; \
+             move them into a file of your own, or delete `{}` yourself",
+            vendor.to, vendor.to
+        )));
+    }
+    Ok(walk
+        .steps
+        .iter()
+        .map(|step| PatchResult::new(&patches.section(step.id).0.name, &vendor.to, &step.outcome))
+        .collect())
+}
+
 /// Whether the differences between `current` and the render of `vendor` are
-/// hand edits for [`edits::fold`] to judge. Not when there are none, nor
+/// hand edits for `edits::fold` to judge. Not when there are none, nor
 /// when the file holds conflict markers or a targeting patch changed since
 /// the lock verified it (see the module docs): the render is written over
 /// it, and `notes` gets the warning that says so. `walk` is the stack applied
@@ -212,16 +313,15 @@ fn finished(
 }
 
 /// Stages the patch files that took hand edits and records their new
-/// sha256 in the lock: each applies exactly at the locked version, which is
-/// what the lock vouches for.
+/// sha256 in `lock` (staged by the caller): each applies exactly at the
+/// locked version, which is what the lock vouches for.
 fn record_adopted(
-    ctx: &Context,
     config: &Config,
     lock: &mut Lock,
     patches: &Patches,
     adopted: &[EditReport],
     txn: &mut Transaction,
-) -> Result<()> {
+) {
     for p in patches.loaded() {
         if !adopted
             .iter()
@@ -242,10 +342,6 @@ fn record_adopted(
     }
     lock.patches
         .sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
-    let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
-    Ok(())
 }
 
 /// The lock's pinned image reference, checked before anything writes it:

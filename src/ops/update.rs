@@ -2,23 +2,44 @@
 //!
 //! 1. Resolve the target release (`--to`, or the highest inside `track`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
-//!    package is adopted without a lock) and the new ones at the target.
+//!    package is adopted without a lock) and the new ones at the target; a
+//!    vendored directory is listed at the target, and the files upstream
+//!    added arrive and the ones it removed go (`files.rs`).
+//!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
+//!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare
 //!    with the rendered files on disk: a difference is a hand edit, which
 //!    stops the update unless `--adopt-edits` folds it into the patch.
 //! 4. Carry every vendor patch to the target (`carry.rs`): strict first, then
 //!    a 3-way merge; refresh each patch to exact hunks.
 //! 5. Verify the source patches against the upstream source tree (`source.rs`).
+//!    A patch the target already carries stops the update unless
+//!    `--drop-upstreamed` removes it (`upstreamed.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
+//! 7. Check the result offline and report each finding with its next
+//!    command (`closing.rs`).
 //!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
+//! A `[[vendor]]` or `[[patch]]` gone from vendor.toml is undone on the way
+//! (`removed.rs`); `--continue` takes a resolved conflict in place of step 3
+//! and 4's carry (`resume.rs`).
 
+mod adopt;
 mod carry;
+mod closing;
 pub(super) mod edits;
+mod files;
+pub(super) mod locked;
+pub(super) mod removed;
+mod resume;
 mod source;
 mod summary;
+mod upstreamed;
 
-pub use summary::{ConflictReport, EditReport, PatchReport, UpdateReport};
+pub use closing::ClosingFinding;
+pub use summary::{
+    ConflictReport, EditReport, FuzzyReport, Renamed, UpdateReport, UpstreamedReport,
+};
 
 use std::collections::BTreeMap;
 
@@ -27,6 +48,7 @@ use crate::config::{AppliesTo, Config, UpstreamSource, Vendor};
 use crate::error::Result;
 use crate::image::Digest;
 use crate::paths::{self, Transaction};
+use crate::render::origin::{self, Removed};
 use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::upstream::{self, Source};
@@ -43,14 +65,21 @@ pub struct UpdateOptions {
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch targeting them.
     pub adopt_edits: bool,
+    /// `--continue`: finish the update `--keep-conflicts` left pending,
+    /// taking the resolved files as the patched result.
+    pub resume: bool,
+    /// Remove the patches (or sections) the target release already carries.
+    pub drop_upstreamed: bool,
 }
 
 /// Runs the update; the report says what happened (conflicts included).
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
+    ctx.shell
+        .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = Config::load(&ctx.root)?;
     let lock = Lock::load(&ctx.root)?;
-    let mut patches = Patches::load(&config)?;
-    patches.check_targets(&config)?;
+    let resume = resume::Resume::start(opts, lock.as_ref())?;
+    let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
     let source = upstream::open(&config, &ctx.env, &ctx.client);
     // vendor.toml may name another repository than the lock (a fork): the
     // locked copies and the locked source tree then come from the old one,
@@ -67,7 +96,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
 
     let spinner = ctx.shell.spinner("resolving the release");
     let releases = source.releases()?;
-    let resolved = upstream::resolve(&config, &releases, opts.to.as_deref())?;
+    let resolved = upstream::resolve(
+        &config,
+        &releases,
+        resume.map(|r| r.version()).or(opts.to.as_deref()),
+    )?;
     drop(spinner);
     if let Some(w) = &resolved.warning {
         ctx.shell.warn(w);
@@ -78,19 +111,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .unwrap_or_else(|| config.upstream.version.clone());
     let target = resolved.tag.clone();
     let same_release = target == base_version && moved_from.is_none();
-    ctx.shell.status(
-        "Updating",
-        match &moved_from {
-            Some(old) => format!(
-                "{old} {base_version} -> {} {target}",
-                config.upstream.source.describe()
-            ),
-            None => format!(
-                "{} {base_version} -> {target}",
-                config.upstream.source.describe()
-            ),
-        },
-    );
+    let upstream = config.upstream.source.describe();
+    match &moved_from {
+        Some(old) => ctx.shell.status(
+            "Updating",
+            format!("{old} {base_version} -> {upstream} {target}"),
+        ),
+        None if same_release => {
+            let verb = if lock.is_some() {
+                "Checking"
+            } else {
+                "Adopting"
+            };
+            ctx.shell.status(verb, format!("{upstream} at {target}"));
+        }
+        None => ctx
+            .shell
+            .status("Updating", format!("{upstream} {base_version} -> {target}")),
+    }
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
     let pin_ref = match &lock {
@@ -98,22 +136,129 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         _ => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
     };
 
+    let locked = locked::Locked {
+        config: &config,
+        lock: lock.as_ref(),
+        version: &base_version,
+        pin: pin_ref.as_deref(),
+    };
+    let between = files::Between {
+        base_version: &base_version,
+        target: &target,
+        base_source,
+        source: &*source,
+        same_release,
+    };
+    let plan = files::Plan::new(ctx, &config, lock.as_ref(), &patches, between)?;
+    let both: Vec<Vendor> = plan
+        .base
+        .iter()
+        .chain(
+            plan.target
+                .iter()
+                .filter(|t| !plan.base.iter().any(|b| b.to == t.to)),
+        )
+        .cloned()
+        .collect();
+    patches.check_targets(&config, &both)?;
+    plan.strays(ctx, &config, lock.as_ref(), &base_version)?;
+    let removed = lock
+        .as_ref()
+        .map(|l| Removed::find(&config, &plan.base, l))
+        .unwrap_or_default();
     let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
     report.moved_from = moved_from.clone();
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
+    let mut base_files = Vec::new();
+    let (mut arrived, mut gone) = (Vec::new(), Vec::new());
 
-    for vendor in &config.vendor {
-        let base = locked_copy(ctx, base_source, lock.as_ref(), vendor, &base_version)?;
-        let theirs = if same_release {
+    for (at_base, at_target) in plan.files() {
+        let Some(vendor) = at_target.or(at_base) else {
+            continue;
+        };
+        let (in_base, in_target) = (at_base.is_some(), at_target.is_some());
+        let base = match at_base {
+            Some(b) => locked_copy(ctx, base_source, lock.as_ref(), &plan, b, &base_version)?,
+            None => Vec::new(),
+        };
+        if in_base && !at_base.is_some_and(|b| b.created) {
+            base_files.push(LockedFile {
+                from: vendor.from.clone(),
+                sha256: Digest::of(&base).hex().to_owned(),
+            });
+            ctx.cache.put_blob(&base);
+        }
+        let on_disk = read_current(&vendor.to)?;
+        if !in_target {
+            let current = match &resume {
+                Some(_) => on_disk,
+                None => removed::settle(ctx, &locked, &removed, &patches, vendor, &base, on_disk)?,
+            };
+            files::removed(
+                &locked,
+                &patches,
+                vendor,
+                &base,
+                current.as_deref(),
+                &target,
+            )?;
+            txn.remove(&vendor.to);
+            gone.push((vendor.to.clone(), files::sha(&base)));
+            continue;
+        }
+        let theirs = if same_release && at_base.is_some_and(|b| b.created == vendor.created) {
             base.clone()
         } else {
-            ctx.shell
-                .status("Fetching", format!("{} at {target}", vendor.from));
-            upstream::fetch_file(&*source, &ctx.cache, &target, &vendor.from, None)?
+            plan.fetch(ctx, &*source, vendor, &target)?
         };
-
-        let current = read_current(&vendor.to)?;
+        let deletes = patches.stack(vendor, &base_version).deletes();
+        if deletes {
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &base_version);
+            let current = match &resume {
+                Some(_) => None,
+                None => on_disk.clone(),
+            };
+            super::render::deleted(&patches, vendor, &base_version, &base, current, finish)?;
+        } else if lock.is_none() && in_base {
+            let finish = |patched: &[u8]| {
+                render::finish(
+                    &config,
+                    &vendor.to,
+                    patched,
+                    &base_version,
+                    pin_ref.as_deref(),
+                )
+            };
+            report.fuzzy.extend(adopt::settle(
+                &mut patches,
+                &recounted,
+                vendor,
+                &base,
+                &base_version,
+                on_disk.as_deref(),
+                finish,
+            )?);
+        }
+        // With --continue the file on disk is the resolution, which the
+        // rebase takes; otherwise it is checked for hand edits.
+        // A file upstream added has no render at the locked version.
+        let current = match &resume {
+            _ if deletes || !in_base => None,
+            Some(_) => None,
+            None => {
+                resume::guard(&locked, &patches, vendor, &base, on_disk.as_deref())?;
+                removed::settle(
+                    ctx,
+                    &locked,
+                    &removed,
+                    &patches,
+                    vendor,
+                    &base,
+                    on_disk.clone(),
+                )?
+            }
+        };
         let edits = edits::fold(
             &config,
             &mut patches,
@@ -127,9 +272,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         )?;
         report.edits.extend(edits);
 
-        let carried = carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?;
+        let carried = match &resume {
+            Some(resume) if in_base => resume.rebase(
+                &locked,
+                &mut patches,
+                vendor,
+                &base,
+                &theirs,
+                on_disk.as_deref(),
+            )?,
+            _ => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
+        };
+        carried
+            .reports
+            .iter()
+            .for_each(|r| ctx.shell.step("Applying", r));
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
+        report.upstreamed.extend(carried.upstreamed);
         let rendered = render::finish(
             &config,
             &vendor.to,
@@ -137,13 +297,24 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             &target,
             pin_ref.as_deref(),
         )?;
-        txn.stage(&vendor.to, rendered);
-        txn.stage(&vendor.pristine(), theirs.clone());
-        locked_files.push(LockedFile {
-            from: vendor.from.clone(),
-            sha256: Digest::of(&theirs).hex().to_owned(),
-        });
+        if !in_base {
+            files::added(vendor, &rendered, on_disk.as_deref(), &target)?;
+            arrived.push((vendor.to.clone(), files::sha(&theirs)));
+        }
+        if deletes {
+            txn.remove(&vendor.to);
+        } else {
+            txn.stage(&vendor.to, rendered);
+        }
+        if !vendor.created {
+            txn.stage(&vendor.pristine(), theirs.clone());
+            locked_files.push(LockedFile {
+                from: vendor.from.clone(),
+                sha256: Digest::of(&theirs).hex().to_owned(),
+            });
+        }
     }
+    files::report(&mut report, arrived, gone);
 
     if !report.conflicts.is_empty() {
         if opts.keep_conflicts && !opts.dry_run {
@@ -151,16 +322,26 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             // pristine copies and the patches stay at the old version so the
             // next run knows where it stands.
             let mut keep = Transaction::new(&ctx.root);
-            for vendor in &config.vendor {
+            for vendor in plan
+                .base
+                .iter()
+                .filter(|b| plan.target.iter().any(|t| t.to == b.to))
+            {
                 if let Some(bytes) = txn.staged(&vendor.to) {
                     keep.stage(&vendor.to, bytes.to_vec());
                 }
             }
+            let at = match &lock {
+                Some(l) => l.clone(),
+                None => resume::adoption(&locked, &patches, &plan.base, base_files),
+            };
+            resume::record(&mut keep, &ctx.root, at, &target, &report.conflicts)?;
             report.changed = keep.commit()?;
         }
         return Ok(report);
     }
 
+    let vendor_results = report.patches.len();
     let source_facts = source::verify(
         ctx,
         &config,
@@ -171,7 +352,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         &target,
         &mut report,
     )?;
-    if !report.conflicts.is_empty() {
+    report.patches[vendor_results..]
+        .iter()
+        .for_each(|r| ctx.shell.step("Applying", r));
+    if !report.conflicts.is_empty() || upstreamed::settle(&mut report, opts.drop_upstreamed) {
         return Ok(report);
     }
 
@@ -201,6 +385,13 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.stage(&file, bytes);
     }
     locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+    let dropped = upstreamed::remove_sections(
+        &config,
+        &mut txn,
+        &mut locked_patches,
+        &mut report.upstreamed,
+    )?;
+    removed::remember(ctx, &config, &txn);
 
     for (file, bytes) in
         render::rewrite_in_place(&config, &target, |f| paths::read(&ctx.root.join(f)))?
@@ -218,10 +409,18 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         })
         .unwrap_or_default();
     for old in old_files {
-        if !config.vendor.iter().any(|v| v.pristine() == old) {
+        if !plan
+            .target
+            .iter()
+            .any(|v| !v.created && v.pristine() == old)
+        {
             txn.remove(&old);
         }
     }
+    for path in removed.deletions(&plan.target) {
+        txn.remove(&path);
+    }
+    report.notes.extend(removed.notes());
 
     // The commit is information for people reading the lock: a failure to
     // learn it is not worth failing an update that verified everything else.
@@ -234,24 +433,41 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             source: config.upstream.source.describe(),
             version: target.clone(),
             commit,
-            source_sha256: source_facts.archive_sha256,
+            source_tree_sha256: source_facts.tree_sha256,
+            source_sha256: None,
             go_directive: source_facts.go_directive,
         },
         files: locked_files,
         patches: locked_patches,
         image: match lock.as_ref().and_then(|l| l.image.clone()) {
             Some(img) => Some(img),
-            None => pin_ref.map(|reference| LockedImage {
+            None => pin_ref.clone().map(|reference| LockedImage {
                 reference,
                 ..LockedImage::default()
             }),
         },
+        // A patch dropped as upstreamed is gone from vendor.toml with this
+        // commit: the record must not list it, or the next run would take it
+        // for a removed [[patch]] to revert.
+        outputs: origin::outputs(&plan.target, &patches)
+            .into_iter()
+            .map(|mut o| {
+                o.patches.retain(|p| !dropped.contains(&p.name));
+                o
+            })
+            .collect(),
+        pending: None,
     };
-    if config.upstream.version != target {
+    if config.upstream.version != target || !dropped.is_empty() {
         let path = ctx.root.join("vendor.toml");
-        let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
-        let edited = crate::config::edit::set_upstream_version(&path, &text, &target)?;
-        txn.stage("vendor.toml", edited.into_bytes());
+        let mut text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+        for name in &dropped {
+            text = crate::config::edit::remove_patch(&path, &text, name)?;
+        }
+        if config.upstream.version != target {
+            text = crate::config::edit::set_upstream_version(&path, &text, &target)?;
+        }
+        txn.stage("vendor.toml", text.into_bytes());
     }
     let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
@@ -260,11 +476,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
     );
 
-    report.changed = if opts.dry_run {
-        txn.changed_paths()?
-    } else {
-        txn.commit()?
-    };
+    closing::commit(ctx, txn, opts.dry_run, lock.is_some(), &mut report)?;
     Ok(report)
 }
 
@@ -294,23 +506,37 @@ fn old_upstream<'a>(
 
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
-/// the lock names its sha256), which also restores an edited copy.
+/// the lock names its sha256; by its blob id when `plan` listed it), which
+/// also restores an edited copy.
 fn locked_copy(
     ctx: &Context,
     source: &dyn Source,
     lock: Option<&Lock>,
+    plan: &files::Plan,
     vendor: &Vendor,
     version: &str,
 ) -> Result<Vec<u8>> {
+    if vendor.created {
+        return Ok(Vec::new());
+    }
     if let Some(lock) = lock
         && let Pristine::Verified(bytes) =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
     {
+        ctx.shell.step(
+            "Verified",
+            format!("{} against the lock", vendor.pristine()),
+        );
         return Ok(bytes);
+    }
+    let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
+    if let (Some(listed), None) = (plan.base_listed(&vendor.from), expected) {
+        ctx.shell
+            .step("Fetching", format!("{} at {version}", vendor.from));
+        return upstream::fetch_listed(source, &ctx.cache, version, listed);
     }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
-    let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
     upstream::fetch_file(source, &ctx.cache, version, &vendor.from, expected)
 }
 

@@ -252,8 +252,13 @@ impl Search<'_> {
             return self.try_at(first).ok_or_else(|| self.fail_at(first));
         }
         let highest = n - m;
+        // Start from the nearest place the pattern could be: a header may state any line
+        // (fuzzing found `+2555555555555555537`), and walking out from there one line at a
+        // time would never end. Outside the file only one direction holds candidates, so
+        // the order of the places tried is the same.
+        let from = guess.min(highest).max(lowest);
         for distance in 0.. {
-            let (later, earlier) = (guess + distance, guess - distance);
+            let (later, earlier) = (from + distance, from - distance);
             if later > highest && earlier < lowest {
                 break;
             }
@@ -336,6 +341,23 @@ mod tests {
     }
 
     const BASE: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+
+    /// Fuzzing (issue 13, fuzz/corpus/patch_apply/timeout-huge-start): a header stating line
+    /// 2555555555555555537 made the offset search walk back to the file one line at a time.
+    /// It starts at the file's end now, and finds the hunk wherever it is.
+    #[test]
+    fn a_start_far_past_the_end_is_searched_from_the_end() {
+        let p = file("--- a/x\n+++ b/x\n@@ -4 +2555555555555555537 @@\n-4\n+four\n");
+        let undone = apply_reverse(&p, b"1\nfour\n5\n").unwrap();
+        assert_eq!(undone.content, b"1\n4\n5\n");
+        assert_eq!(undone.offsets, [1 - 2555555555555555536]);
+        let p = file("--- a/x\n+++ b/x\n@@ -2555555555555555537 +4 @@\n-4\n+four\n");
+        assert_eq!(
+            apply(&p, BASE.as_bytes()).unwrap().offsets,
+            [3 - 2555555555555555536]
+        );
+        assert!(apply(&p, b"nothing\nhere\n").is_err());
+    }
 
     #[test]
     fn exact_and_offset_hunks() {

@@ -30,6 +30,24 @@ pub struct Labels<'a> {
     pub theirs: &'a str,
 }
 
+/// The 1-based lines of `text` that are diff3 conflict markers: seven `<`, `|`, `=` or `>`,
+/// alone or followed by a space and a label, as `render` writes them (and git does). A file
+/// that holds one still has a conflict to resolve.
+pub fn marker_lines(text: &[u8]) -> Vec<usize> {
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            [b'<', b'|', b'=', b'>'].iter().any(|&c| {
+                line.len() >= 7
+                    && line[..7].iter().all(|&b| b == c)
+                    && (line.len() == 7 || line[7] == b' ')
+            })
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 /// A piece of merge output.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Piece<'a> {
@@ -116,6 +134,14 @@ mod tests {
         base: "v1",
         theirs: "v2",
     };
+
+    #[test]
+    fn marker_lines_are_the_four_markers_only() {
+        let text = b"a\n<<<<<<< ours (patched v1)\nO\n||||||| base (v1)\nB\n=======\nT\n>>>>>>> theirs (v2)\r\n\
+                     ======== longer\n<<<<<<<x\n=======\n";
+        assert_eq!(marker_lines(text), [2, 4, 6, 8, 11]);
+        assert!(marker_lines(b"a: <<<<<<<\n").is_empty());
+    }
 
     #[test]
     fn render_labels_markers_and_counts_lines() {

@@ -140,7 +140,7 @@ impl std::fmt::Display for Outcome {
 /// Merges `ours` and `theirs`, two descendants of `base`, line by line. Conflict markers carry
 /// `labels` and end in `\r\n` when `theirs` (else `ours`) starts with a CRLF line.
 ///
-/// 1. Diff `base` against each side ([`Lines::changes`]).
+/// 1. Diff `base` against each side (`Lines::changes`).
 /// 2. Group the two sides' changes into regions: changes whose `base` lines overlap or touch
 ///    (no unchanged line between them) share one, as in `diff3` and `git merge-file`.
 /// 3. A region that both sides changed the same way, or only one side changed, takes that

@@ -15,6 +15,10 @@
 //! [`apply_tree`] and [`rebase_tree`] do the same for a multi-file patch against a whole source
 //! tree held as a map, which is how a Go source patch is verified against an upstream archive.
 //!
+//! Adoption alone, where no lock says what the patches were made against, may read hunk headers
+//! whose counts lie ([`parse_recounted`], as `git apply --recount`) and apply with GNU patch's
+//! fuzz ([`apply_fuzzy`]); its caller accepts that only when the result is the committed file.
+//!
 //! Why strict: GNU patch's default fuzz lets a hunk land on changed context and exits 0, which
 //! is how a vendored patch silently rots. Here a context line that changed upstream is a
 //! conflict to resolve, never a guess. The line diff is imara-diff's (histogram, trimmed, linear
@@ -25,6 +29,7 @@ mod anchor;
 mod apply;
 mod conflict;
 mod diff;
+mod fuzz;
 mod merge;
 mod model;
 mod parse;
@@ -34,10 +39,11 @@ mod tree;
 mod write;
 
 pub use apply::{Applied, ApplyError, apply, apply_reverse};
-pub use conflict::{ConflictHunk, Labels};
+pub use conflict::{ConflictHunk, Labels, marker_lines};
+pub use fuzz::{Fuzzed, Landing, apply_fuzzy};
 pub use merge::{Merge, Outcome, merge3, rebase, rebase_applied};
 pub use model::{FilePatch, Hunk, Line, LineKind, PatchSet};
-pub use parse::{ParseError, parse};
+pub use parse::{ParseError, Recounted, parse, parse_recounted};
 pub use refresh::{refresh, refresh_set};
 pub use tree::{FileApplied, FileRebased, Patched, Rebased, Tree, apply_tree, rebase_tree};
 pub use write::{write, write_file};
@@ -135,6 +141,7 @@ mod tests {
             ("apply.rs", include_str!("apply.rs")),
             ("conflict.rs", include_str!("conflict.rs")),
             ("diff.rs", include_str!("diff.rs")),
+            ("fuzz.rs", include_str!("fuzz.rs")),
             ("merge.rs", include_str!("merge.rs")),
             ("model.rs", include_str!("model.rs")),
             ("parse.rs", include_str!("parse.rs")),

@@ -95,9 +95,40 @@ pub enum ParseError {
     Empty,
 }
 
+/// A hunk whose header's counts did not match its body, found by [`parse_recounted`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recounted {
+    /// Index of the file patch in the set.
+    pub file: usize,
+    /// Index of the hunk in its file patch.
+    pub hunk: usize,
+    /// Patch line of the `@@` header.
+    pub line: usize,
+    /// The header as written.
+    pub header: String,
+    /// Old-side lines the body has.
+    pub old: usize,
+    /// New-side lines the body has.
+    pub new: usize,
+}
+
 /// Reads a unified diff (plain, `diff -u`, git or `git format-patch` output) without losing
 /// any byte a writer needs to reproduce it.
 pub fn parse(input: &[u8]) -> Result<PatchSet, ParseError> {
+    read(input, None)
+}
+
+/// [`parse`] as `git apply --recount` reads: each hunk's counts are those of its body, which
+/// runs up to the next `@@ `, `diff ` or `---`/`+++` line or the first line that is not a body
+/// line, whatever the header says. Each header whose counts were wrong is listed. For adoption
+/// only: everywhere else a header that lies is an error.
+pub fn parse_recounted(input: &[u8]) -> Result<(PatchSet, Vec<Recounted>), ParseError> {
+    let mut recounted = Vec::new();
+    let set = read(input, Some(&mut recounted))?;
+    Ok((set, recounted))
+}
+
+fn read(input: &[u8], mut recount: Option<&mut Vec<Recounted>>) -> Result<PatchSet, ParseError> {
     let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
     let mut set = PatchSet {
         preamble: Vec::new(),
@@ -111,7 +142,8 @@ pub fn parse(input: &[u8]) -> Result<PatchSet, ParseError> {
         if is_file_start(&lines, i) {
             first_section.get_or_insert(text.start_line.unwrap_or(i + 1));
             let header = text.take(&mut set);
-            let (hunks, next) = hunks(&lines, i + 2)?;
+            let file = set.files.len();
+            let (hunks, next) = hunks(&lines, i + 2, file, recount.as_deref_mut())?;
             if hunks.is_empty() {
                 return Err(ParseError::NoHunks {
                     line: i + 1,
@@ -212,10 +244,34 @@ fn is_file_start(lines: &[&[u8]], i: usize) -> bool {
 }
 
 /// Reads the hunks starting at `i`; returns them and the index of the first line after them.
-fn hunks(lines: &[&[u8]], mut i: usize) -> Result<(Vec<Hunk>, usize), ParseError> {
+fn hunks(
+    lines: &[&[u8]],
+    mut i: usize,
+    file: usize,
+    mut recount: Option<&mut Vec<Recounted>>,
+) -> Result<(Vec<Hunk>, usize), ParseError> {
     let mut hunks = Vec::new();
     while lines.get(i).is_some_and(|l| l.starts_with(b"@@ ")) {
-        let (hunk, next) = hunk(lines, i)?;
+        let counts = match recount.as_deref_mut() {
+            None => None,
+            Some(found) => {
+                let (old, new) = count_body(lines, i + 1);
+                if let Some(stated) = hunk_header(lines[i])
+                    && (stated.old_len, stated.new_len) != (old, new)
+                {
+                    found.push(Recounted {
+                        file,
+                        hunk: hunks.len(),
+                        line: i + 1,
+                        header: show(lines[i]),
+                        old,
+                        new,
+                    });
+                }
+                Some((old, new))
+            }
+        };
+        let (hunk, next) = hunk(lines, i, counts)?;
         hunks.push(hunk);
         i = next;
     }
@@ -234,11 +290,47 @@ fn hunks(lines: &[&[u8]], mut i: usize) -> Result<(Vec<Hunk>, usize), ParseError
     Ok((hunks, i))
 }
 
-fn hunk(lines: &[&[u8]], at: usize) -> Result<(Hunk, usize), ParseError> {
+/// Old and new lines of the hunk body starting at `i`, counted as `git apply --recount` does.
+/// An email signature (`-- ` before a line that is not a body line) ends it.
+fn count_body(lines: &[&[u8]], mut i: usize) -> (usize, usize) {
+    let (mut old, mut new) = (0, 0);
+    while let Some(&line) = lines.get(i) {
+        let signature = (line == b"-- \n" || line == b"-- \r\n")
+            && lines
+                .get(i + 1)
+                .is_none_or(|next| body_kind(next).is_none());
+        if line.starts_with(b"@@ ")
+            || line.starts_with(b"diff ")
+            || is_file_start(lines, i)
+            || signature
+        {
+            break;
+        }
+        match body_kind(line) {
+            Some(LineKind::Context) => (old, new) = (old + 1, new + 1),
+            Some(LineKind::Remove) => old += 1,
+            Some(LineKind::Add) => new += 1,
+            None if line.first() == Some(&b'\\') => {}
+            None => break,
+        }
+        i += 1;
+    }
+    (old, new)
+}
+
+/// One hunk at `at`; `counts`, when given, replace the header's.
+fn hunk(
+    lines: &[&[u8]],
+    at: usize,
+    counts: Option<(usize, usize)>,
+) -> Result<(Hunk, usize), ParseError> {
     let mut hunk = hunk_header(lines[at]).ok_or_else(|| ParseError::HunkHeader {
         line: at + 1,
         text: show(lines[at]),
     })?;
+    if let Some((old, new)) = counts {
+        (hunk.old_len, hunk.new_len) = (old, new);
+    }
     let (mut old, mut new) = (0, 0);
     let mut markers = Vec::new();
     let mut i = at + 1;
@@ -578,6 +670,46 @@ new mode 100755
         assert_eq!(lines[0].text, b"a\r\n");
         assert_eq!(lines[1].text, b"\r\n");
         assert_eq!(set.files[0].hunks[0].section, b"\r");
+    }
+
+    /// kube-ovn's mtu.diff shape: the header says one new line more than the body has.
+    #[test]
+    fn recounting_reads_a_header_that_lies_by_its_body() {
+        let lying = "--- a/x\n+++ b/x\n@@ -1,3 +1,5 @@ spec:\n a\n+b\n c\n d\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-e\n+f\n";
+        assert!(matches!(
+            parse(lying.as_bytes()),
+            Err(ParseError::Overflow { line: 8, .. })
+        ));
+        let (set, recounted) = parse_recounted(lying.as_bytes()).unwrap();
+        assert_eq!(
+            recounted,
+            [Recounted {
+                file: 0,
+                hunk: 0,
+                line: 3,
+                header: "@@ -1,3 +1,5 @@ spec:".into(),
+                old: 3,
+                new: 4,
+            }]
+        );
+        let hunk = &set.files[0].hunks[0];
+        assert_eq!((hunk.old_len, hunk.new_len, hunk.lines.len()), (3, 4, 4));
+        assert_eq!(set.files[1].hunks[0].lines.len(), 2);
+        assert_eq!(
+            crate_free_write(&set),
+            lying.replace("+1,5", "+1,4"),
+            "written back, the header tells the truth"
+        );
+        let overcount = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n d\n-- \n2.43.0\n";
+        let (set, recounted) = parse_recounted(overcount.as_bytes()).unwrap();
+        assert_eq!((recounted[0].old, recounted[0].new), (3, 3));
+        assert_eq!(set.trailer, b"-- \n2.43.0\n");
+        let (_, none) = parse_recounted(GIT.as_bytes()).unwrap();
+        assert!(none.is_empty(), "true headers are not listed");
+    }
+
+    fn crate_free_write(set: &PatchSet) -> String {
+        String::from_utf8(super::super::write::write(set)).unwrap()
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Every command that changes files builds a [`Transaction`]: new contents are
 //! staged, then swapped in together, so a failure at any point leaves the tree
 //! as it was. See `transaction.rs` for how a kill is survived, and
-//! `bounds.rs` for where it refuses to write.
+//! `bounds.rs` for where it refuses to write. Reads go through
+//! [`crate::journal`], so a package holding a write that could not be
+//! finished reads as that write leaves it.
 
 mod bounds;
 mod transaction;
@@ -13,13 +15,14 @@ pub use transaction::{Recovery, Transaction, recover};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::journal;
 
 /// The directory, inside the package, where a transaction stages its files.
 pub const STAGING_DIR: &str = ".revendor-txn";
 
 /// Reads a file, naming it on failure.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| Error::Io {
+    journal::read(path).map_err(|source| Error::Io {
         action: "read",
         path: path.to_path_buf(),
         source,
@@ -28,7 +31,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 
 /// Reads a file that may be absent.
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
+    match journal::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(Error::Io {
@@ -37,6 +40,37 @@ pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
             source,
         }),
     }
+}
+
+/// Every regular file under `dir` (package-relative, ending with `/`) of the
+/// package at `root`, recursively, as package-relative `/`-separated paths,
+/// sorted. Symlinks are not followed; a directory that does not exist holds
+/// nothing. A package holding a write that could not be finished is listed
+/// as that write leaves it.
+pub fn list(root: &Path, dir: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_string()];
+    while let Some(rel) = pending.pop() {
+        let path = root.join(&rel);
+        let entries = match std::fs::read_dir(&path) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(io("list", &path)(source)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(io("list", &path))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = entry.file_type().map_err(io("list", &entry.path()))?;
+            if kind.is_dir() {
+                pending.push(format!("{rel}{name}/"));
+            } else if kind.is_file() {
+                out.push(format!("{rel}{name}"));
+            }
+        }
+    }
+    out.sort();
+    journal::amend_listing(root, dir, &mut out);
+    Ok(out)
 }
 
 /// Wraps an I/O error with the action and path.

@@ -2,28 +2,47 @@
 //!
 //! 1. [`Transaction::stage`] collects new contents in memory.
 //! 2. [`Transaction::commit`] writes them under `<package>/.revendor-txn/`,
-//!    fsyncs them, then writes the plan (`plan.tmp` renamed to `plan`): the
-//!    commit point.
+//!    fsyncs them, then writes the plan (`plan.tmp` renamed to `plan`, the
+//!    staging directory fsynced): the commit point.
 //! 3. Each staged file is renamed over its destination (one atomic rename per
-//!    file), deletions are carried out, and the staging directory is removed.
+//!    file) and deletions are carried out; every directory renamed into or
+//!    removed from is fsynced, and only then is the staging directory removed.
 //!
-//! A kill before the plan exists leaves only the staging directory, which
-//! [`recover`] deletes (roll back). A kill after it leaves a plan that
-//! `recover` finishes (roll forward): renames already done are skipped,
-//! because their staged file is gone. Every command calls `recover` before it
-//! reads the package, so no reader ever sees a mixed tree.
+//! What holds when a run is killed at any moment (and after a power loss):
+//!
+//! - every file is whole, its old bytes or its new ones, never a torn write;
+//! - before the commit point nothing in the package has changed: only the
+//!   staging directory exists, and [`recover`] deletes it (roll back);
+//! - after it, until the next revendor command, some files may be new and
+//!   others old, and exactly then `.revendor-txn/plan` exists: `recover`
+//!   finishes the renames (roll forward); those already done are skipped,
+//!   because their staged file is gone. The plan is removed last, after the
+//!   directories holding the renamed files are fsynced, so a crash cannot
+//!   lose a rename the journal no longer records.
+//!
+//! Every command calls `recover` before it reads the package, so no revendor
+//! command reads a mixed tree. Where the package cannot be written to finish
+//! the plan (a read-only mount), `recover` leaves the files alone and installs
+//! a read view instead ([`crate::journal`]): the command reads the tree the plan
+//! leaves, and a write refuses to start until the plan is finished.
 //!
 //! Why a journal and not one rename: the outputs live in several directories
-//! (templates/, upstream/, images/, patches/), and POSIX offers no atomic
-//! multi-path rename.
+//! (templates/, upstream/, images/, patches/) and vendor.toml beside them, and
+//! POSIX offers no atomic multi-path rename. Swapping the whole package
+//! directory would be one, but it would pull the directory out from under
+//! every shell and editor open in it (`make update` runs in the package), so
+//! the on-disk promise is the one above, and tools that read the tree
+//! directly (helm, git, CI) see a mixed one only while `.revendor-txn/plan`
+//! exists.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use super::{STAGING_DIR, io};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::journal::{self, Step, steps};
 
 /// A set of writes and deletions applied together.
 #[derive(Debug)]
@@ -33,7 +52,7 @@ pub struct Transaction {
 }
 
 /// What [`recover`] found and did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recovery {
     /// No interrupted transaction.
     Clean,
@@ -41,6 +60,16 @@ pub enum Recovery {
     RolledBack,
     /// An interrupted transaction after its commit point was completed.
     Completed,
+    /// An interrupted transaction the package cannot be written to finish or
+    /// discard. When `committed`, reads through `paths` see the tree as its
+    /// plan leaves it (the files on disk stay mixed); otherwise the tree on
+    /// disk is the old one and only the staging directory is left.
+    ReadOnly {
+        /// Whether the transaction had reached its commit point.
+        committed: bool,
+        /// Why it could not be finished: the failed step and the system's answer.
+        reason: String,
+    },
 }
 
 impl Transaction {
@@ -97,7 +126,12 @@ impl Transaction {
         }
         let staging = self.root.join(STAGING_DIR);
         if staging.exists() {
-            fs::remove_dir_all(&staging).map_err(io("remove", &staging))?;
+            // Only when `recover` could not finish it (a read-only package): never
+            // start over a plan, which would make its half-done renames permanent.
+            finish(&self.root).map_err(|source| Error::Unfinished {
+                package: self.root.clone(),
+                source: Box::new(source),
+            })?;
         }
         fs::create_dir(&staging).map_err(io("create", &staging))?;
 
@@ -111,9 +145,15 @@ impl Transaction {
                         fs::set_permissions(&staged, meta.permissions())
                             .map_err(io("chmod", &staged))?;
                     }
-                    plan.push_str(&format!("write {n} {path}\n"));
+                    plan.push_str(
+                        &Step::Write {
+                            n: &n.to_string(),
+                            path,
+                        }
+                        .to_string(),
+                    );
                 }
-                None => plan.push_str(&format!("remove {path}\n")),
+                None => plan.push_str(&Step::Remove { path }.to_string()),
             }
         }
         let tmp = staging.join("plan.tmp");
@@ -128,7 +168,49 @@ impl Transaction {
 }
 
 /// Finishes or discards a transaction a killed process left behind.
+///
+/// A package that cannot be written to do so is not an error here: the
+/// result says so, and a committed plan's view is installed for reads.
 pub fn recover(root: &Path) -> Result<Recovery> {
+    match finish(root) {
+        Err(Error::Io {
+            action,
+            path,
+            source,
+        }) if cannot_write(&source) => {
+            let staging = root.join(STAGING_DIR);
+            let plan_path = staging.join("plan");
+            let reason = format!("failed to {action} `{}`: {source}", path.display());
+            match fs::read_to_string(&plan_path) {
+                Ok(plan) => {
+                    journal::install(root, &staging, &steps(&plan));
+                    Ok(Recovery::ReadOnly {
+                        committed: true,
+                        reason,
+                    })
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound => Ok(Recovery::ReadOnly {
+                    committed: false,
+                    reason,
+                }),
+                Err(source) => Err(io("read", &plan_path)(source)),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Whether an I/O error means the package cannot be written here.
+fn cannot_write(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// Rolls an interrupted transaction forward or back on disk; any failure is
+/// an error.
+fn finish(root: &Path) -> Result<Recovery> {
     let staging = root.join(STAGING_DIR);
     if !staging.exists() {
         return Ok(Recovery::Clean);
@@ -139,7 +221,7 @@ pub fn recover(root: &Path) -> Result<Recovery> {
             roll_forward(root, &staging, &plan)?;
             Ok(Recovery::Completed)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
             fs::remove_dir_all(&staging).map_err(io("remove", &staging))?;
             Ok(Recovery::RolledBack)
         }
@@ -148,37 +230,68 @@ pub fn recover(root: &Path) -> Result<Recovery> {
 }
 
 fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
-    for line in plan.lines() {
-        let mut parts = line.splitn(3, ' ');
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some("write"), Some(n), Some(path)) => {
+    // Every directory an entry was renamed into or removed from, and those
+    // above it up to the package: a new directory's own entry needs its
+    // parent synced too.
+    let mut touched = BTreeSet::new();
+    for step in steps(plan) {
+        match step {
+            Step::Write { n, path } => {
+                let to = root.join(path);
+                touched.extend(ancestors(root, &to));
                 let from = staging.join(n);
                 if !from.exists() {
                     continue;
                 }
-                let to = root.join(path);
                 if let Some(parent) = to.parent() {
                     fs::create_dir_all(parent).map_err(io("create", parent))?;
                 }
                 fs::rename(&from, &to).map_err(io("rename", &from))?;
             }
-            (Some("remove"), Some(first), rest) => {
-                let path = match rest {
-                    Some(rest) => format!("{first} {rest}"),
-                    None => first.to_string(),
-                };
-                let target = root.join(&path);
+            Step::Remove { path } => {
+                let target = root.join(path);
+                touched.extend(ancestors(root, &target));
                 match fs::remove_file(&target) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Ok(()) => prune(root, &target),
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
                     Err(source) => return Err(io("remove", &target)(source)),
                 }
             }
-            _ => {}
+        }
+    }
+    for dir in &touched {
+        match sync_dir(dir) {
+            // A directory a removal left empty was pruned (its parent, synced
+            // too, records that), and removing a file that was never there names
+            // a directory that may not exist either: nothing to sync in them.
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {}
+            other => other?,
         }
     }
     fs::remove_dir_all(staging).map_err(io("remove", staging))?;
-    Ok(())
+    sync_dir(root)
+}
+
+/// The directories from `path`'s parent up to `root`, both included.
+fn ancestors(root: &Path, path: &Path) -> Vec<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root))
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Removes the directories that removing `file` left empty, up to (not
+/// including) the package root: a vendored directory whose last file in a
+/// subdirectory upstream removed leaves no empty subdirectory behind.
+fn prune(root: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -209,6 +322,19 @@ mod tests {
         assert_eq!(fs::read(dir.path().join("a/b/new")).unwrap(), b"hello");
         assert!(!dir.path().join("old").exists());
         assert!(!dir.path().join(STAGING_DIR).exists());
+    }
+
+    #[test]
+    fn removing_the_last_file_of_a_directory_removes_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("c/sub/deep")).unwrap();
+        fs::write(dir.path().join("c/sub/deep/a"), "x").unwrap();
+        fs::write(dir.path().join("c/b"), "x").unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.remove("c/sub/deep/a");
+        t.commit().unwrap();
+        assert!(!dir.path().join("c/sub").exists());
+        assert!(dir.path().join("c/b").exists());
     }
 
     #[test]
@@ -247,5 +373,35 @@ mod tests {
         assert_eq!(fs::read(dir.path().join("b")).unwrap(), b"new-b");
         assert!(!dir.path().join("gone").exists());
         assert!(!staging.exists());
+    }
+
+    #[test]
+    fn a_new_commit_finishes_a_pending_plan_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let staging = dir.path().join(STAGING_DIR);
+        fs::create_dir(&staging).unwrap();
+        fs::write(staging.join("0"), "new-a").unwrap();
+        fs::write(dir.path().join("a"), "old-a").unwrap();
+        fs::write(staging.join("plan"), "write 0 a\n").unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.stage("b", b"b".to_vec());
+        t.commit().unwrap();
+        assert_eq!(fs::read(dir.path().join("a")).unwrap(), b"new-a");
+        assert_eq!(fs::read(dir.path().join("b")).unwrap(), b"b");
+        assert!(!staging.exists());
+    }
+
+    #[test]
+    fn the_directories_renamed_into_are_the_ones_up_to_the_package() {
+        let root = Path::new("/p");
+        assert_eq!(
+            ancestors(root, &root.join("templates/sub/x.yml")),
+            [
+                PathBuf::from("/p/templates/sub"),
+                PathBuf::from("/p/templates"),
+                PathBuf::from("/p"),
+            ]
+        );
+        assert_eq!(ancestors(root, &root.join("vendor.toml")), [root]);
     }
 }

@@ -121,6 +121,11 @@ pub struct Client {
 }
 
 impl Client {
+    /// Installs a hook told of every request sent and its status (for `-v`).
+    pub fn set_request_hook(&self, hook: net::RequestHook) {
+        self.transport.set_request_hook(hook);
+    }
+
     /// A builder with the defaults of [`ClientBuilder::new`].
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()
@@ -199,6 +204,32 @@ impl Client {
             manifest,
             body: answer.body,
         })
+    }
+
+    /// A blob of `reference`'s repository, by `digest`, checked against it. Only small JSON
+    /// blobs (image configs) are read: the body is capped at [`MANIFEST_LIMIT`].
+    pub fn get_blob(&self, reference: &Reference, digest: &Digest) -> Result<Vec<u8>, Error> {
+        let path = format!("/v2/{}/blobs/{digest}", reference.repository());
+        let answer = self.send(
+            Method::GET,
+            reference.registry(),
+            Some(reference.repository()),
+            &path,
+            None,
+        )?;
+        if !answer.status.is_success() {
+            return Err(self.status_error(answer));
+        }
+        let actual = Digest::of(&answer.body);
+        if &actual != digest {
+            return Err(Error::DigestMismatch {
+                reference: format!("{}@{digest}", reference.name()),
+                expected: digest.clone(),
+                actual,
+                source_of_expected: "requested",
+            });
+        }
+        Ok(answer.body)
     }
 
     /// The wait before retry number `attempt` (0-based): the transport's backoff.

@@ -129,12 +129,22 @@ pub enum Error {
         source: image::Error,
     },
     /// The tag resolves to a single-platform manifest where an index was required.
-    #[error("`{reference}` is a single-platform {media_type}, not a multi-platform index")]
+    #[error(
+        "`{reference}` is a single-platform {media_type} for {}, not a multi-platform index of the configured platforms [{}]",
+        holds.as_ref().map_or_else(|| "a platform its config does not name".to_owned(), ToString::to_string),
+        join(configured)
+    )]
     NotAnIndex {
         /// The image reference that was resolved.
         reference: String,
         /// The media type of the manifest it resolves to.
         media_type: MediaType,
+        /// The platform its config blob declares (`os`, `architecture`,
+        /// `variant`), when the config could be read and names one (boxed:
+        /// it would double the size of every registry error).
+        holds: Option<Box<Platform>>,
+        /// The platforms the image was to hold.
+        configured: Vec<Platform>,
     },
     /// The index does not hold exactly the configured platforms.
     #[error(

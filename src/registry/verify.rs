@@ -8,6 +8,9 @@
 //!    configured platforms, once each, with digests distinct from each other and the index;
 //! 5. each child exists, hashes to its digest, and is a single-platform image manifest.
 //!
+//! A single-platform image where an index was required is refused naming the platform its
+//! config blob declares ([`Client::not_an_index`]), so "amd64 only" reads as such.
+//!
 //! Registries are eventually consistent: right after a push a tag can be missing or still point
 //! at the previous image. [`Client::resolve_index_with_retry`] retries those two outcomes only.
 
@@ -16,7 +19,7 @@ use std::path::Path;
 use std::thread;
 
 use super::{Client, Error};
-use crate::image::{Digest, Manifest, MediaType, Platform, Reference};
+use crate::image::{Digest, ImageManifest, Manifest, MediaType, Platform, Reference};
 
 /// The buildx metadata key holding the pushed index digest.
 const METADATA_DIGEST_KEY: &str = "containerimage.digest";
@@ -64,10 +67,7 @@ impl Client {
         let index = match fetched.manifest {
             Manifest::Index(index) => index,
             Manifest::Image(image) => {
-                return Err(Error::NotAnIndex {
-                    reference: reference.to_string(),
-                    media_type: image.media_type,
-                });
+                return Err(self.not_an_index(reference, &image, platforms));
             }
         };
         let children = match_platforms(reference, &fetched.digest, index.children(), platforms)?;
@@ -87,6 +87,29 @@ impl Client {
             media_type: index.media_type,
             children,
         })
+    }
+
+    /// The refusal of `image`, which `reference` resolved to where an index of `configured`
+    /// was required: [`Error::NotAnIndex`] naming the platform its config declares. The config
+    /// is read on a best-effort basis; when it cannot be read, the refusal stands without it.
+    pub fn not_an_index(
+        &self,
+        reference: &Reference,
+        image: &ImageManifest,
+        configured: &[Platform],
+    ) -> Error {
+        let holds = self
+            .get_blob(reference, &image.config.digest)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Platform>(&bytes).ok())
+            .filter(|p| !p.os.is_empty() && !p.architecture.is_empty())
+            .map(Box::new);
+        Error::NotAnIndex {
+            reference: reference.to_string(),
+            media_type: image.media_type,
+            holds,
+            configured: configured.to_vec(),
+        }
     }
 
     /// [`Client::resolve_index`], tried up to `attempts` times (at least once) while the tag is

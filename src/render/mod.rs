@@ -1,6 +1,9 @@
 //! The vendored outputs: pin(rewrite(patches(upstream))), composed here and
 //! nowhere else.
 //!
+//! 0. [`files`] lists the vendored files: each file `[[vendor]]`, and the
+//!    files each directory `[[vendor]]` holds (the lock's, or upstream's
+//!    listing at a release), with what vendor patches create inside them.
 //! 1. The caller reads a vendored file's pristine copy, verified against
 //!    the lock (`upstream::Pristine`: reading upstream/ and the download
 //!    cache is `upstream`'s job, and render never reaches the network).
@@ -12,19 +15,25 @@
 //! 4. [`finish`] applies the rewrites declared for the output and the pinned
 //!    image reference.
 //! 5. [`hand_edits`] compares the result with the file on disk.
+//! 6. [`origin`] records what each output was made from, for the lock, and
+//!    finds what a removed `[[vendor]]` or `[[patch]]` left behind.
 //!
 //! `update` walks the same stack with the 3-way rebase in between
-//! ([`Stack::carry`]); `render` and `check` walk it as it is, offline.
+//! ([`Stack::carry`]); `render` and `check` walk it as it is, offline. Only
+//! adopting a package walks it with GNU patch's fuzz ([`Stack::fuzz`]).
 
+mod dir;
 mod hand_edit;
+pub mod origin;
 mod patches;
 pub mod pin;
 pub mod rewrite;
 mod stack;
 
+pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
-pub use patches::{LoadedPatch, Patches, SectionId};
-pub use stack::{SectionError, Stack, Step, Walk};
+pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
+pub use stack::{FuzzyStep, SectionError, Stack, Step, Walk};
 
 use crate::config::{Config, RewriteKind};
 use crate::error::{Error, Result};

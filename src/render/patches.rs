@@ -29,6 +29,16 @@ pub struct LoadedPatch {
     pub set: PatchSet,
 }
 
+/// A hunk header of a loaded patch whose counts did not match its body,
+/// read as its body says ([`Patches::load_recounted`]).
+#[derive(Debug, Clone)]
+pub struct RecountedHunk {
+    /// The section holding the hunk.
+    pub id: SectionId,
+    /// The hunk, its header as written and the counts of its body.
+    pub found: patch::Recounted,
+}
+
 /// Names one file section of one patch of a [`Patches`]: which `[[patch]]`
 /// (in vendor.toml order) and which of its file sections.
 ///
@@ -38,6 +48,14 @@ pub struct LoadedPatch {
 pub struct SectionId {
     patch: usize,
     section: usize,
+}
+
+impl SectionId {
+    /// Which file section of its patch this is (0-based), as the patch file
+    /// lists them: what a caller that rewrites the file names it by.
+    pub fn index(&self) -> usize {
+        self.section
+    }
 }
 
 /// All patches of one kind of a package.
@@ -55,11 +73,52 @@ impl Patches {
 
     /// Reads and parses every patch of one kind.
     pub fn load_kind(config: &Config, kind: AppliesTo) -> Result<Patches> {
+        Ok(Self::read(config, kind, false, |p| {
+            crate::paths::read(&config.path(&p.file)).map(Some)
+        })?
+        .0)
+    }
+
+    /// [`Patches::load`] reading hunk headers as `git apply --recount` does
+    /// ([`patch::parse_recounted`]), with every header whose counts lie:
+    /// for adopting a package only, whose result is checked against the
+    /// committed files.
+    pub fn load_recounted(config: &Config) -> Result<(Patches, Vec<RecountedHunk>)> {
+        Self::read(config, AppliesTo::Vendor, true, |p| {
+            crate::paths::read(&config.path(&p.file)).map(Some)
+        })
+    }
+
+    /// Parses every patch of one kind from the bytes `read` gives for it,
+    /// leaving out those it gives none for: how `pr` reads the patches of the
+    /// base commit, which are in git, not on disk.
+    pub fn load_with(
+        config: &Config,
+        kind: AppliesTo,
+        read: impl FnMut(&crate::config::Patch) -> Result<Option<Vec<u8>>>,
+    ) -> Result<Patches> {
+        Ok(Self::read(config, kind, false, read)?.0)
+    }
+
+    fn read(
+        config: &Config,
+        kind: AppliesTo,
+        recount: bool,
+        mut read: impl FnMut(&crate::config::Patch) -> Result<Option<Vec<u8>>>,
+    ) -> Result<(Patches, Vec<RecountedHunk>)> {
         let mut loaded = Vec::new();
+        let mut recounted = Vec::new();
         for p in config.patches_for(kind) {
             let path = config.path(&p.file);
-            let bytes = crate::paths::read(&path)?;
-            let set = patch::parse(&bytes).map_err(|e| {
+            let Some(bytes) = read(p)? else {
+                continue;
+            };
+            let parsed = if recount {
+                patch::parse_recounted(&bytes)
+            } else {
+                patch::parse(&bytes).map(|set| (set, Vec::new()))
+            };
+            let (set, found) = parsed.map_err(|e| {
                 // The parser's message starts with "line N: "; the line goes
                 // into the location instead.
                 let text = e.to_string();
@@ -75,6 +134,13 @@ impl Patches {
                         .hint(hint),
                 )
             })?;
+            recounted.extend(found.into_iter().map(|found| RecountedHunk {
+                id: SectionId {
+                    patch: loaded.len(),
+                    section: found.file,
+                },
+                found,
+            }));
             loaded.push(LoadedPatch {
                 name: p.name.clone(),
                 file: p.file.clone(),
@@ -84,7 +150,13 @@ impl Patches {
                 set,
             });
         }
-        Ok(Patches { loaded })
+        Ok((Patches { loaded }, recounted))
+    }
+
+    /// Patches already loaded, in the order given: how [`super::origin`] puts
+    /// a removed patch back among the others.
+    pub(super) fn from_loaded(loaded: Vec<LoadedPatch>) -> Patches {
+        Patches { loaded }
     }
 
     /// Every patch, in vendor.toml order.
@@ -98,22 +170,25 @@ impl Patches {
         self.loaded
     }
 
-    /// Sections that target no vendored file: a patch naming a file that is
-    /// not vendored is a configuration error.
-    pub fn check_targets(&self, config: &Config) -> Result<()> {
+    /// Sections that target none of `files` (the vendored files,
+    /// [`super::files`]): a patch naming a file that is not vendored is a
+    /// configuration error.
+    pub fn check_targets(&self, config: &Config, files: &[Vendor]) -> Result<()> {
         for p in &self.loaded {
             for fp in &p.set.files {
                 let target = fp.target_path(p.strip).unwrap_or_default();
-                if !config
-                    .vendor
-                    .iter()
-                    .any(|v| v.from == target || v.to == target)
-                {
+                if !files.iter().any(|v| v.from == target || v.to == target) {
+                    let inside = config.vendor.iter().any(|v| v.renders(&target));
+                    let what = if inside {
+                        "which the vendored directory does not hold at the locked version"
+                    } else {
+                        "which no [[vendor]] names"
+                    };
                     return Err(ConfigError::at(
                         config.path(&p.file),
                         None,
                         format!(
-                            "patch `{}` targets `{target}` (after strip {}), which no [[vendor]] names",
+                            "patch `{}` targets `{target}` (after strip {}), {what}",
                             p.name, p.strip
                         ),
                     )
@@ -143,6 +218,14 @@ impl Patches {
             }
         }
         Stack::new(self, vendor, version, ids)
+    }
+
+    /// Every section of every patch, in order: for a caller that walks
+    /// patches on their own rather than per vendored file (source patches).
+    pub fn sections(&self) -> impl Iterator<Item = SectionId> + '_ {
+        self.loaded.iter().enumerate().flat_map(|(patch, p)| {
+            (0..p.set.files.len()).map(move |section| SectionId { patch, section })
+        })
     }
 
     /// One section and the patch holding it.

@@ -13,13 +13,16 @@
 //! 3. [`Stack::carry`] (update, the `upstream-newer` dry run): each section
 //!    is applied strictly to the locked side and rebased onto the new
 //!    release, on the output of the sections before it on both sides.
+//! 4. [`Stack::fuzz`] (adopting a package without a lock, nothing else):
+//!    each section as `patch -F2` would apply it, for a caller that accepts
+//!    the result only when it is the committed file.
 //!
 //! Each step keeps the file it was given, so a caller can refresh the section
 //! ([`Patches::refresh_section`]) or rebase it without walking again.
 
 use crate::config::Vendor;
 use crate::error::Error;
-use crate::patch::{self, ApplyError, Labels, Outcome};
+use crate::patch::{self, ApplyError, Labels, Landing, Outcome};
 
 use super::{Patches, SectionId};
 
@@ -52,6 +55,21 @@ pub struct Walk {
     pub steps: Vec<Step>,
     /// The file after the last step, or the section that stopped the walk.
     pub output: Result<Vec<u8>, SectionError>,
+}
+
+/// One section of [`Stack::fuzz`].
+#[derive(Debug, Clone)]
+pub struct FuzzyStep {
+    /// The section.
+    pub id: SectionId,
+    /// The file it was applied to: the output of the steps before it.
+    pub input: Vec<u8>,
+    /// The file after it.
+    pub output: Vec<u8>,
+    /// Where each of its hunks landed, and with what fuzz.
+    pub landings: Vec<Landing>,
+    /// Whether the strict apply lands it too.
+    pub strict: bool,
 }
 
 /// A patch section that does not apply to the pristine copy at the locked
@@ -116,6 +134,19 @@ impl<'a> Stack<'a> {
         }
     }
 
+    /// The sections, in the order they are applied.
+    pub fn sections(&self) -> &[SectionId] {
+        &self.ids
+    }
+
+    /// Whether the last section deletes the file (`+++ /dev/null`): its
+    /// output is then not written, and a file there is a stray.
+    pub fn deletes(&self) -> bool {
+        self.ids
+            .last()
+            .is_some_and(|&id| self.patches.section(id).1.is_delete())
+    }
+
     /// Applies every section strictly to `pristine`; the first that does not
     /// apply stops the walk, even when upstream already has its change.
     pub fn apply(&self, pristine: &[u8]) -> Walk {
@@ -168,6 +199,28 @@ impl<'a> Stack<'a> {
             steps,
             output: Ok(t),
         }
+    }
+
+    /// Applies every section to `pristine` as GNU `patch -F2` would
+    /// ([`patch::apply_fuzzy`]); the first that finds no place even so stops
+    /// the walk. For adoption only: see the module doc.
+    pub fn fuzz(&self, pristine: &[u8]) -> Result<Vec<FuzzyStep>, Box<SectionError>> {
+        let mut text = pristine.to_vec();
+        let mut steps = Vec::new();
+        for &id in &self.ids {
+            let (_, fp) = self.patches.section(id);
+            let fuzzed =
+                patch::apply_fuzzy(fp, &text, 2).map_err(|e| Box::new(self.error(id, e)))?;
+            let strict = patch::apply(fp, &text).is_ok();
+            steps.push(FuzzyStep {
+                id,
+                input: std::mem::replace(&mut text, fuzzed.content.clone()),
+                output: fuzzed.content,
+                landings: fuzzed.landings,
+                strict,
+            });
+        }
+        Ok(steps)
     }
 
     fn run(&self, pristine: &[u8], upstreamed_goes_on: bool) -> Walk {
@@ -296,6 +349,26 @@ mod tests {
             "patch `first` (first.patch) does not apply to `a.yml` at the locked version v1: \
              hunk #1 `@@ -2,3 +2,3 @@` does not apply: line 3 is \"X\", expected \"c\""
         );
+    }
+
+    #[test]
+    fn fuzz_walks_each_section_on_the_output_before_it() {
+        let p = Patches::parsed(&[("first", FIRST), ("second", SECOND)]);
+        let v = vendor();
+        // `b` above the first hunk changed: strict fails, fuzz 1 lands it.
+        let drifted = b"a\nB\nc\nd\ne\nf\nh\n";
+        assert!(p.stack(&v, "v1").apply(drifted).output.is_err());
+        let steps = p.stack(&v, "v1").fuzz(drifted).unwrap();
+        let fuzz: Vec<Vec<usize>> = steps
+            .iter()
+            .map(|s| s.landings.iter().map(|l| l.fuzz).collect())
+            .collect();
+        assert_eq!(fuzz, [vec![1, 0], vec![1]]);
+        assert!(!steps[0].strict);
+        assert_eq!(steps[1].input, steps[0].output);
+        assert_eq!(steps[1].output, b"a\nB\nCC\nd\ne\nf\ng\nh\n");
+        let e = p.stack(&v, "v1").fuzz(b"x\ny\n").unwrap_err();
+        assert_eq!(e.patch, "first");
     }
 
     #[test]

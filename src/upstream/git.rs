@@ -2,15 +2,22 @@
 //!
 //! Tags are listed from the remote directly (`ls-remote`); files are read
 //! from a bare mirror kept in the cache (`<cache>/git/<sha256 of url>`),
-//! into which only the tags asked for are fetched.
+//! into which only the tags asked for are fetched. A vendored directory is
+//! listed from the mirror's tree at the tag, each file with its blob id, so
+//! nothing but the tag is fetched for it.
 
 use std::path::{Path, PathBuf};
 
 use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
 
-use super::{Release, Source, SourceTree};
+use super::cache::Cache;
+use super::tree_hash::{Mode, TreeHasher};
+use super::{Listed, Release, Source, SourceTree};
 use crate::error::{Error, Result};
 use crate::image::Digest;
+
+/// The git file mode of a symlink, which is left out as archives leave it.
+const SYMLINK_MODE: i32 = 0o120000;
 
 /// A git repository as an upstream.
 #[derive(Debug)]
@@ -131,33 +138,87 @@ impl Source for Git {
         Ok(Some(commit.id().to_string()))
     }
 
-    fn tree(&self, tag: &str) -> Result<SourceTree> {
+    fn list(&self, tag: &str, dir: &str, _cache: &Cache) -> Result<Vec<Listed>> {
         let repo = self.with_tag(tag)?;
-        let tree = self.tree_at(&repo, tag)?;
-        let mut files = std::collections::BTreeMap::new();
-        let mut failure = None;
-        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
-            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000 {
-                match entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
-                    Ok(blob) => {
-                        let name = entry.name().unwrap_or_default();
-                        files.insert(format!("{dir}{name}"), blob.content().to_vec());
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        return TreeWalkResult::Abort;
-                    }
-                }
+        let root = self.tree_at(&repo, tag)?;
+        let missing = || Error::NotFound {
+            what: format!("directory `{dir}` at {tag}"),
+            url: crate::net::redact(&self.url),
+        };
+        let tree = match dir.trim_end_matches('/') {
+            "" => root,
+            sub => root
+                .get_path(Path::new(sub))
+                .and_then(|e| e.to_object(&repo))
+                .and_then(|o| o.peel_to_tree())
+                .map_err(|_| missing())?,
+        };
+        let mut listed = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |parent, entry| {
+            if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != SYMLINK_MODE {
+                let name = entry.name().unwrap_or_default();
+                listed.push(Listed {
+                    path: format!("{dir}{parent}{name}"),
+                    blob: entry.id().to_string(),
+                });
             }
             TreeWalkResult::Ok
         })
         .map_err(|e| self.err(e))?;
-        if let Some(e) = failure {
-            return Err(self.err(e));
+        if listed.is_empty() {
+            return Err(missing());
         }
+        listed.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(listed)
+    }
+
+    /// The tag's tree as committed: `export-ignore` and `export-subst`
+    /// apply to archives only, so a repository that uses them hashes
+    /// differently here than in its GitHub archive.
+    fn tree(&self, tag: &str) -> Result<SourceTree> {
+        let repo = self.with_tag(tag)?;
+        let tree = self.tree_at(&repo, tag)?;
+        let mut files = std::collections::BTreeMap::new();
+        let mut hasher = TreeHasher::new();
+        let mut failure = None;
+        let walked = tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() != Some(ObjectType::Blob) {
+                return TreeWalkResult::Ok;
+            }
+            let path = format!("{dir}{}", entry.name().unwrap_or_default());
+            let mode = match entry.filemode() {
+                0o120000 => Mode::Symlink,
+                bits => Mode::of_permissions(bits as u32),
+            };
+            let added = entry
+                .to_object(&repo)
+                .and_then(|o| o.peel_to_blob())
+                .map_err(|e| self.err(e))
+                .and_then(|blob| {
+                    hasher
+                        .add(&path, mode, blob.content())
+                        .map_err(|e| self.err(e))?;
+                    if mode != Mode::Symlink {
+                        files.insert(path, blob.content().to_vec());
+                    }
+                    Ok(())
+                });
+            match added {
+                Ok(()) => TreeWalkResult::Ok,
+                Err(e) => {
+                    failure = Some(e);
+                    TreeWalkResult::Abort
+                }
+            }
+        });
+        // An aborted walk reports only that it was aborted; the cause is ours.
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        walked.map_err(|e| self.err(e))?;
         Ok(SourceTree {
             files,
-            archive_sha256: None,
+            tree_sha256: hasher.finish(),
         })
     }
 }

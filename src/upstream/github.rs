@@ -1,5 +1,13 @@
 //! A GitHub upstream: the releases API, raw files and tag archives.
 //!
+//! A vendored directory is listed with the git trees API (one request for
+//! the whole tree of the tag, every file with its blob id) and its files
+//! come as raw files, each only when the cache has no blob of that id: an
+//! update downloads the files that changed and nothing of the rest of a
+//! large repository. When the API says the tree is truncated (GitHub cuts
+//! it past 100,000 entries or 7 MB), the tag archive is read instead, and
+//! its files of the directory go into the cache by blob id.
+//!
 //! URLs come from [`Env`]: `GITHUB_API_URL` for the API, `REVENDOR_RAW_URL`
 //! for raw files, `GITHUB_SERVER_URL` for archives and release assets, and
 //! they are built here only ([`raw_file_url`], [`release_asset_url`]), so a
@@ -10,10 +18,10 @@
 
 use serde::Deserialize;
 
-use super::{Release, Source, SourceTree, archive};
+use super::cache::Cache;
+use super::{Listed, Release, Source, SourceTree, archive};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::image::Digest;
 use crate::net::{Client, HttpError, next_link};
 
 /// Most pages a release listing may take; a guard against a server that
@@ -41,6 +49,26 @@ struct ApiRelease {
 struct ApiCommit {
     sha: String,
 }
+
+/// `GET /repos/{o}/{r}/git/trees/{ref}?recursive=1`.
+#[derive(Deserialize)]
+struct ApiTree {
+    #[serde(default)]
+    truncated: bool,
+    tree: Vec<ApiTreeEntry>,
+}
+
+#[derive(Deserialize)]
+struct ApiTreeEntry {
+    path: String,
+    mode: String,
+    #[serde(rename = "type")]
+    kind: String,
+    sha: String,
+}
+
+/// The git mode of a symlink; its blob is the link target, not a file.
+const SYMLINK_MODE: &str = "120000";
 
 /// The revision a raw file is read at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +190,60 @@ impl Source for GitHub<'_> {
         Ok(Some(commit.sha))
     }
 
+    fn list(&self, tag: &str, dir: &str, cache: &Cache) -> Result<Vec<Listed>> {
+        let url = format!(
+            "{}/repos/{}/git/trees/{tag}?recursive=1",
+            self.env.api_url, self.repo
+        );
+        let resp = self
+            .client
+            .get_with(&url, &[("Accept", "application/vnd.github+json")])
+            .map_err(|e| self.not_found(e, &format!("the tree of {tag}")))?;
+        let tree: ApiTree = serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+            what: "a git tree".into(),
+            url: url.clone(),
+            detail: e.to_string(),
+        })?;
+        let listed = if tree.truncated {
+            let files = self.tree(tag)?.files;
+            super::listed_from(&files, dir, cache)
+        } else {
+            let mut listed = Vec::new();
+            for entry in tree.tree {
+                let file = entry.kind == "blob" && entry.mode != SYMLINK_MODE;
+                if !file || !entry.path.starts_with(dir) {
+                    continue;
+                }
+                if !super::is_clean_path(&entry.path) || entry.sha.len() != 40 {
+                    return Err(Error::Malformed {
+                        what: "a git tree".into(),
+                        url,
+                        detail: format!(
+                            "entry `{}` is not a clean relative path with a blob id",
+                            entry.path
+                        ),
+                    });
+                }
+                listed.push(Listed {
+                    path: entry.path,
+                    blob: entry.sha,
+                });
+            }
+            listed.sort_by(|a, b| a.path.cmp(&b.path));
+            listed
+        };
+        if listed.is_empty() {
+            return Err(Error::NotFound {
+                what: format!(
+                    "directory `{dir}` of GitHub repository `{}` at {tag}",
+                    self.repo
+                ),
+                url,
+            });
+        }
+        Ok(listed)
+    }
+
     fn tree(&self, tag: &str) -> Result<SourceTree> {
         let url = format!(
             "{}/{}/archive/refs/tags/{tag}.tar.gz",
@@ -171,16 +253,18 @@ impl Source for GitHub<'_> {
             .client
             .get(&url)
             .map_err(|e| self.not_found(e, &format!("the archive of {tag}")))?;
-        let sha = Digest::of(&resp.body).hex().to_owned();
-        let files = archive::unpack_tar_gz(&resp.body, true).map_err(|e| Error::Malformed {
+        // The archive is kept by its sha256 and found by the tree hash the
+        // lock records: an offline `check` reads the locked tree from there
+        // (`upstream::locked_tree`).
+        let cache = super::cache::Cache::new(&self.env.cache_dir);
+        let archive_sha256 = cache.put(&resp.body);
+        let tree = archive::unpack_tar_gz(&resp.body, true).map_err(|detail| Error::Malformed {
             what: "a usable tar.gz archive".into(),
-            url: url.clone(),
-            detail: e.to_string(),
+            url,
+            detail,
         })?;
-        Ok(SourceTree {
-            files,
-            archive_sha256: Some(sha),
-        })
+        cache.put_tree(&tree.tree_sha256, &archive_sha256);
+        Ok(tree)
     }
 }
 

@@ -7,19 +7,30 @@
 //!    inside `track`.
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
-//!    recorded when there is one.
+//!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
+//!    verified against the lock's [`tree_hash`] at the locked version, and
+//!    [`locked_tree`] reads that tree from the cache when it is there.
+//! 4. A vendored directory is [`Source::list`]ed at a tag: its files, each
+//!    with its git blob id, then [`fetch_listed`] one by one: from the cache
+//!    by blob id when a release before had the same file, else downloaded
+//!    and checked against that id. A source that serves whole archives (the
+//!    next ones: Helm chart repositories, release assets) lists the archive's
+//!    files with the blob ids of their bytes and caches them as it lists.
 
 pub mod archive;
 pub mod cache;
 pub mod git;
 pub mod github;
 mod pristine;
+mod suggest;
+pub mod tree_hash;
 pub mod version;
 
 pub use pristine::Pristine;
 
 use std::collections::BTreeMap;
 
+use crate::config::lock::Lock;
 use crate::config::{Config, UpstreamSource};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -37,10 +48,22 @@ pub struct Release {
 /// An upstream source tree at one tag, in memory.
 #[derive(Debug, Clone, Default)]
 pub struct SourceTree {
-    /// Path (relative, `/`-separated) → contents.
+    /// Path (relative, `/`-separated) → contents of each regular file.
     pub files: BTreeMap<String, Vec<u8>>,
-    /// sha256 of the archive it came from, when it came from one.
-    pub archive_sha256: Option<String>,
+    /// The [`tree_hash`] of the whole tree, links and execute bits included:
+    /// what the lock records and verifies (never the archive's sha256, which
+    /// changes when GitHub recompresses).
+    pub tree_sha256: String,
+}
+
+/// One file of a directory listing ([`Source::list`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its path in the upstream repository (`/`-separated, relative).
+    pub path: String,
+    /// The git blob id of its bytes ([`cache::blob_id`]): how it is found
+    /// in the cache, and what a download must hash to.
+    pub blob: String,
 }
 
 /// Read access to an upstream.
@@ -53,6 +76,63 @@ pub trait Source {
     fn commit(&self, tag: &str) -> Result<Option<String>>;
     /// The whole source tree at a tag.
     fn tree(&self, tag: &str) -> Result<SourceTree>;
+    /// Every regular file under `dir` (a path ending with `/`, or empty for
+    /// the root) at a tag, recursively, sorted by path; symlinks and
+    /// submodules are left out, as an archive leaves them. A directory that
+    /// does not exist there is [`Error::NotFound`]. A source that had to
+    /// read whole files to list them keeps them in `cache` by blob id.
+    fn list(&self, tag: &str, dir: &str, cache: &cache::Cache) -> Result<Vec<Listed>>;
+}
+
+/// The files of a listing by their blob ids, for a source that read them
+/// whole (an archive, a mirror): each put in `cache`, so that
+/// [`fetch_listed`] finds it there.
+pub(crate) fn listed_from<'f>(
+    files: impl IntoIterator<Item = (&'f String, &'f Vec<u8>)>,
+    dir: &str,
+    cache: &cache::Cache,
+) -> Vec<Listed> {
+    files
+        .into_iter()
+        .filter(|(path, _)| path.starts_with(dir))
+        .map(|(path, bytes)| Listed {
+            path: path.clone(),
+            blob: cache.put_blob(bytes),
+        })
+        .collect()
+}
+
+/// Whether a listed path is relative and plain: no empty, `.` or `..`
+/// component, so that it names a file inside the vendored directory only.
+pub(crate) fn is_clean_path(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+/// A listed file's bytes at `tag`: from the cache by its blob id when there,
+/// else downloaded and checked against it.
+pub fn fetch_listed(
+    source: &dyn Source,
+    cache: &cache::Cache,
+    tag: &str,
+    listed: &Listed,
+) -> Result<Vec<u8>> {
+    if let Some(bytes) = cache.get_blob(&listed.blob) {
+        return Ok(bytes);
+    }
+    let bytes = source.file(tag, &listed.path)?;
+    let actual = cache::blob_id(&bytes);
+    if actual != listed.blob {
+        return Err(Error::Checksum {
+            what: format!("{} at {tag} (git blob id)", listed.path),
+            expected: listed.blob.clone(),
+            actual,
+        });
+    }
+    cache.put_blob(&bytes);
+    Ok(bytes)
 }
 
 /// The source for a package's `[upstream]`.
@@ -63,6 +143,68 @@ pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn So
             Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
         }
     }
+}
+
+/// The source tree at the locked version, for a check that downloads only
+/// when allowed: a GitHub archive comes from the download cache
+/// ([`github::GitHub`] keeps every archive it fetches there, found by its
+/// tree hash), a git upstream from its mirror in the cache; with `online`,
+/// it is fetched when neither has it. `None` when it is not at hand offline.
+/// Whatever the route, a tree that is not the locked one is never returned.
+pub fn locked_tree(
+    config: &Config,
+    env: &Env,
+    client: &Client,
+    cache: &cache::Cache,
+    lock: &Lock,
+    online: bool,
+) -> Result<Option<SourceTree>> {
+    let version = &lock.upstream.version;
+    match &config.upstream.source {
+        UpstreamSource::GitHub { .. } => {
+            if let Some(tree) = cached_tree(cache, lock)? {
+                return Ok(Some(tree));
+            }
+            if !online {
+                return Ok(None);
+            }
+            fetch_tree(&*open(config, env, client), version, Some(lock)).map(Some)
+        }
+        UpstreamSource::Git { url } => {
+            let git = git::Git::new(url, &env.cache_dir, !online);
+            match fetch_tree(&git, version, Some(lock)) {
+                Ok(tree) => Ok(Some(tree)),
+                Err(e @ Error::Checksum { .. }) => Err(e),
+                Err(_) if !online => Ok(None),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
+/// The locked tree from an archive in the download cache: found by the
+/// lock's tree hash and kept only if it unpacks to that tree, or, for a lock
+/// written before the tree hash, by the archive's sha256 it recorded.
+fn cached_tree(cache: &cache::Cache, lock: &Lock) -> Result<Option<SourceTree>> {
+    let up = &lock.upstream;
+    let found = match (&up.source_tree_sha256, &up.source_sha256) {
+        (Some(tree), _) => cache.tree_archive(tree),
+        (None, Some(sha)) => cache.get(sha).map(|bytes| (sha.clone(), bytes)),
+        (None, None) => None,
+    };
+    let Some((sha, bytes)) = found else {
+        return Ok(None);
+    };
+    let tree = archive::unpack_tar_gz(&bytes, true).map_err(|detail| Error::Malformed {
+        what: "a usable tar.gz archive".into(),
+        url: format!("the download cache entry {sha}"),
+        detail,
+    })?;
+    let locked = up
+        .source_tree_sha256
+        .as_ref()
+        .is_none_or(|expected| *expected == tree.tree_sha256);
+    Ok(locked.then_some(tree))
 }
 
 /// The release `update` moves to.
@@ -82,7 +224,7 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
         let Some(rel) = releases.iter().find(|r| r.tag == to) else {
             return Err(Error::usage(
                 format!("`{to}` is not a release of {}", up.source.describe()),
-                "pass a tag that exists (see the upstream's releases)",
+                suggest::unknown_tag(to, releases),
             ));
         };
         let warning = match version::parse_tag(&rel.tag) {
@@ -148,10 +290,82 @@ pub fn fetch_file(
     Ok(bytes)
 }
 
+/// The source tree at `tag`. When `lock` is at `tag` and records a tree
+/// hash, the tree must have it: the same tag serving other files is an
+/// [`Error::Checksum`], however the archive's bytes changed or not.
+pub fn fetch_tree(source: &dyn Source, tag: &str, lock: Option<&Lock>) -> Result<SourceTree> {
+    let tree = source.tree(tag)?;
+    if let Some(expected) = lock
+        .filter(|l| l.upstream.version == tag)
+        .and_then(|l| l.upstream.source_tree_sha256.as_ref())
+        && *expected != tree.tree_sha256
+    {
+        return Err(Error::Checksum {
+            what: format!("the source tree at {tag}"),
+            expected: expected.clone(),
+            actual: tree.tree_sha256,
+        });
+    }
+    Ok(tree)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::Path;
+
+    /// A GitHub-style archive of one file, `go.mod`, under `r-1.0/`.
+    fn archive(go_mod: &[u8]) -> Vec<u8> {
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_ustar();
+        h.set_mode(0o664);
+        h.set_size(go_mod.len() as u64);
+        tar.append_data(&mut h, "r-1.0/go.mod", go_mod).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar.into_inner().unwrap()).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn lock(tree: Option<&str>, archive: Option<&str>) -> Lock {
+        let mut lock = Lock::default();
+        lock.upstream.source_tree_sha256 = tree.map(str::to_owned);
+        lock.upstream.source_sha256 = archive.map(str::to_owned);
+        lock
+    }
+
+    #[test]
+    fn the_cached_tree_is_found_by_the_locked_tree_hash_and_only_if_it_is_that_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache::Cache::new(dir.path());
+        let (good, other) = (archive(b"module good\n"), archive(b"module other\n"));
+        let good_tree = archive::unpack_tar_gz(&good, true).unwrap().tree_sha256;
+        let good_sha = cache.put(&good);
+        assert!(
+            cached_tree(&cache, &lock(Some(&good_tree), None))
+                .unwrap()
+                .is_none()
+        );
+
+        cache.put_tree(&good_tree, &good_sha);
+        let tree = cached_tree(&cache, &lock(Some(&good_tree), None))
+            .unwrap()
+            .unwrap();
+        assert_eq!(tree.files["go.mod"], b"module good\n");
+
+        // An entry naming another archive is not the locked tree.
+        cache.put_tree(&good_tree, &cache.put(&other));
+        assert!(
+            cached_tree(&cache, &lock(Some(&good_tree), None))
+                .unwrap()
+                .is_none()
+        );
+
+        // A lock from before the tree hash finds the archive by its sha256.
+        let old = cached_tree(&cache, &lock(None, Some(&good_sha)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(old.tree_sha256, good_tree);
+    }
 
     fn config(track: &str, pre: bool) -> Config {
         let text = format!(
@@ -164,6 +378,14 @@ mod tests {
         Release {
             tag: tag.into(),
             prerelease: pre,
+        }
+    }
+
+    #[test]
+    fn listed_paths_must_be_plain() {
+        assert!(is_clean_path("charts/a/values.yaml"));
+        for bad in ["", "/etc/x", "a//b", "a/../b", "./a", "a/"] {
+            assert!(!is_clean_path(bad), "{bad}");
         }
     }
 

@@ -2,7 +2,8 @@
 //! against the lock, the one place that does so.
 //!
 //! 1. The lock names the copy's sha256; without it there is nothing to
-//!    verify against.
+//!    verify against. A file a vendor patch creates inside a vendored
+//!    directory has no upstream copy: it is empty, and verified as such.
 //! 2. The copy under `upstream/` must have that sha256.
 //! 3. A copy missing from disk is taken from the download cache by that
 //!    sha256, or, when the caller allows the network, downloaded at the
@@ -53,6 +54,9 @@ impl Pristine {
         cache: &Cache,
         download: Option<&dyn Source>,
     ) -> Result<Pristine> {
+        if vendor.created {
+            return Ok(Pristine::Verified(Vec::new()));
+        }
         let Some(sha) = lock.file_sha256(&vendor.from) else {
             return Ok(Pristine::NotLocked);
         };

@@ -290,6 +290,10 @@ fn shell_errexit(df: &Dockerfile, index: usize) -> bool {
     on
 }
 
+/// The longest shell variable value [`examine`] keeps: `PATH_MAX`, more than any file name or
+/// URL it looks for.
+const MAX_VALUE: usize = 4096;
+
 /// A shell variable assigned earlier in the RUN, else a visible ARG default.
 fn resolve(
     vars: &HashMap<String, String>,
@@ -330,7 +334,14 @@ fn examine(
         if cmd.argv().is_empty() && cmd.arm.is_none() {
             for (n, v) in cmd.assignments() {
                 let value = expand(&v, &|name: &str| resolve(&vars, args, name));
-                vars.insert(n, value);
+                // `x=$x$x`, repeated, doubles a value each time (fuzzing found 3 GB
+                // in 2 KB of script): a value longer than any path or URL is not
+                // followed, and later `$x`s stay as written.
+                if value.len() <= MAX_VALUE {
+                    vars.insert(n, value);
+                } else {
+                    vars.remove(&n);
+                }
             }
         }
     }
@@ -574,6 +585,24 @@ COPY --from=build /cni-plugins /cni-plugins
             .iter()
             .map(|p| (p.platform.as_str(), p.sha256.as_str(), p.line))
             .collect()
+    }
+
+    /// Fuzzing (issue 13, fuzz/corpus/shell/doubling-assignments): `x=$x$x` repeated doubled
+    /// the value each time, to gigabytes in a short script. A value past `MAX_VALUE` is no
+    /// longer followed.
+    #[test]
+    fn a_value_that_doubles_at_each_assignment_is_not_followed_past_a_path() {
+        let text = format!(
+            "FROM scratch\nRUN x=ab; {}curl -fsSLo \"/tmp/$x\" https://github.com/containernetworking/plugins/releases/download/v1.9.1/cni-plugins-linux-amd64-v1.9.1.tgz\n",
+            "x=$x$x; ".repeat(64)
+        );
+        let got = check(&text);
+        let archive = got.archive.expect("the download is found");
+        assert!(
+            archive.len() <= MAX_VALUE + "/tmp/".len(),
+            "{}",
+            archive.len()
+        );
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! locked side, then rebased, 3-way when the strict apply fails), reporting
 //! each section and refreshing it to exact hunks at the target.
 
-use super::summary::{ConflictReport, PatchReport};
+use super::summary::{ConflictReport, UpstreamedReport};
+use super::upstreamed;
 use crate::config::Vendor;
 use crate::error::Result;
+use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, FilePatch, Outcome};
 use crate::render::Patches;
 
@@ -14,9 +16,11 @@ pub(super) struct Carried {
     /// The patched target (with conflict markers when there are conflicts).
     pub output: Vec<u8>,
     /// Each patch section's result.
-    pub reports: Vec<PatchReport>,
+    pub reports: Vec<PatchResult>,
     /// Conflicting hunks.
     pub conflicts: Vec<ConflictReport>,
+    /// Sections upstream already carries.
+    pub upstreamed: Vec<UpstreamedReport>,
 }
 
 /// Where each hunk of `fp` lands on `content` when applied alone:
@@ -55,6 +59,7 @@ pub(super) fn carry(
         output: walk.output?,
         reports: Vec::new(),
         conflicts: Vec::new(),
+        upstreamed: Vec::new(),
     };
     for step in walk.steps {
         let (p, fp) = patches.section(step.id);
@@ -76,13 +81,20 @@ pub(super) fn carry(
                 }
                 format!("conflict ({})", placement(fp, &step.input))
             }
-            outcome => outcome.to_string(),
+            Outcome::AlreadyUpstream { .. } => {
+                let index = step.id.index();
+                out.upstreamed
+                    .push(upstreamed::found(&p.name, &p.file, &vendor.to, index));
+                step.outcome.to_string()
+            }
+            outcome => upstreamed::describe(fp, &step.input, outcome),
         };
-        out.reports.push(PatchReport {
-            patch: p.name.clone(),
-            target: vendor.to.clone(),
+        out.reports.push(PatchResult::described(
+            &p.name,
+            &vendor.to,
+            Kind::from(&step.outcome),
             result,
-        });
+        ));
         if !matches!(
             step.outcome,
             Outcome::Conflict { .. } | Outcome::AlreadyUpstream { .. }

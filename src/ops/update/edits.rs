@@ -34,8 +34,8 @@ pub(in crate::ops) fn fold(
     if let Some(line) = conflict_marker_line(current) {
         return Err(Error::Conflict(format!(
             "`{}` still holds the conflict markers of an earlier `update --keep-conflicts` (line {line}); \
-             use them to fix the patch so it applies to the new release, restore the file with `revendor render`, \
-             then run `revendor update` again",
+             the lock records no pending update to finish with `revendor update --continue`: restore the file with \
+             `revendor render`, run `revendor update --keep-conflicts` again, resolve the markers, then run `revendor update --continue`",
             vendor.to
         )));
     }
@@ -92,7 +92,7 @@ pub(in crate::ops) fn conflict_marker_line(text: &[u8]) -> Option<usize> {
 
 /// Each line of `current` that differs from `expected` (added or changed),
 /// and each removal, with its line in `current` ([`render::hand_edits`]).
-fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
+pub(super) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
     let expected = String::from_utf8_lossy(expected);
     let current = String::from_utf8_lossy(current);
     let report = |line: usize, text: String| EditReport {
@@ -113,7 +113,8 @@ fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> 
     out
 }
 
-fn list(edits: &[EditReport]) -> String {
+/// Up to five edits as `file:line `text``, and how many more.
+pub(super) fn list(edits: &[EditReport]) -> String {
     let shown: Vec<String> = edits
         .iter()
         .take(5)

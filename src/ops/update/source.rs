@@ -4,22 +4,25 @@
 //!
 //! The tree at the target comes from the tag archive (GitHub) or the git tag;
 //! the tree at the locked version is fetched only when a patch needs the
-//! 3-way merge.
+//! 3-way merge. A tree at the locked version must have the lock's tree hash
+//! ([`upstream::fetch_tree`]); the target's hash goes into the new lock.
 
-use super::summary::{ConflictReport, PatchReport, UpdateReport};
+use super::summary::{ConflictReport, UpdateReport};
+use super::upstreamed;
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::go;
+use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
-use crate::upstream::{Source, SourceTree};
+use crate::upstream::{self, Source, SourceTree};
 use crate::workspace::Context;
 
 /// What the source side of an update found.
 #[derive(Debug, Default)]
 pub(super) struct SourceFacts {
-    /// sha256 of the source archive at the target.
-    pub archive_sha256: Option<String>,
+    /// The source-tree hash at the target.
+    pub tree_sha256: Option<String>,
     /// The `go` directive of go.mod at the target.
     pub go_directive: Option<String>,
     /// Refreshed source patch files: (package-relative path, bytes).
@@ -29,7 +32,7 @@ pub(super) struct SourceFacts {
 /// Verifies and refreshes the source patches at `target`. `moved_from` is
 /// the upstream the lock vendored from when vendor.toml names another: the
 /// tree at `base_version` then comes from it. `lock` is `None` when there is
-/// no lock or it is of that other source (its archive sha256 says nothing
+/// no lock or it is of that other source (its tree hash says nothing
 /// about this one).
 #[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 pub(super) fn verify(
@@ -56,24 +59,13 @@ pub(super) fn verify(
     }
     ctx.shell
         .status("Fetching", format!("the source tree at {target}"));
-    let tree = source.tree(target)?;
-    facts.archive_sha256 = tree.archive_sha256.clone();
+    let tree = upstream::fetch_tree(source, target, lock)?;
+    facts.tree_sha256 = Some(tree.tree_sha256.clone());
     facts.go_directive = tree
         .files
         .get("go.mod")
         .and_then(|b| go::Version::from_go_mod(b))
         .map(|v| v.to_string());
-    if let (Some(l), Some(new)) = (lock, &tree.archive_sha256)
-        && l.upstream.version == target
-        && let Some(old) = &l.upstream.source_sha256
-        && old != new
-    {
-        return Err(Error::Checksum {
-            what: format!("the source archive of {target}"),
-            expected: old.clone(),
-            actual: new.clone(),
-        });
-    }
 
     let mut base_tree: Option<SourceTree> = None;
     let ours_label = format!("patched {base_version}");
@@ -84,7 +76,7 @@ pub(super) fn verify(
     };
     for p in patches.values() {
         let mut set = p.set.clone();
-        for fp in set.files.iter_mut() {
+        for (section, fp) in set.files.iter_mut().enumerate() {
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             if !fp.is_new() && !tree.files.contains_key(&path) {
@@ -104,7 +96,7 @@ pub(super) fn verify(
                                     "Fetching",
                                     format!("the source tree at {base_version}"),
                                 );
-                                base.unwrap_or(source).tree(base_version)?
+                                upstream::fetch_tree(base.unwrap_or(source), base_version, lock)?
                             }
                         });
                     }
@@ -125,11 +117,12 @@ pub(super) fn verify(
                                     strict: Some(strict.to_string()),
                                 });
                             }
-                            report.patches.push(PatchReport {
-                                patch: p.name.clone(),
-                                target: path.clone(),
-                                result: "conflict".into(),
-                            });
+                            report.patches.push(PatchResult::described(
+                                &p.name,
+                                &path,
+                                Kind::Conflict,
+                                "conflict".into(),
+                            ));
                             continue;
                         }
                         Ok(outcome) => outcome,
@@ -142,14 +135,20 @@ pub(super) fn verify(
                     }
                 }
             };
-            if !matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+            let result = upstreamed::describe(fp, &theirs, &outcome);
+            if matches!(outcome, Outcome::AlreadyUpstream { .. }) {
+                report
+                    .upstreamed
+                    .push(upstreamed::found(&p.name, &p.file, &path, section));
+            } else {
                 *fp = patch::refresh(fp, &theirs, outcome.content());
             }
-            report.patches.push(PatchReport {
-                patch: p.name.clone(),
-                target: path,
-                result: outcome.to_string(),
-            });
+            report.patches.push(PatchResult::described(
+                &p.name,
+                &path,
+                Kind::from(&outcome),
+                result,
+            ));
         }
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }

@@ -2,16 +2,8 @@
 
 use serde::Serialize;
 
-/// One patch section's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct PatchReport {
-    /// The patch name.
-    pub patch: String,
-    /// The rendered file (or source file) it targets.
-    pub target: String,
-    /// `exact`, `offset (hunk 1 +9, …)`, `merged (3-way)`, `conflict (…)`, `already upstream`.
-    pub result: String,
-}
+use super::closing::ClosingFinding;
+use crate::ops::outcome::PatchResult;
 
 /// One conflicting hunk.
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +38,53 @@ pub struct EditReport {
     pub adopted_into: Option<String>,
 }
 
+/// One hunk that, adopting the package, applied only with GNU patch's fuzz
+/// or a recounted header, and was refreshed to exact.
+#[derive(Debug, Clone, Serialize)]
+pub struct FuzzyReport {
+    /// The patch name.
+    pub patch: String,
+    /// The patch file.
+    pub file: String,
+    /// Line of the hunk's `@@` in the patch file as it was.
+    pub line: usize,
+    /// The rendered file it targets.
+    pub target: String,
+    /// 1-based hunk of the patch's section for `target`.
+    pub hunk: usize,
+    /// Why: `needed fuzz 2 (offset +10)`, a header that lies.
+    pub why: String,
+}
+
+/// One patch section whose change upstream already has at the target.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpstreamedReport {
+    /// The patch name.
+    pub patch: String,
+    /// The patch file.
+    pub file: String,
+    /// The rendered file (or source file) the section targets.
+    pub target: String,
+    /// The section's index in the patch file.
+    #[serde(skip)]
+    pub section: usize,
+    /// Every section of the patch is upstream: the whole patch can go.
+    pub whole: bool,
+    /// Taken out (`--drop-upstreamed`): the section, or the file and its
+    /// `[[patch]]` when `whole`.
+    pub dropped: bool,
+}
+
+/// A file of a vendored directory that upstream moved: removed at one path
+/// and added with the same bytes at another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    /// The rendered file before.
+    pub from: String,
+    /// The rendered file now.
+    pub to: String,
+}
+
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
@@ -60,14 +99,33 @@ pub struct UpdateReport {
     pub adopted: bool,
     /// Nothing was written.
     pub dry_run: bool,
-    /// Each patch section's result.
-    pub patches: Vec<PatchReport>,
+    /// Each patch section's result (the same objects `render` reports).
+    pub patches: Vec<PatchResult>,
     /// Conflicting hunks (the update stops when there are any).
     pub conflicts: Vec<ConflictReport>,
     /// Hand edits adopted into patches.
     pub edits: Vec<EditReport>,
-    /// Files written (or that would be, with `--dry-run`).
+    /// What else happened, one sentence each: a removed patch reverted, a
+    /// removed output deleted.
+    pub notes: Vec<String>,
+    /// Files of vendored directories that arrive: upstream added them (or
+    /// vendor.toml now selects them). Rendered paths.
+    pub added: Vec<String>,
+    /// Files of vendored directories that go: upstream removed them.
+    pub removed: Vec<String>,
+    /// Files upstream moved inside a vendored directory.
+    pub renamed: Vec<Renamed>,
+    /// Adopting: hunks that applied only with fuzz or a recount, refreshed.
+    pub fuzzy: Vec<FuzzyReport>,
+    /// Sections upstream already carries (the update stops on them unless
+    /// it drops them).
+    pub upstreamed: Vec<UpstreamedReport>,
+    /// Files written (or that would be, with `--dry-run`), as `render`
+    /// lists them.
     pub changed: Vec<String>,
+    /// The offline check of the written result, each finding with its next
+    /// command (empty with `--dry-run`).
+    pub findings: Vec<ClosingFinding>,
 }
 
 impl UpdateReport {
@@ -81,8 +139,21 @@ impl UpdateReport {
             patches: Vec::new(),
             conflicts: Vec::new(),
             edits: Vec::new(),
+            notes: Vec::new(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
+            fuzzy: Vec::new(),
+            upstreamed: Vec::new(),
             changed: Vec::new(),
+            findings: Vec::new(),
         }
+    }
+
+    /// The closing findings this update caused (`error`s the check before
+    /// it did not report): the update is written, and exits 1.
+    pub fn caused(&self) -> impl Iterator<Item = &ClosingFinding> {
+        self.findings.iter().filter(|f| f.caused)
     }
 
     /// The closing summary for people.
@@ -94,8 +165,13 @@ impl UpdateReport {
             "updated"
         };
         if self.adopted {
+            let adopt = if self.dry_run {
+                "would adopt"
+            } else {
+                "adopted"
+            };
             s.push_str(&format!(
-                "adopted the package at {} (no lock before)\n",
+                "{adopt} the package at {} (no lock before)\n",
                 self.from
             ));
         }
@@ -105,25 +181,49 @@ impl UpdateReport {
             ));
         }
         if self.from == self.to {
-            s.push_str(&format!("upstream: {} (unchanged)\n", self.to));
+            s.push_str(&format!("upstream: up to date at {}\n", self.to));
         } else {
             s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
         }
-        for p in &self.patches {
+        for f in &self.fuzzy {
             s.push_str(&format!(
-                "patch {} on {}: {}\n",
-                p.patch, p.target, p.result
+                "patch {} on {}: hunk {} ({}:{}) {}; refreshed to exact\n",
+                f.patch, f.target, f.hunk, f.file, f.line, f.why
             ));
         }
+        for f in &self.added {
+            s.push_str(&format!("upstream added {f}\n"));
+        }
+        for f in &self.removed {
+            s.push_str(&format!("upstream removed {f}\n"));
+        }
+        for r in &self.renamed {
+            s.push_str(&format!("upstream renamed {} -> {}\n", r.from, r.to));
+        }
+        for p in &self.patches {
+            s.push_str(&format!("{p}\n"));
+        }
+        let adopted_into = if self.dry_run {
+            "would be adopted into"
+        } else {
+            "adopted into"
+        };
         for e in &self.edits {
             if let Some(into) = &e.adopted_into {
                 s.push_str(&format!(
-                    "hand edit {}:{} adopted into patch {into}: {}\n",
+                    "hand edit {}:{} {adopted_into} patch {into}: {}\n",
                     e.file,
                     e.line,
                     e.text.trim_end()
                 ));
             }
+        }
+        for u in &self.upstreamed {
+            s.push_str(&self.upstreamed_line(u));
+        }
+        for n in &self.notes {
+            s.push_str(n);
+            s.push('\n');
         }
         for c in &self.conflicts {
             s.push_str(&format!(
@@ -147,6 +247,31 @@ impl UpdateReport {
             }
         }
         s
+    }
+}
+
+impl UpdateReport {
+    fn upstreamed_line(&self, u: &UpstreamedReport) -> String {
+        let to = &self.to;
+        let (dropped, removed) = if self.dry_run {
+            ("would drop", "would remove")
+        } else {
+            ("dropped", "removed")
+        };
+        match (u.dropped, u.whole) {
+            (true, true) => format!(
+                "{dropped} patch {}: upstream {to} already has it; {removed} {} and its [[patch]] from vendor.toml\n",
+                u.patch, u.file
+            ),
+            (true, false) => format!(
+                "{dropped} the section for {} from patch {} ({}): upstream {to} already has it\n",
+                u.target, u.patch, u.file
+            ),
+            (false, _) => format!(
+                "upstream {to} already has patch {}'s change to {}; `revendor update --drop-upstreamed` drops it\n",
+                u.patch, u.target
+            ),
+        }
     }
 }
 

@@ -1,0 +1,79 @@
+//! `revendor check --all [ROOT]`: every package's check, printed once all
+//! are done, one package after the other.
+//!
+//! Each package gets a [`Context`] of its own, opened on the thread that
+//! checks it, with the run's environment, flags and format but never a
+//! progress bar (several at once would garble the terminal). A package that
+//! could not be checked is rendered here, like any error of a run, and then
+//! reported among the others.
+
+use std::path::{Path, PathBuf};
+
+use crate::console::{Format, Paint};
+use crate::error::{Error, ExitCode, Result};
+use crate::ops::check::CheckOptions;
+use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
+use crate::report::{self, all::Failure, all::Package};
+use crate::workspace::Context;
+
+pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) -> Result<ExitCode> {
+    let format = ctx.shell.format();
+    let offline = ctx.client.offline();
+    let env = ctx.env.clone();
+    let quiet = ctx.shell.without_progress();
+    let open = move |dir: PathBuf| Context::new(dir, env.clone(), offline, quiet.clone());
+    let all = check_all(ctx, &CheckAllOptions { root, check }, &open)?;
+    let packages: Vec<Package<'_>> = all
+        .packages
+        .iter()
+        .map(|p| Package {
+            name: &p.package,
+            dir: &p.workspace_path,
+            outcome: match &p.outcome {
+                Ok(report) => Ok(report.findings.as_slice()),
+                Err(e) => Err(failure(p, e)),
+            },
+        })
+        .collect();
+    match format {
+        Format::Human => ctx.shell.out(&report::all::human(&packages)),
+        Format::Json => ctx.shell.out(&report::all::json(&packages)),
+        Format::Github => {
+            ctx.shell.out(&report::all::github(&packages));
+            if let Some(summary) = &ctx.env.step_summary {
+                report::append_summary(summary, &report::all::markdown(&packages))?;
+            }
+            if let Some(output) = &ctx.env.github_output {
+                report::all::append_output(output, &report::all::matrix(&packages))?;
+            }
+        }
+    }
+    for p in &all.packages {
+        for file in p.outcome.iter().flat_map(|r| &r.changed) {
+            ctx.shell
+                .status("Fixed", Path::new(&p.package).join(file).display());
+        }
+    }
+    Ok(all.exit_code())
+}
+
+/// A package's error as every format shows it: rendered as a run's error
+/// would be, with the file and line a configuration error names.
+fn failure(package: &PackageCheck, e: &Error) -> Failure {
+    let location = match e {
+        Error::Config(c) => c
+            .file
+            .strip_prefix(&package.dir)
+            .ok()
+            .map(|file| (file.to_string_lossy().into_owned(), c.line.unwrap_or(1))),
+        Error::Render { file, line, .. } => Some((file.clone(), line.unwrap_or(1))),
+        _ => None,
+    };
+    Failure {
+        message: e.to_string(),
+        rendered: super::render_error(e, Paint::plain()),
+        hint: e.hint(),
+        location,
+        exit_code: e.exit_code() as u8,
+    }
+}

@@ -1,0 +1,227 @@
+//! The journal of an interrupted write: the plan's format, and the package as
+//! an unfinished plan leaves it.
+//!
+//! `paths::Transaction` stages new files under `<package>/.revendor-txn/` and
+//! writes a plan there, one [`Step`] a line, before it renames anything
+//! (`paths/transaction.rs` tells the whole protocol). A run killed after that
+//! leaves a plan whose renames are not all done, and the files on disk mix old
+//! and new. `paths::recover` finishes it before any command reads the package;
+//! where the package cannot be written (a read-only mount, a checkout of
+//! another user), it cannot, and reading the files as they are would judge a
+//! tree no run ever produced. So it [`install`]s a view instead: [`read`] and
+//! [`is_file`] of a path the plan still has to write answer with its staged
+//! bytes, and of a path it removes, as absent; a directory's listing
+//! ([`amend_listing`]) gains and loses those files the same way. Nothing on disk changes; the
+//! first command that can write there finishes the plan.
+//!
+//! It sits below `config` and `paths` because both read the package (config
+//! reads vendor.toml and the lock, everything else goes through `paths`). The
+//! view is process-wide, one entry per path, because the package is read from
+//! many places rather than through one handle; paths are compared made
+//! absolute, `.` components dropped.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// One line of a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// Rename staged file `n` over the package-relative `path`.
+    Write {
+        /// The staged file's name inside the staging directory.
+        n: &'a str,
+        /// Where it goes.
+        path: &'a str,
+    },
+    /// Remove the package-relative `path`.
+    Remove {
+        /// What goes.
+        path: &'a str,
+    },
+}
+
+/// The plan line of a step, newline included.
+impl std::fmt::Display for Step<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Write { n, path } => writeln!(f, "write {n} {path}"),
+            Step::Remove { path } => writeln!(f, "remove {path}"),
+        }
+    }
+}
+
+/// The steps of a plan, in order; lines of no known form are skipped.
+pub fn steps(plan: &str) -> Vec<Step<'_>> {
+    plan.lines()
+        .filter_map(|line| {
+            if let Some(rest) = line.strip_prefix("write ") {
+                let (n, path) = rest.split_once(' ')?;
+                Some(Step::Write { n, path })
+            } else {
+                line.strip_prefix("remove ")
+                    .map(|path| Step::Remove { path })
+            }
+        })
+        .collect()
+}
+
+/// Where a read of a path goes instead of the path itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Redirect {
+    /// The staged file holding its new bytes.
+    Staged(PathBuf),
+    /// Nowhere: the plan removes it.
+    Removed,
+}
+
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+static VIEW: OnceLock<Mutex<HashMap<PathBuf, Redirect>>> = OnceLock::new();
+
+fn view() -> MutexGuard<'static, HashMap<PathBuf, Redirect>> {
+    VIEW.get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+fn key(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    absolute
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect()
+}
+
+fn redirect(path: &Path) -> Option<Redirect> {
+    if !INSTALLED.load(Ordering::Acquire) {
+        return None;
+    }
+    view().get(&key(path)).cloned()
+}
+
+/// Makes reads of the package at `root` see what `steps` (staged under
+/// `staging`) leave. A write whose staged file is gone was already renamed
+/// into place, and reads the disk.
+pub fn install(root: &Path, staging: &Path, steps: &[Step<'_>]) {
+    let mut view = view();
+    for step in steps {
+        match step {
+            Step::Write { n, path } => {
+                let staged = staging.join(n);
+                if staged.exists() {
+                    view.insert(key(&root.join(path)), Redirect::Staged(staged));
+                }
+            }
+            Step::Remove { path } => {
+                view.insert(key(&root.join(path)), Redirect::Removed);
+            }
+        }
+    }
+    INSTALLED.store(true, Ordering::Release);
+}
+
+/// The bytes of `path` as the package reads; a file the view removes is
+/// missing with the same error as any missing file.
+pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    match redirect(path) {
+        Some(Redirect::Removed) => Err(std::io::Error::from_raw_os_error(ENOENT)),
+        Some(Redirect::Staged(staged)) => std::fs::read(staged),
+        None => std::fs::read(path),
+    }
+}
+
+/// [`read`] as UTF-8 text.
+pub fn read_to_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// Whether `path` is a file, as [`read`] sees the package.
+pub fn is_file(path: &Path) -> bool {
+    match redirect(path) {
+        Some(Redirect::Removed) => false,
+        Some(Redirect::Staged(_)) => true,
+        None => path.is_file(),
+    }
+}
+
+/// `listed`, the package-relative files found on disk under `dir` (a
+/// package-relative directory ending with `/`) of the package at `root`, as
+/// the view sees them: with the files the plan still writes there, without
+/// those it removes; sorted.
+pub fn amend_listing(root: &Path, dir: &str, listed: &mut Vec<String>) {
+    if !INSTALLED.load(Ordering::Acquire) {
+        return;
+    }
+    let root = key(root);
+    for (path, redirect) in view().iter() {
+        let Some(rel) = path.strip_prefix(&root).ok().and_then(Path::to_str) else {
+            continue;
+        };
+        if !rel.starts_with(dir) {
+            continue;
+        }
+        match redirect {
+            Redirect::Staged(_) => listed.push(rel.to_owned()),
+            Redirect::Removed => listed.retain(|l| l != rel),
+        }
+    }
+    listed.sort();
+    listed.dedup();
+}
+
+/// `ENOENT` on every Unix.
+const ENOENT: i32 = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_reads_back_its_steps() {
+        let steps_in = [
+            Step::Write {
+                n: "0",
+                path: "templates/a b.yml",
+            },
+            Step::Remove { path: "old file" },
+        ];
+        let plan: String = steps_in.iter().map(ToString::to_string).collect();
+        assert_eq!(plan, "write 0 templates/a b.yml\nremove old file\n");
+        assert_eq!(steps(&plan), steps_in);
+        assert_eq!(steps("garbage\nwrite 1\n"), []);
+    }
+
+    #[test]
+    fn the_view_reads_staged_bytes_and_hides_removed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, staging) = (dir.path().join("pkg"), dir.path().join("staging"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&staging).unwrap();
+        for (name, bytes) in [("new", "disk"), ("gone", "disk"), ("done", "disk")] {
+            std::fs::write(root.join(name), bytes).unwrap();
+        }
+        std::fs::write(staging.join("0"), "staged").unwrap();
+        let plan = "write 0 new\nwrite 1 done\nremove gone\n";
+        install(&root, &staging, &steps(plan));
+        assert_eq!(read(&root.join("./new")).unwrap(), b"staged");
+        // Staged file 1 is gone: renamed into place before the kill.
+        assert_eq!(read(&root.join("done")).unwrap(), b"disk");
+        let gone = read(&root.join("gone")).unwrap_err();
+        assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
+        assert!(!is_file(&root.join("gone")) && is_file(&root.join("new")));
+        assert!(root.join("gone").is_file(), "the disk is not touched");
+
+        std::fs::create_dir_all(root.join("d/sub")).unwrap();
+        std::fs::write(staging.join("2"), "added").unwrap();
+        let plan = "write 2 d/sub/added\nremove d/old\n";
+        install(&root, &staging, &steps(plan));
+        let mut listed = vec!["d/old".to_owned(), "d/kept".to_owned()];
+        amend_listing(&root, "d/", &mut listed);
+        assert_eq!(listed, ["d/kept", "d/sub/added"]);
+        let mut other = vec!["e/x".to_owned()];
+        amend_listing(&root, "e/", &mut other);
+        assert_eq!(other, ["e/x"]);
+    }
+}

@@ -1,0 +1,414 @@
+//! `Adaptations:`: one line per changed file of the package saying what
+//! changed in it, as cozystack's upgrade commits list them
+//! (`images/multus-cni/Dockerfile: ARG VERSION v4.2.3 → v4.3.0`).
+//!
+//! Each kind of file revendor knows is read as what it is: vendor.toml's
+//! version, the lock's fields, a pristine copy's and a rendered file's
+//! version and line counts, a patch's result, a Dockerfile's ARG defaults,
+//! FROM images and markers. Any other file gets its one changed line, or its
+//! line counts.
+
+use crate::config::Config;
+use crate::config::lock::{LOCK_PATH, Lock};
+use crate::dockerfile::{Base, Dockerfile};
+use crate::pr::{Adaptation, PatchResult};
+
+use super::base::{Change, Status};
+
+/// What the descriptions draw on.
+pub(super) struct Known<'a> {
+    /// The working tree's vendor.toml.
+    pub config: &'a Config,
+    /// The working tree's lock.
+    pub lock: &'a Lock,
+    /// The base commit's lock, if it had one.
+    pub base_lock: Option<&'a Lock>,
+    /// The upstream's name.
+    pub name: &'a str,
+    /// Each patch's result.
+    pub patches: &'a [PatchResult],
+}
+
+/// The line for one changed file; `old` and `new` are its bytes at the
+/// base and in the work tree.
+pub(super) fn describe(
+    k: &Known<'_>,
+    change: &Change,
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+) -> Adaptation {
+    let path = change.path.as_str();
+    let to = &k.lock.upstream.version;
+    let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
+    let counts = || counts(old, new);
+    let vendor_from = k
+        .config
+        .vendor
+        .iter()
+        .find(|v| v.pristine() == path)
+        .map(|v| v.from.as_str());
+    let change_text = match (change.status, path) {
+        (Status::Deleted, _) if path.starts_with("upstream/") => {
+            "pristine copy removed: no longer vendored".to_owned()
+        }
+        (Status::Deleted, _) => "removed".to_owned(),
+        (_, "vendor.toml") => vendor_toml(old, new),
+        (_, LOCK_PATH) => lock(k, new),
+        _ if vendor_from.is_some() => match change.status {
+            Status::Added => format!(
+                "pristine copy of upstream `{}` at {to} (added)",
+                vendor_from.unwrap_or_default()
+            ),
+            _ => format!(
+                "pristine copy of upstream `{}` at {to} ({})",
+                vendor_from.unwrap_or_default(),
+                counts()
+            ),
+        },
+        _ if k.config.vendor_rendering(path).is_some() => format!(
+            "rendered from {} {to} with its patches, rewrites and pin ({})",
+            k.name,
+            counts()
+        ),
+        _ if k.patches.iter().any(|p| p.file == path) => patch(
+            k.patches
+                .iter()
+                .find(|p| p.file == path)
+                .expect("found above"),
+        ),
+        _ => match dockerfile(k.config, path, old, new) {
+            Some(text) => text,
+            None => generic(change.status, old, new),
+        },
+    };
+    Adaptation {
+        file: path.to_owned(),
+        change: change_text,
+    }
+}
+
+/// `+3 -1`: lines added and removed from `old` to `new`.
+pub(super) fn counts(old: &[u8], new: &[u8]) -> String {
+    let (added, removed) = line_counts(old, new);
+    format!("+{added} -{removed}")
+}
+
+/// Lines added and removed from `old` to `new`.
+pub(super) fn line_counts(old: &[u8], new: &[u8]) -> (usize, usize) {
+    let patch = diffy::create_patch_bytes(old, new);
+    let mut added = 0;
+    let mut removed = 0;
+    for hunk in patch.hunks() {
+        for line in hunk.lines() {
+            match line {
+                diffy::Line::Insert(_) => added += 1,
+                diffy::Line::Delete(_) => removed += 1,
+                diffy::Line::Context(_) => {}
+            }
+        }
+    }
+    (added, removed)
+}
+
+/// The lines only `old` has and the lines only `new` has, trimmed.
+fn changed_lines(old: &[u8], new: &[u8]) -> (Vec<String>, Vec<String>) {
+    let patch = diffy::create_patch_bytes(old, new);
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    let text = |l: &[u8]| String::from_utf8_lossy(l).trim().to_owned();
+    for hunk in patch.hunks() {
+        for line in hunk.lines() {
+            match line {
+                diffy::Line::Insert(l) => added.push(text(l)),
+                diffy::Line::Delete(l) => removed.push(text(l)),
+                diffy::Line::Context(_) => {}
+            }
+        }
+    }
+    (removed, added)
+}
+
+fn vendor_toml(old: &[u8], new: &[u8]) -> String {
+    let version = |b: &[u8]| -> Option<String> {
+        let table: toml::Table = toml::from_str(&String::from_utf8_lossy(b)).ok()?;
+        table
+            .get("upstream")?
+            .get("version")?
+            .as_str()
+            .map(str::to_owned)
+    };
+    let (removed, added) = changed_lines(old, new);
+    match (version(old), version(new)) {
+        (Some(a), Some(b)) if a != b => {
+            let other = removed.len().max(added.len()).saturating_sub(1);
+            if other == 0 {
+                format!("[upstream] version {a} → {b}")
+            } else {
+                format!(
+                    "[upstream] version {a} → {b}, and {other} other line{} changed",
+                    plural(other)
+                )
+            }
+        }
+        _ => generic(Status::Modified, old, new),
+    }
+}
+
+fn lock(k: &Known<'_>, new: &[u8]) -> String {
+    let Ok(now) = Lock::parse(
+        std::path::Path::new(LOCK_PATH),
+        &String::from_utf8_lossy(new),
+    ) else {
+        return "rewritten (it does not parse)".to_owned();
+    };
+    let Some(before) = k.base_lock else {
+        let mut parts = vec![format!("written: {} {}", k.name, now.upstream.version)];
+        if let Some(c) = &now.upstream.commit {
+            parts[0].push_str(&format!(" at {}", short(c)));
+        }
+        parts.push(format!(
+            "{} pristine file{}",
+            now.files.len(),
+            plural(now.files.len())
+        ));
+        parts.push(format!(
+            "{} patch{} verified",
+            now.patches.len(),
+            if now.patches.len() == 1 { "" } else { "es" }
+        ));
+        if let Some(d) = &now.upstream.go_directive {
+            parts.push(format!("go.mod `go {d}`"));
+        }
+        if let Some(image) = &now.image {
+            parts.push(format!("image {}", image.reference));
+        }
+        return parts.join(", ");
+    };
+    let mut parts = Vec::new();
+    let mut field = |name: &str, a: Option<&str>, b: Option<&str>| {
+        if a != b {
+            parts.push(format!(
+                "{name} {} → {}",
+                a.unwrap_or("none"),
+                b.unwrap_or("none")
+            ));
+        }
+    };
+    field(
+        "version",
+        Some(&before.upstream.version),
+        Some(&now.upstream.version),
+    );
+    fn commit(l: &Lock) -> Option<&str> {
+        l.upstream.commit.as_deref().map(short)
+    }
+    field("commit", commit(before), commit(&now));
+    field(
+        "go-directive",
+        before.upstream.go_directive.as_deref(),
+        now.upstream.go_directive.as_deref(),
+    );
+    field(
+        "image",
+        before.image.as_ref().map(|i| i.reference.as_str()),
+        now.image.as_ref().map(|i| i.reference.as_str()),
+    );
+    let files: Vec<&str> = now
+        .files
+        .iter()
+        .filter(|f| before.file_sha256(&f.from) != Some(f.sha256.as_str()))
+        .map(|f| f.from.as_str())
+        .collect();
+    if !files.is_empty() {
+        parts.push(format!("sha256 of {}", files.join(", ")));
+    }
+    let patches: Vec<&str> = now
+        .patches
+        .iter()
+        .filter(|p| before.patch_sha256(&p.name) != Some(p.sha256.as_str()))
+        .map(|p| p.name.as_str())
+        .collect();
+    if !patches.is_empty() {
+        parts.push(format!("sha256 of patch {}", patches.join(", ")));
+    }
+    let platforms = |l: &Lock| {
+        l.image
+            .as_ref()
+            .map(|i| i.platforms.clone())
+            .unwrap_or_default()
+    };
+    if platforms(before) != platforms(&now) {
+        parts.push("per-platform digests".to_owned());
+    }
+    if parts.is_empty() {
+        "rewritten, same values".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn patch(p: &PatchResult) -> String {
+    if p.new {
+        return "new patch".to_owned();
+    }
+    let mut parts: Vec<String> = p
+        .sections
+        .iter()
+        .map(|s| {
+            let moved: Vec<String> = s
+                .moved
+                .iter()
+                .map(|m| format!("hunk {} {:+}", m.hunk, m.offset))
+                .collect();
+            match s.result.as_str() {
+                "offset" => format!("{} moved ({})", s.target, moved.join(", ")),
+                result => format!("{}: {result}", s.target),
+            }
+        })
+        .collect();
+    parts.push("refreshed to exact hunks".to_owned());
+    if !p.adopted.is_empty() {
+        parts.push(format!(
+            "{} change{} adopted",
+            p.adopted.len(),
+            plural(p.adopted.len())
+        ));
+    }
+    if !p.dropped.is_empty() {
+        parts.push(format!(
+            "{} change{} dropped",
+            p.dropped.len(),
+            plural(p.dropped.len())
+        ));
+    }
+    parts.join("; ")
+}
+
+/// ARG defaults, FROM images and markers that changed in a Dockerfile;
+/// `None` when the file is not one or none of those changed.
+fn dockerfile(config: &Config, path: &str, old: &[u8], new: &[u8]) -> Option<String> {
+    let named = path
+        .rsplit('/')
+        .next()
+        .is_some_and(|n| n.contains("Dockerfile"))
+        || config.image.as_ref().is_some_and(|i| i.dockerfile == path);
+    if !named {
+        return None;
+    }
+    let parse = |b: &[u8]| Dockerfile::parse(&String::from_utf8_lossy(b)).ok();
+    let (a, b) = (parse(old)?, parse(new)?);
+    let mut parts = Vec::new();
+    for arg in &b.args {
+        let was = a
+            .args
+            .iter()
+            .find(|x| x.name == arg.name && x.stage == arg.stage)
+            .and_then(|x| x.value.clone());
+        if let Some(value) = &arg.value
+            && was.as_ref() != Some(value)
+        {
+            parts.push(format!(
+                "ARG {} {} → {value}",
+                arg.name,
+                was.as_deref().unwrap_or("(none)")
+            ));
+        }
+    }
+    for stage in &b.stages {
+        let before = a.stages.get(stage.index);
+        let image = |s: &crate::dockerfile::Stage| match &s.base {
+            Base::Image(r) => r.to_string(),
+            _ => s.image.clone(),
+        };
+        if let Some(before) = before
+            && image(before) != image(stage)
+        {
+            let name = stage
+                .name
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            parts.push(format!("FROM{name} {} → {}", image(before), image(stage)));
+        }
+    }
+    for m in config.markers.iter().filter(|m| m.file == path) {
+        let value = |df: &Dockerfile| df.markers(&m.key).first().map(|l| l.value.clone());
+        if value(&a) != value(&b) {
+            parts.push(format!(
+                "# {}: {} → {}",
+                m.key,
+                value(&a).unwrap_or_else(|| "(none)".into()),
+                value(&b).unwrap_or_else(|| "(none)".into())
+            ));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let (added, removed) = line_counts(old, new);
+    let other = added.max(removed).saturating_sub(parts.len());
+    if other > 0 {
+        parts.push(format!("{other} other line{} changed", plural(other)));
+    }
+    Some(parts.join("; "))
+}
+
+fn generic(status: Status, old: &[u8], new: &[u8]) -> String {
+    if status == Status::Added {
+        let lines = new.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+        return format!("added ({lines} line{})", plural(lines));
+    }
+    let (removed, added) = changed_lines(old, new);
+    match (removed.as_slice(), added.as_slice()) {
+        ([a], [b]) if a.len() + b.len() <= 160 => format!("`{a}` → `{b}`"),
+        _ => format!(
+            "{} lines changed ({})",
+            removed.len().max(added.len()),
+            counts(old, new)
+        ),
+    }
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dockerfile_arg_is_named_with_both_values() {
+        let config = Config::parse(
+            std::path::Path::new("."),
+            std::path::Path::new("vendor.toml"),
+            "[upstream]\ngithub = \"o/r\"\nversion = \"v2\"\n",
+        )
+        .unwrap();
+        let old = b"FROM golang:1.26 AS builder\nARG VERSION=v4.2.3\n";
+        let new = b"FROM golang:1.26 AS builder\nARG VERSION=v4.3.0\n";
+        assert_eq!(
+            dockerfile(&config, "images/multus-cni/Dockerfile", old, new).unwrap(),
+            "ARG VERSION v4.2.3 → v4.3.0"
+        );
+    }
+
+    #[test]
+    fn vendor_toml_names_the_version() {
+        let old = b"[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n";
+        let new = b"[upstream]\ngithub = \"o/r\"\nversion = \"v2\"\n";
+        assert_eq!(vendor_toml(old, new), "[upstream] version v1 → v2");
+    }
+
+    #[test]
+    fn one_changed_line_is_quoted() {
+        assert_eq!(
+            generic(Status::Modified, b"a\nb: 1\n", b"a\nb: 2\n"),
+            "`b: 1` → `b: 2`"
+        );
+        assert_eq!(generic(Status::Added, b"", b"x\ny\n"), "added (2 lines)");
+    }
+}

@@ -1,0 +1,261 @@
+//! `pr --create`: one branch, one commit, one pull request, updated in
+//! place, and nothing half-done when a step fails.
+//!
+//! 1. Refuse before anything is written: no token, no repository to open
+//!    the pull request on, a package file revendor does not write changed
+//!    (or a rendered file edited by hand), no identity to commit as.
+//! 2. Ask GitHub first: the repository (the token must be allowed to push)
+//!    and the open pull request of `revendor/<package>-<version>`.
+//! 3. Read the branch on origin. A commit on it that revendor did not make
+//!    (no `Revendor-Package:` trailer) means someone works there: leave the
+//!    branch alone and say so on the pull request, or, without one, fail.
+//! 4. Push the commit (made from the base tree and the package's files
+//!    only) unless the branch already holds exactly it, leased on what the
+//!    branch was seen at.
+//! 5. Open the pull request, or update the one found in step 2. If that
+//!    fails, the push of step 4 is undone, so a rerun starts from where
+//!    this run started; a rerun after any failure converges on one branch
+//!    and one pull request.
+//!
+//! `HEAD`, the index and the work tree are never touched.
+
+use super::base::{Base, Repo, Status};
+use super::commit::{self, Identity, TRAILER};
+use super::facts::Gathered;
+use super::github::{Api, Http, Pull};
+use super::remote::Remote;
+use super::{Action, PrOptions, PrReport};
+use crate::check::Severity;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::workspace::Context;
+
+/// Commits, pushes and opens or updates the pull request of `report`.
+pub(super) fn create(
+    ctx: &Context,
+    repo: &Repo,
+    base: &Base,
+    g: &Gathered,
+    opts: &PrOptions,
+    report: &mut PrReport,
+) -> Result<()> {
+    let Some(token) = ctx.env.token.as_deref() else {
+        return Err(Error::usage(
+            "`pr --create` pushes a branch and opens a pull request through the GitHub API, and there is no token",
+            "set GITHUB_TOKEN (or GH_TOKEN) to a token that may push branches and open pull requests",
+        ));
+    };
+    let Some(slug) = report.repository.clone() else {
+        return Err(Error::usage(
+            "cannot tell which GitHub repository to open the pull request on",
+            "set GITHUB_REPOSITORY=owner/name",
+        ));
+    };
+    refuse_dirty(repo, g)?;
+    let who = Identity::of(repo, &ctx.env)?;
+    let branch = report.branch.clone();
+
+    let api = Api::new(ctx, &slug);
+    let info = api.repo()?;
+    if info.permissions.as_ref().is_some_and(|p| !p.push) {
+        return Err(Error::usage(
+            format!("the token may not push to {slug}"),
+            "give GITHUB_TOKEN (or GH_TOKEN) contents: write and pull-requests: write on the repository",
+        ));
+    }
+    let into = opts
+        .base
+        .clone()
+        .or_else(|| base.branch.clone())
+        .unwrap_or(info.default_branch);
+    let owner = slug.split('/').next().unwrap_or_default();
+    let existing = api.open_pull(owner, &branch)?;
+
+    let tree = commit::tree(repo, base.commit, &g.changes, &ctx.root)?;
+    let remote = Remote::new(&repo.workdir, token, &ctx.env.server_url);
+    let seen = remote.head(&branch)?;
+    if let Some(head) = seen {
+        if repo.git.find_commit(head).is_err() {
+            remote.fetch(&branch)?;
+        }
+        let foreign = commit::foreign(repo, head, base.commit, &repo.package)?;
+        if !foreign.is_empty() {
+            return left_alone(ctx, &api, existing, &branch, &foreign, tree, report);
+        }
+    }
+
+    let mut trailers = vec![(TRAILER.to_owned(), commit::trailer_value(&repo.package))];
+    if opts.signoff {
+        trailers.push(("Signed-off-by".to_owned(), who.signoff()));
+    }
+    let message = crate::pr::commit_message(&report.summary, &trailers);
+    let pushed = match seen {
+        Some(head) if commit::is_same(repo, head, base.commit, tree, &message) => {
+            ctx.shell.status(
+                "Unchanged",
+                format!("`{branch}` already holds this upgrade"),
+            );
+            None
+        }
+        _ => {
+            let oid = commit::commit(repo, base.commit, tree, &who, &message)?;
+            ctx.shell.status("Pushing", format!("{branch} to origin"));
+            remote.push(oid, &branch, seen)?;
+            Some(oid)
+        }
+    };
+
+    match publish(&api, existing.as_ref(), owner, &branch, &into, report) {
+        Ok((pull, action)) => {
+            report.url = Some(pull.html_url);
+            report.action = Some(action);
+            Ok(())
+        }
+        Err(e) => {
+            let state = match pushed {
+                None => "nothing was pushed".to_owned(),
+                Some(oid) => undo(&remote, &branch, oid, seen),
+            };
+            let action = match existing {
+                Some(p) => format!("update pull request #{}", p.number),
+                None => format!("open the pull request of `{branch}` into `{into}`"),
+            };
+            Err(e.into_error(action, &state))
+        }
+    }
+}
+
+/// Updates `existing`, or opens the pull request of `branch` into `into`.
+fn publish(
+    api: &Api<'_>,
+    existing: Option<&Pull>,
+    owner: &str,
+    branch: &str,
+    into: &str,
+    report: &PrReport,
+) -> Result<(Pull, Action), Http> {
+    let (title, body) = (&report.title, &report.body);
+    if let Some(pull) = existing {
+        return Ok((api.update(pull.number, title, body)?, Action::Updated));
+    }
+    match api.create(title, body, branch, into) {
+        // Opened by a run whose answer was lost: find it and update it.
+        Err(e) if e.already_exists() => match api.open_pull(owner, branch).map_err(Http::Answer)? {
+            Some(pull) => Ok((api.update(pull.number, title, body)?, Action::Updated)),
+            None => Err(e),
+        },
+        other => Ok((other?, Action::Opened)),
+    }
+}
+
+/// Puts `branch` on origin back where this run found it; says what origin
+/// is left with.
+fn undo(remote: &Remote<'_>, branch: &str, pushed: git2::Oid, seen: Option<git2::Oid>) -> String {
+    let undone = match seen {
+        None => remote.delete(branch, pushed),
+        Some(old) => remote.push(old, branch, Some(pushed)),
+    };
+    match undone {
+        Ok(()) => {
+            format!("the push of `{branch}` was undone, so origin is as it was; run again to retry")
+        }
+        Err(e) => format!(
+            "`{branch}` stays pushed at {} ({e}); run again to open its pull request",
+            &pushed.to_string()[..12]
+        ),
+    }
+}
+
+/// Someone else's commits are on the branch: never push over them. With a
+/// pull request, say so there once per change (a marker names the tree
+/// this run would have pushed); without one, fail.
+fn left_alone(
+    ctx: &Context,
+    api: &Api<'_>,
+    existing: Option<Pull>,
+    branch: &str,
+    foreign: &[String],
+    tree: git2::Oid,
+    report: &mut PrReport,
+) -> Result<()> {
+    let list = foreign.join(", ");
+    let Some(pull) = existing else {
+        return Err(Error::Conflict(format!(
+            "`{branch}` on origin has commits revendor did not make ({list}) and no open pull request: \
+             left it alone, nothing was pushed; merge or delete that branch, then run again"
+        )));
+    };
+    let marker = format!("<!-- revendor: {tree} -->");
+    if !api
+        .comments(pull.number)?
+        .iter()
+        .any(|c| c.contains(&marker))
+    {
+        let text = format!(
+            "revendor did not update `{branch}`: it has commits revendor did not make ({list}), \
+             and revendor never pushes over them. The upgrade it would have pushed:\n\n\
+             <details><summary>{}</summary>\n\n{}\n</details>\n\n\
+             To let revendor update the branch again, rebase those commits away or close this pull request.\n\n{marker}\n",
+            report.title, report.body
+        );
+        api.comment(pull.number, &text)?;
+    }
+    ctx.shell.warn(format!(
+        "left `{branch}` alone: it has commits revendor did not make ({list}); said so on {}",
+        pull.html_url
+    ));
+    report.url = Some(pull.html_url);
+    report.action = Some(Action::LeftAlone);
+    Ok(())
+}
+
+/// The files revendor writes in a package: vendor.toml, `upstream/`, the
+/// rendered outputs, the patches, and the files rewrites, pins and markers
+/// name.
+fn managed(config: &Config, path: &str) -> bool {
+    path == "vendor.toml"
+        || path.starts_with("upstream/")
+        || config.vendor.iter().any(|v| v.to == path)
+        || config.patches.iter().any(|p| p.file == path)
+        || config.rewrites.iter().any(|r| r.file == path)
+        || config.pins.iter().any(|p| p.file == path)
+        || config.markers.iter().any(|m| m.file == path)
+        || config.image.as_ref().is_some_and(|i| i.dockerfile == path)
+}
+
+/// A change revendor did not make would go into its commit: refuse. That is
+/// a changed file revendor does not write, or a finding that the tree is not
+/// what revendor wrote (a hand edit of a rendered file, a pristine copy or
+/// patch that differs from the lock).
+fn refuse_dirty(repo: &Repo, g: &Gathered) -> Result<()> {
+    let mut problems: Vec<String> = g
+        .changes
+        .iter()
+        .filter(|c| !managed(&g.config, &c.path))
+        .map(|c| {
+            let how = match c.status {
+                Status::Added => "is new",
+                Status::Modified => "changed",
+                Status::Deleted => "was deleted",
+            };
+            format!("`{}` {how}", repo.full(&c.path))
+        })
+        .collect();
+    problems.extend(
+        g.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .filter(|f| f.id == "render-drift" || f.id == "lock-integrity")
+            .map(|f| format!("{}:{}: {}", repo.full(&f.file), f.line, f.message)),
+    );
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(Error::usage(
+        format!(
+            "the package has changes revendor did not make, and `pr --create` would commit them: {}",
+            problems.join("; ")
+        ),
+        "commit them on their own (or revert them), then run again; nothing was committed or pushed",
+    ))
+}

@@ -1,0 +1,473 @@
+//! Every fact of the upgrade's [`Summary`], gathered from the base commit
+//! and the working tree, so it is right whether or not the base had a lock.
+//!
+//! 1. The base commit's vendor.toml says the old version (its lock may not
+//!    exist); the working tree's lock says the new one.
+//! 2. The old pristine copies come from the base commit, or, when it holds
+//!    none (a package adopted without a lock, or copies git ignores), from
+//!    upstream at the old version, verified against the base's lock when it
+//!    has one. The new ones are the working tree's.
+//! 3. Patches (`patches.rs`), builder, image, markers, upstream diffstat and
+//!    adaptations (`adaptations.rs`) are read from those two sides.
+//! 4. The offline check runs on the working tree; a marker with a resolver
+//!    is re-verified online unless `--offline` forbids it, and the summary
+//!    says which happened.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::adaptations::{self, Known};
+use super::base::{Change, Repo};
+use super::patches::{self, Copy, Inputs, Trees};
+use crate::check::{self, Finding, Input, Severity, Sink};
+use crate::config::lock::{LOCK_PATH, Lock};
+use crate::config::{Config, UpstreamSource};
+use crate::dockerfile::{Base, Dockerfile};
+use crate::error::{Error, Result};
+use crate::go;
+use crate::ops::check::{CheckOptions, check};
+use crate::paths;
+use crate::pr::{self, Checks, FileStat, PlatformDigest, Reverified, Summary};
+use crate::render;
+use crate::upstream;
+use crate::workspace::Context;
+
+/// The summary and what it was made from.
+pub(super) struct Gathered {
+    /// Every fact.
+    pub summary: Summary,
+    /// The package's changed files.
+    pub changes: Vec<Change>,
+    /// What the offline check found.
+    pub findings: Vec<Finding>,
+    /// The working tree's vendor.toml.
+    pub config: Config,
+}
+
+/// The base commit's side of the package.
+struct Before {
+    config: Option<Config>,
+    version: Option<String>,
+    lock: Option<Lock>,
+}
+
+/// Gathers the summary of the package at `ctx.root` against `base`;
+/// `scope` is the Conventional Commits scope.
+pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -> Result<Gathered> {
+    let config = Config::load(&ctx.root)?;
+    let Some(lock) = Lock::load(&ctx.root)? else {
+        return Err(Error::usage(
+            "this package has no upstream/lock.toml yet",
+            "run `revendor update` first",
+        ));
+    };
+    let tree = repo.tree(base)?;
+    let before = before(ctx, repo, &tree);
+    let changes = repo.changed(&tree)?;
+    let base_config = before.config.as_ref().unwrap_or(&config);
+    let to = lock.upstream.version.clone();
+    let from = before.version.clone();
+
+    let source = upstream::open(&config, &ctx.env, &ctx.client);
+    let base_source = upstream::open(base_config, &ctx.env, &ctx.client);
+    let copies = copies(ctx, repo, &tree, &config, &before, &*base_source);
+
+    let base_bytes: BTreeMap<String, Vec<u8>> = base_config
+        .patches
+        .iter()
+        .filter_map(|p| Some((p.name.clone(), repo.read_at(&tree, &p.file)?)))
+        .collect();
+    let mut trees = Trees::new(&*base_source, &*source);
+    let patch_results = patches::results(
+        &Inputs {
+            config: &config,
+            base_config,
+            base_bytes: &base_bytes,
+            from: from.as_deref(),
+            to: &to,
+            copies: &copies,
+        },
+        &mut trees,
+    )?;
+
+    let (findings, checks) = offline_check(ctx);
+    let upstream = upstream_facts(ctx, &config, &lock, from.clone());
+    let adaptations = {
+        let known = Known {
+            config: &config,
+            lock: &lock,
+            base_lock: before.lock.as_ref(),
+            name: &upstream.name,
+            patches: &patch_results,
+        };
+        changes
+            .iter()
+            .map(|c| {
+                let old = repo.read_at(&tree, &c.path);
+                let new = paths::read_opt(&ctx.root.join(&c.path)).ok().flatten();
+                adaptations::describe(&known, c, old.as_deref(), new.as_deref())
+            })
+            .collect()
+    };
+    let summary = Summary {
+        package: scope.to_owned(),
+        upstream,
+        patches: patch_results,
+        builder: builder(ctx, repo, &tree, &config, &lock, before.lock.as_ref()),
+        image: image(repo, &tree, &config, &lock, before.lock.as_ref()),
+        markers: markers(ctx, repo, &tree, &config, &lock, &findings),
+        diffstat: copies.iter().map(diffstat).collect(),
+        added: before
+            .lock
+            .as_ref()
+            .map(|old| arrived(&lock, old))
+            .unwrap_or_default(),
+        removed: before
+            .lock
+            .as_ref()
+            .map(|old| arrived(old, &lock))
+            .unwrap_or_default(),
+        adaptations,
+        checks,
+    };
+    Ok(Gathered {
+        summary,
+        changes,
+        findings,
+        config,
+    })
+}
+
+/// The base commit's vendor.toml, its version and its lock; each `None`
+/// when the base has none (or, for the config, when it no longer parses:
+/// the working tree's then stands in).
+fn before(ctx: &Context, repo: &Repo, tree: &git2::Tree<'_>) -> Before {
+    let text = repo
+        .read_at(tree, "vendor.toml")
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let config = text.as_ref().and_then(|t| {
+        Config::parse(&ctx.root, Path::new("vendor.toml (base)"), t)
+            .map_err(|e| {
+                ctx.shell.warn(format!(
+                    "the base commit's vendor.toml does not parse ({e}); its patches are read as the working tree's declares them"
+                ))
+            })
+            .ok()
+    });
+    let version = config
+        .as_ref()
+        .map(|c| c.upstream.version.clone())
+        .or_else(|| {
+            let table: toml::Table = toml::from_str(text.as_deref()?).ok()?;
+            Some(table.get("upstream")?.get("version")?.as_str()?.to_owned())
+        });
+    let lock = repo
+        .read_at(tree, LOCK_PATH)
+        .and_then(|b| Lock::parse(Path::new(LOCK_PATH), &String::from_utf8_lossy(&b)).ok());
+    Before {
+        config,
+        version,
+        lock,
+    }
+}
+
+/// Each vendored file at both versions.
+fn copies(
+    ctx: &Context,
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    config: &Config,
+    before: &Before,
+    base_source: &dyn upstream::Source,
+) -> Vec<Copy> {
+    config
+        .vendor
+        .iter()
+        .map(|v| {
+            let vendored_before = before
+                .config
+                .as_ref()
+                .is_none_or(|c| c.vendor.iter().any(|b| b.from == v.from));
+            let old = match (repo.read_at(tree, &v.pristine()), &before.version) {
+                (Some(bytes), _) => Ok(bytes),
+                (None, _) if !vendored_before => {
+                    Err("not vendored in the base commit".to_owned())
+                }
+                (None, None) => Err("the base commit has no such package".to_owned()),
+                (None, Some(version)) => {
+                    ctx.shell.status(
+                        "Fetching",
+                        format!("{} at {version} (the base commit holds no pristine copy)", v.from),
+                    );
+                    let expected = before.lock.as_ref().and_then(|l| l.file_sha256(&v.from));
+                    upstream::fetch_file(base_source, &ctx.cache, version, &v.from, expected)
+                        .map_err(|e| {
+                            format!("the base commit holds no pristine copy, and fetching it at {version} failed: {e}")
+                        })
+                }
+            };
+            let new = match paths::read_opt(&ctx.root.join(v.pristine())) {
+                Ok(Some(bytes)) => Ok(bytes),
+                Ok(None) => Err(format!("the working tree has no `{}`", v.pristine())),
+                Err(e) => Err(e.to_string()),
+            };
+            Copy {
+                from: v.from.clone(),
+                old,
+                new,
+            }
+        })
+        .collect()
+}
+
+/// The offline check on the working tree, as findings and as the summary's
+/// `checks`; a check that cannot run is one error that says why.
+fn offline_check(ctx: &Context) -> (Vec<Finding>, Checks) {
+    let command = "revendor check --offline".to_owned();
+    let findings = match check(ctx, &CheckOptions::default()) {
+        Ok(report) => report.findings,
+        Err(e) => {
+            return (
+                Vec::new(),
+                Checks {
+                    command,
+                    errors: 1,
+                    warnings: 0,
+                    findings: vec![format!("the check could not run: {e}")],
+                },
+            );
+        }
+    };
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    let checks = Checks {
+        command,
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        findings: findings
+            .iter()
+            .filter(|f| f.severity != Severity::Info)
+            .map(|f| {
+                format!(
+                    "`{}` {}:{}: {}: {}",
+                    f.id, f.file, f.line, f.severity, f.message
+                )
+            })
+            .collect(),
+    };
+    (findings, checks)
+}
+
+fn upstream_facts(
+    ctx: &Context,
+    config: &Config,
+    lock: &Lock,
+    from: Option<String>,
+) -> pr::Upstream {
+    let to = lock.upstream.version.clone();
+    let server = &ctx.env.server_url;
+    let (name, url, release_notes, compare) = match &config.upstream.source {
+        UpstreamSource::GitHub { repo } => (
+            repo.rsplit('/').next().unwrap_or(repo).to_owned(),
+            Some(format!("{server}/{repo}")),
+            Some(format!("{server}/{repo}/releases/tag/{to}")),
+            from.as_ref()
+                .filter(|f| **f != to)
+                .map(|f| format!("{server}/{repo}/compare/{f}...{to}")),
+        ),
+        UpstreamSource::Git { url } => (
+            url.trim_end_matches('/')
+                .trim_end_matches(".git")
+                .rsplit('/')
+                .next()
+                .unwrap_or(url)
+                .to_owned(),
+            None,
+            None,
+            None,
+        ),
+    };
+    pr::Upstream {
+        source: config.upstream.source.describe(),
+        name,
+        url,
+        from,
+        to,
+        release_notes,
+        compare,
+        commit: lock.upstream.commit.clone(),
+    }
+}
+
+/// The golang stage of a Dockerfile, as written, and the Go its tag names.
+fn golang(text: &[u8]) -> Option<(String, Option<go::Version>)> {
+    let df = Dockerfile::parse(&String::from_utf8_lossy(text)).ok()?;
+    df.stages.iter().find_map(|s| match &s.base {
+        Base::Image(r) if r.is_docker_official("golang") => Some((
+            r.to_string(),
+            r.tag().and_then(go::Version::from_tag).map(|(v, _)| v),
+        )),
+        _ => None,
+    })
+}
+
+fn builder(
+    ctx: &Context,
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    config: &Config,
+    lock: &Lock,
+    base_lock: Option<&Lock>,
+) -> Option<pr::Builder> {
+    let image = config.image.as_ref()?;
+    let now = paths::read_opt(&ctx.root.join(&image.dockerfile))
+        .ok()
+        .flatten()
+        .and_then(|b| golang(&b));
+    let was = repo
+        .read_at(tree, &image.dockerfile)
+        .and_then(|b| golang(&b))
+        .map(|(r, _)| r);
+    let directive = lock.upstream.go_directive.clone();
+    let satisfied = match (&now, directive.as_deref().and_then(go::Version::parse)) {
+        (Some((_, Some(have))), Some(needed)) => Some(have.satisfies(&needed)),
+        _ => None,
+    };
+    let before = base_lock.and_then(|l| l.upstream.go_directive.clone());
+    Some(pr::Builder {
+        dockerfile: image.dockerfile.clone(),
+        image_before: was.filter(|w| now.as_ref().is_none_or(|(n, _)| n != w)),
+        image: now.as_ref().map(|(r, _)| r.clone()),
+        go: now.and_then(|(_, v)| v).map(|v| v.to_string()),
+        go_directive_before: before.filter(|b| Some(b) != directive.as_ref()),
+        go_directive: directive,
+        satisfied,
+    })
+}
+
+fn image(
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    config: &Config,
+    lock: &Lock,
+    base_lock: Option<&Lock>,
+) -> Option<pr::Image> {
+    let now = lock.image.as_ref()?;
+    let before = base_lock
+        .and_then(|l| l.image.as_ref().map(|i| i.reference.clone()))
+        .or_else(|| {
+            render::read_pin(config, |f| repo.read_at(tree, f))
+                .ok()
+                .flatten()
+        });
+    Some(pr::Image {
+        reference: now.reference.clone(),
+        before: before.filter(|b| *b != now.reference),
+        platforms: now
+            .platforms
+            .iter()
+            .map(|(platform, digest)| PlatformDigest {
+                platform: platform.clone(),
+                digest: digest.clone(),
+            })
+            .collect(),
+    })
+}
+
+fn markers(
+    ctx: &Context,
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    config: &Config,
+    lock: &Lock,
+    findings: &[Finding],
+) -> Vec<pr::Marker> {
+    let error_of = |findings: &[Finding], name: &str| {
+        findings
+            .iter()
+            .find(|f| f.id == format!("marker:{name}") && f.severity == Severity::Error)
+            .map(|f| f.message.clone())
+    };
+    let verifiable = |m: &crate::config::Marker| m.resolver.is_some() && m.pin.is_some();
+    let online = if ctx.client.offline() || !config.markers.iter().any(verifiable) {
+        None
+    } else {
+        let input = Input::new(ctx, config, lock, true, false);
+        let mut sink = Sink::new();
+        Some(
+            check::run_one("marker", &input, &mut sink)
+                .map(|()| sink.into_findings())
+                .map_err(|e| e.to_string()),
+        )
+    };
+    let value = |bytes: Option<Vec<u8>>, key: &str| {
+        let df = Dockerfile::parse(&String::from_utf8_lossy(&bytes?)).ok()?;
+        df.markers(key).first().map(|l| l.value.clone())
+    };
+    config
+        .markers
+        .iter()
+        .map(|m| {
+            let now = value(
+                paths::read_opt(&ctx.root.join(&m.file)).ok().flatten(),
+                &m.key,
+            );
+            let was = value(repo.read_at(tree, &m.file), &m.key);
+            let offline = error_of(findings, &m.name);
+            let reverified = match (&online, verifiable(m), &offline) {
+                (_, false, _) => Reverified::NoResolver,
+                (None, true, _) => Reverified::Offline,
+                (Some(_), true, Some(_)) => Reverified::Failed(
+                    "its offline comparison failed, so the resolver was not asked".into(),
+                ),
+                (Some(Err(why)), true, None) => Reverified::Failed(why.clone()),
+                (Some(Ok(found)), true, None) => match error_of(found, &m.name) {
+                    Some(message) => Reverified::Disagrees(message),
+                    None => Reverified::Agrees,
+                },
+            };
+            pr::Marker {
+                name: m.name.clone(),
+                file: m.file.clone(),
+                key: m.key.clone(),
+                before: was.filter(|w| Some(w) != now.as_ref()),
+                value: now,
+                offline,
+                resolver: m.resolver.clone(),
+                reverified,
+            }
+        })
+        .collect()
+}
+
+fn diffstat(copy: &Copy) -> FileStat {
+    let stat = |status: &str, (added, removed): (usize, usize), note: Option<String>| FileStat {
+        file: copy.from.clone(),
+        added,
+        removed,
+        status: status.to_owned(),
+        note,
+    };
+    match (&copy.old, &copy.new) {
+        (Ok(old), Ok(new)) => stat("changed", adaptations::line_counts(old, new), None),
+        (Err(why), Ok(new)) if why == "not vendored in the base commit" => {
+            stat("added", adaptations::line_counts(b"", new), None)
+        }
+        (Err(why), _) | (_, Err(why)) => stat("unknown", (0, 0), Some(why.clone())),
+    }
+}
+
+/// The rendered paths of the upstream files `now` vouches for and `before`
+/// did not: what arrived between the two locks (the other way round, what
+/// went). A file without an `[[output]]` record is named by its upstream path.
+fn arrived(now: &Lock, before: &Lock) -> Vec<String> {
+    now.files
+        .iter()
+        .filter(|f| before.file_sha256(&f.from).is_none())
+        .map(|f| {
+            now.outputs
+                .iter()
+                .find(|o| o.from == f.from)
+                .map_or_else(|| f.from.clone(), |o| o.file.clone())
+        })
+        .collect()
+}

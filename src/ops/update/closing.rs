@@ -1,0 +1,112 @@
+//! What `update` says when it ends: the offline check of what it wrote,
+//! each finding with its next command.
+//!
+//! An update can be right and still leave work: v4.3.0's go.mod asks for a
+//! newer Go than the Dockerfile's builder, and only `check` would say so.
+//! So the update ends by checking its own result:
+//!
+//! 1. Before the commit, when the package has a lock, the offline check runs
+//!    on the tree as it is: what was already reported before the update.
+//! 2. The transaction commits.
+//! 3. The offline check runs on the written tree. Every finding is reported
+//!    with its fix. An `error` finding that the check before did not report
+//!    (same id, file and message) is `caused` by this update: the files stay
+//!    written, and `update` exits 1 until the next command is run.
+//!
+//! Without a lock before (adoption) nothing counts as caused: the findings
+//! are the package's own. `--dry-run` writes nothing, so there is no result
+//! to check. A check that cannot run on the result is a warning, not an
+//! error: the update itself is done.
+
+use serde::Serialize;
+
+use super::summary::UpdateReport;
+use crate::check::{Finding, Severity};
+use crate::error::Result;
+use crate::ops::check::{CheckOptions, check};
+use crate::paths::Transaction;
+use crate::workspace::Context;
+
+/// One finding of the check that closes an update.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClosingFinding {
+    /// The finding, its fix being the next command.
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// An `error` the check before the update did not report.
+    pub caused: bool,
+}
+
+/// Commits `txn` (or, with `dry_run`, only lists what it would change) and
+/// records the closing check's findings in `report`.
+pub(super) fn commit(
+    ctx: &Context,
+    mut txn: Transaction,
+    dry_run: bool,
+    had_lock: bool,
+    report: &mut UpdateReport,
+) -> Result<()> {
+    if dry_run {
+        report.changed = txn.changed_paths()?;
+        return Ok(());
+    }
+    let before = if had_lock {
+        offline_check(ctx).ok()
+    } else {
+        None
+    };
+    report.changed = txn.commit()?;
+    match offline_check(ctx) {
+        Ok(after) => report.findings = closing(before.as_deref(), after),
+        Err(e) => {
+            let hint = e.hint().map(|h| format!("; {h}")).unwrap_or_default();
+            ctx.shell.warn(format!(
+                "the update is written, but the check of its result could not run: {e}{hint}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The offline findings of the package as it is on disk.
+fn offline_check(ctx: &Context) -> Result<Vec<Finding>> {
+    Ok(check(ctx, &CheckOptions::default())?.findings)
+}
+
+/// `after`, each marked `caused` when it is an error that `before` (when
+/// known) did not hold.
+fn closing(before: Option<&[Finding]>, after: Vec<Finding>) -> Vec<ClosingFinding> {
+    let known = |f: &Finding| {
+        before.is_none_or(|b| {
+            b.iter()
+                .any(|o| o.id == f.id && o.file == f.file && o.message == f.message)
+        })
+    };
+    after
+        .into_iter()
+        .map(|finding| ClosingFinding {
+            caused: finding.severity == Severity::Error && !known(&finding),
+            finding,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_new_error_is_caused_by_the_update() {
+        let old = Finding::error("marker:talos", "D", 5, "says v1, wants v2");
+        let moved = Finding::error("marker:talos", "D", 6, "says v1, wants v2");
+        let new = Finding::error("builder-go", "D", 1, "Go 1.24 is older than go 1.25.0");
+        let warning = Finding::warning("image-pin", "t.yml", 3, "not pinned");
+        let after = vec![moved.clone(), new.clone(), warning.clone()];
+        let caused: Vec<bool> = closing(Some(&[old]), after.clone())
+            .iter()
+            .map(|c| c.caused)
+            .collect();
+        assert_eq!(caused, [false, true, false]);
+        assert!(closing(None, after).iter().all(|c| !c.caused));
+    }
+}

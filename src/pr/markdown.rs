@@ -1,0 +1,495 @@
+//! The pull request's title and Markdown body, rendered from a [`Summary`].
+//!
+//! The body has one section per kind of fact, in a fixed order: the
+//! versions and their links, the patches, the image, the markers, what
+//! changed upstream in the vendored files, the adaptations, the checks. A
+//! section with nothing to say is left out. A patch is said to carry "the
+//! same changes" only when its hunks' changes equal the base's, change for
+//! change; one that gained or lost a change says so and quotes it, because
+//! that is the part a reviewer must read.
+
+use std::fmt::Write;
+
+use super::summary::{
+    Builder, Checks, FileStat, HunkChange, Image, Marker, PatchResult, Reverified, Section, Summary,
+};
+
+/// `chore(packages/system/multus): bump multus-cni to v4.3.0`: the
+/// Conventional Commits form cozystack's commits and its pr-labeler expect.
+/// The same version on both sides (patches or pins moved) is a refresh; a
+/// package the base did not have is vendored.
+pub fn title(s: &Summary) -> String {
+    let u = &s.upstream;
+    match &u.from {
+        Some(from) if *from == u.to => {
+            format!("chore({}): refresh vendored {} {}", s.package, u.name, u.to)
+        }
+        Some(_) => format!("chore({}): bump {} to {}", s.package, u.name, u.to),
+        None => format!("chore({}): vendor {} {}", s.package, u.name, u.to),
+    }
+}
+
+/// The Markdown body.
+pub fn body(s: &Summary) -> String {
+    let mut b = String::new();
+    intro(&mut b, s);
+    patches(&mut b, &s.patches);
+    image(&mut b, s.builder.as_ref(), s.image.as_ref());
+    markers(&mut b, &s.markers);
+    diffstat(&mut b, &s.diffstat);
+    arrived(&mut b, &s.added, &s.removed);
+    adaptations(&mut b, s);
+    checks(&mut b, &s.checks);
+    b
+}
+
+fn intro(b: &mut String, s: &Summary) {
+    let u = &s.upstream;
+    let name = match &u.url {
+        Some(url) => format!("[{}]({url})", u.name),
+        None => format!("`{}`", u.source),
+    };
+    let _ = match &u.from {
+        Some(from) if *from == u.to => writeln!(
+            b,
+            "Refreshes the vendored {name} `{}` in `{}`.",
+            u.to, s.package
+        ),
+        Some(from) => writeln!(
+            b,
+            "Bumps {name} from `{from}` to `{}` in `{}`.",
+            u.to, s.package
+        ),
+        None => writeln!(
+            b,
+            "Vendors {name} `{}` in `{}`, a package new in this change.",
+            u.to, s.package
+        ),
+    };
+    let mut links = Vec::new();
+    if let Some(url) = &u.release_notes {
+        links.push(format!("- Release notes: {url}"));
+    }
+    if let Some(url) = &u.compare {
+        links.push(format!("- Upstream changes: {url}"));
+    }
+    if let Some(c) = &u.commit {
+        links.push(format!("- Upstream commit: `{c}`"));
+    }
+    if !links.is_empty() {
+        let _ = writeln!(b, "\n{}", links.join("\n"));
+    }
+}
+
+fn patches(b: &mut String, patches: &[PatchResult]) {
+    if patches.is_empty() {
+        return;
+    }
+    let _ = writeln!(b, "\n### Patches\n");
+    for p in patches {
+        let _ = writeln!(b, "- `{}` (`{}`):", p.name, p.file);
+        if p.new {
+            let _ = writeln!(
+                b,
+                "  - new in this change: every hunk below is to be reviewed"
+            );
+        }
+        for s in &p.sections {
+            let _ = writeln!(b, "  - on `{}`: {}", s.target, section(s));
+        }
+        changes(
+            b,
+            "adopted**: made by this patch, not by the base's (a hand edit folded in, or written into it)",
+            &p.adopted,
+        );
+        changes(
+            b,
+            "dropped**: made by the base's patch, no longer by this one",
+            &p.dropped,
+        );
+        if !p.new && p.adopted.is_empty() && p.dropped.is_empty() {
+            let moved = p.sections.iter().any(|s| !s.moved.is_empty());
+            let _ = writeln!(
+                b,
+                "  - the same changes as the base's patch, change for change{}",
+                if moved {
+                    "; only where they apply moved"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+}
+
+/// How one section landed, in words.
+pub(super) fn section(s: &Section) -> String {
+    let moved: Vec<String> = s
+        .moved
+        .iter()
+        .map(|m| format!("hunk {} {:+}", m.hunk, m.offset))
+        .collect();
+    let text = match s.result.as_str() {
+        "exact" => "applies exactly".to_owned(),
+        "offset" => format!("applies at an offset ({})", moved.join(", ")),
+        "merged" => "merged (3-way): the strict apply failed, the merge is clean".to_owned(),
+        "conflict" => "conflicts with the new upstream".to_owned(),
+        "already-upstream" => "already upstream: the new release makes this change".to_owned(),
+        "not-recomputed" => "not recomputed".to_owned(),
+        other => other.to_owned(),
+    };
+    match &s.note {
+        Some(note) => format!("{text} ({note})"),
+        None => text,
+    }
+}
+
+fn changes(b: &mut String, what: &str, changes: &[HunkChange]) {
+    if changes.is_empty() {
+        return;
+    }
+    let n = changes.len();
+    let _ = writeln!(
+        b,
+        "  - **{n} change{} {what}; review {}:",
+        plural(n),
+        if n == 1 { "it" } else { "them" }
+    );
+    for c in changes {
+        let _ = writeln!(b, "\n    ```diff\n    --- {0}\n    +++ {0}", c.target);
+        let _ = writeln!(b, "    {}", c.header);
+        for l in &c.removed {
+            let _ = writeln!(b, "    -{l}");
+        }
+        for l in &c.added {
+            let _ = writeln!(b, "    +{l}");
+        }
+        let _ = writeln!(b, "    ```");
+    }
+    b.push('\n');
+}
+
+fn image(b: &mut String, builder: Option<&Builder>, image: Option<&Image>) {
+    if builder.is_none() && image.is_none() {
+        return;
+    }
+    let _ = writeln!(b, "\n### Image\n");
+    if let Some(x) = builder {
+        let _ = writeln!(b, "- {}", builder_line(x));
+    }
+    if let Some(i) = image {
+        let _ = write!(b, "- Pinned image: `{}`", i.reference);
+        match &i.before {
+            Some(before) => {
+                let _ = writeln!(b, " (was `{before}`)");
+            }
+            None => {
+                let _ = writeln!(b, " (unchanged)");
+            }
+        }
+        if i.platforms.is_empty() {
+            let _ = writeln!(
+                b,
+                "  - per-platform digests: not in the lock (`revendor image pin` records them)"
+            );
+        }
+        for p in &i.platforms {
+            let _ = writeln!(b, "  - `{}`: `{}`", p.platform, p.digest);
+        }
+    }
+}
+
+fn builder_line(x: &Builder) -> String {
+    let mut line = match &x.image {
+        Some(image) => format!("Builder: `{image}` in `{}`", x.dockerfile),
+        None => format!("Builder: no golang stage in `{}`", x.dockerfile),
+    };
+    if let Some(before) = &x.image_before {
+        let _ = write!(line, " (was `{before}`)");
+    }
+    if let Some(go) = &x.go {
+        let _ = write!(line, ", Go {go}");
+    }
+    match &x.go_directive {
+        Some(d) => {
+            let _ = write!(line, "; upstream's go.mod: `go {d}`");
+        }
+        None => line.push_str("; upstream's go.mod `go` directive: not recorded in the lock"),
+    }
+    if let Some(before) = &x.go_directive_before {
+        let _ = write!(line, " (was `go {before}`)");
+    }
+    line.push_str(match x.satisfied {
+        Some(true) => ": satisfied",
+        Some(false) => ": **not satisfied**, the builder's Go is older",
+        None => "",
+    });
+    line
+}
+
+fn markers(b: &mut String, markers: &[Marker]) {
+    if markers.is_empty() {
+        return;
+    }
+    let _ = writeln!(b, "\n### Markers\n");
+    for m in markers {
+        let value = match &m.value {
+            Some(v) => format!("`# {}: {v}` in `{}`", m.key, m.file),
+            None => format!("no `# {}:` line in `{}`", m.key, m.file),
+        };
+        let before = m
+            .before
+            .as_ref()
+            .map(|v| format!(" (was {v})"))
+            .unwrap_or_default();
+        let offline = match &m.offline {
+            None => "agrees with its `expect`".to_owned(),
+            Some(message) => format!("**offline: {message}**"),
+        };
+        let online = match (&m.reverified, &m.resolver) {
+            (Reverified::NoResolver, _) | (_, None) => {
+                "no online resolver, so compared offline only".to_owned()
+            }
+            (Reverified::Offline, Some(_)) => "not re-verified (offline)".to_owned(),
+            (Reverified::Agrees, Some(r)) => format!(
+                "re-verified online by the `{r}` resolver: the release it names ships the pinned version it vouches for"
+            ),
+            (Reverified::Disagrees(message), Some(r)) => {
+                format!("**re-verified online by the `{r}` resolver: {message}**")
+            }
+            (Reverified::Failed(why), Some(r)) => {
+                format!("not re-verified: the `{r}` resolver could not run ({why})")
+            }
+        };
+        let _ = writeln!(b, "- `{}`: {value}{before}; {offline}; {online}", m.name);
+    }
+}
+
+/// The files of vendored directories upstream added and removed.
+fn arrived(b: &mut String, added: &[String], removed: &[String]) {
+    for (list, what) in [
+        (added, "Files upstream added, vendored now"),
+        (removed, "Files upstream removed, deleted here"),
+    ] {
+        if !list.is_empty() {
+            let _ = writeln!(b, "\n{what}:\n");
+            for f in list {
+                let _ = writeln!(b, "- `{f}`");
+            }
+        }
+    }
+}
+
+fn diffstat(b: &mut String, stats: &[FileStat]) {
+    if stats.is_empty() {
+        return;
+    }
+    let _ = writeln!(b, "\n### Upstream changes in the vendored files\n\n```text");
+    let width = stats.iter().map(|s| s.file.len()).max().unwrap_or(0);
+    let (mut added, mut removed, mut compared) = (0, 0, 0);
+    for s in stats {
+        let what = match (s.status.as_str(), &s.note) {
+            ("unknown", note) => format!("not compared: {}", note.as_deref().unwrap_or("")),
+            (status, _) => {
+                compared += 1;
+                added += s.added;
+                removed += s.removed;
+                let tag = match status {
+                    "added" => " (new)",
+                    "removed" => " (gone)",
+                    _ => "",
+                };
+                format!("+{} -{}{tag}", s.added, s.removed)
+            }
+        };
+        let _ = writeln!(b, " {:width$} | {what}", s.file);
+    }
+    if compared > 0 {
+        let _ = writeln!(
+            b,
+            " {compared} file{} compared, {added} insertion{}(+), {removed} deletion{}(-)",
+            plural(compared),
+            plural(added),
+            plural(removed)
+        );
+    }
+    b.push_str("```\n");
+}
+
+fn adaptations(b: &mut String, s: &Summary) {
+    if s.adaptations.is_empty() {
+        return;
+    }
+    let _ = write!(b, "\n### Adaptations\n\n{}", adaptation_lines(s));
+}
+
+/// `Adaptations:` and one `- file: change` line per changed file, as
+/// cozystack's upgrade commits list them; shared with the commit message.
+pub(super) fn adaptation_lines(s: &Summary) -> String {
+    let mut out = String::from("Adaptations:\n");
+    for a in &s.adaptations {
+        let _ = writeln!(out, "- {}: {}", a.file, a.change);
+    }
+    out
+}
+
+fn checks(b: &mut String, c: &Checks) {
+    let _ = writeln!(b, "\n### Checks\n");
+    if c.errors == 0 && c.warnings == 0 {
+        let _ = writeln!(b, "- `{}` on the working tree: clean", c.command);
+        return;
+    }
+    let _ = writeln!(
+        b,
+        "- `{}` on the working tree: {} error{}, {} warning{}:",
+        c.command,
+        c.errors,
+        plural(c.errors),
+        c.warnings,
+        plural(c.warnings)
+    );
+    for f in &c.findings {
+        let _ = writeln!(b, "  - {f}");
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::summary::*;
+    use super::*;
+
+    fn sample() -> Summary {
+        Summary {
+            package: "packages/system/multus".into(),
+            upstream: Upstream {
+                source: "github:k8snetworkplumbingwg/multus-cni".into(),
+                name: "multus-cni".into(),
+                url: Some("https://github.com/k8snetworkplumbingwg/multus-cni".into()),
+                from: Some("v4.2.3".into()),
+                to: "v4.3.0".into(),
+                release_notes: Some(
+                    "https://github.com/k8snetworkplumbingwg/multus-cni/releases/tag/v4.3.0".into(),
+                ),
+                compare: Some(
+                    "https://github.com/k8snetworkplumbingwg/multus-cni/compare/v4.2.3...v4.3.0"
+                        .into(),
+                ),
+                commit: Some("db30741512795c258b3ba383a571a66850e8baac".into()),
+            },
+            patches: vec![
+                PatchResult {
+                    name: "customize-deployment".into(),
+                    file: "patches/customize-deployment.patch".into(),
+                    applies_to: "vendor".into(),
+                    sections: vec![Section {
+                        target: "deployments/multus-daemonset-thick.yml".into(),
+                        result: "offset".into(),
+                        moved: vec![HunkMove { hunk: 5, offset: 1 }],
+                        note: None,
+                    }],
+                    adopted: vec![HunkChange {
+                        target: "templates/multus-daemonset-thick.yml".into(),
+                        header: "@@ -60,6 +60,7 @@".into(),
+                        removed: vec![],
+                        added: vec!["        \"multusMasterCNI\": \"05-cilium.conflist\",".into()],
+                    }],
+                    dropped: vec![],
+                    new: false,
+                },
+                PatchResult {
+                    name: "fix-del-without-cache".into(),
+                    file: "images/multus-cni/patches/fix-del-without-cache.diff".into(),
+                    applies_to: "source".into(),
+                    sections: vec![Section {
+                        target: "pkg/multus/multus.go".into(),
+                        result: "offset".into(),
+                        moved: vec![HunkMove {
+                            hunk: 1,
+                            offset: 106,
+                        }],
+                        note: None,
+                    }],
+                    ..PatchResult::default()
+                },
+            ],
+            checks: Checks {
+                command: "revendor check --offline".into(),
+                ..Checks::default()
+            },
+            ..Summary::default()
+        }
+    }
+
+    #[test]
+    fn the_title_is_a_conventional_commit_naming_the_package_path() {
+        assert_eq!(
+            title(&sample()),
+            "chore(packages/system/multus): bump multus-cni to v4.3.0"
+        );
+        let mut same = sample();
+        same.upstream.from = Some("v4.3.0".into());
+        assert_eq!(
+            title(&same),
+            "chore(packages/system/multus): refresh vendored multus-cni v4.3.0"
+        );
+        same.upstream.from = None;
+        assert_eq!(
+            title(&same),
+            "chore(packages/system/multus): vendor multus-cni v4.3.0"
+        );
+    }
+
+    /// issue 10: a patch that gained a hunk must never read as "the changes
+    /// are the same"; only one whose changes did not change may.
+    #[test]
+    fn a_patch_that_gained_a_change_quotes_it_and_never_claims_sameness() {
+        let body = body(&sample());
+        let (first, second) = body.split_once("- `fix-del-without-cache`").unwrap();
+        assert!(
+            first.contains("**1 change adopted**: made by this patch, not by the base's"),
+            "{first}"
+        );
+        assert!(
+            first.contains("    +        \"multusMasterCNI\": \"05-cilium.conflist\","),
+            "{first}"
+        );
+        assert!(!first.contains("the same changes"), "{first}");
+        assert!(
+            second.contains("the same changes as the base's patch"),
+            "{second}"
+        );
+        assert!(
+            second.contains("applies at an offset (hunk 1 +106)"),
+            "{second}"
+        );
+    }
+
+    #[test]
+    fn a_marker_never_reads_as_reverified_when_its_resolver_did_not_run() {
+        let mut s = sample();
+        s.markers = vec![Marker {
+            name: "talos".into(),
+            file: "images/multus-cni/Dockerfile".into(),
+            key: "talos-cni-plugins-checked-against".into(),
+            value: Some("v1.13.6".into()),
+            resolver: Some("talos".into()),
+            reverified: Reverified::Offline,
+            ..Marker::default()
+        }];
+        let text = body(&s);
+        assert!(
+            text.contains("agrees with its `expect`; not re-verified (offline)"),
+            "{text}"
+        );
+        assert!(!text.contains("re-verified online"), "{text}");
+    }
+
+    #[test]
+    fn the_same_summary_gives_the_same_bytes() {
+        assert_eq!(body(&sample()), body(&sample().clone()));
+    }
+}

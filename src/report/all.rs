@@ -1,0 +1,357 @@
+//! The report of `revendor check --all`: many packages, each checked or
+//! failed, in the three formats.
+//!
+//! - human: one section per package (`== <package> ==`, then what
+//!   [`super::human`] prints, or the rendered error), then the total;
+//! - json: `{"packages": [{"package", "path", "findings", "counts"[,
+//!   "error"]}], "counts", "failed"}` (docs/check-all.md);
+//! - github: the annotations of every package, paths from the workspace
+//!   root; one Markdown table for `$GITHUB_STEP_SUMMARY`; and the job matrix
+//!   line for `$GITHUB_OUTPUT` ([`matrix`]).
+//!
+//! Errors arrive already rendered: `cli` is the one place that renders them.
+
+use std::path::Path;
+
+use super::{Counts, cell, data, property, workspace_path};
+use crate::check::{Finding, Severity};
+use crate::console::Paint;
+use crate::error::Result;
+
+/// A package whose check could not run, its error rendered by `cli`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Failure {
+    /// The error's message, one line, without `error: `.
+    pub message: String,
+    /// Everything `cli` prints for it: `error:`, `Caused by:`, `help:`.
+    #[serde(skip)]
+    pub rendered: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+    /// The file it names, relative to the package, and the line.
+    #[serde(skip)]
+    pub location: Option<(String, usize)>,
+    /// The exit code this package alone would end with.
+    pub exit_code: u8,
+}
+
+/// One package of the report.
+#[derive(Debug, Clone)]
+pub struct Package<'a> {
+    /// Its directory relative to ROOT: the name shown.
+    pub name: &'a str,
+    /// Its directory relative to the workspace: where annotations point.
+    pub dir: &'a str,
+    /// Its findings, or why it could not be checked.
+    pub outcome: std::result::Result<&'a [Finding], Failure>,
+}
+
+impl Package<'_> {
+    fn findings(&self) -> &[Finding] {
+        self.outcome.as_ref().map_or(&[], |f| f)
+    }
+}
+
+/// The total line: packages clean, with error findings, failed; counts.
+fn total(packages: &[Package<'_>]) -> String {
+    let failed = packages.iter().filter(|p| p.outcome.is_err()).count();
+    let findings = packages
+        .iter()
+        .filter(|p| Counts::of(p.findings()).error > 0)
+        .count();
+    let clean = packages.len() - failed - findings;
+    let all: Vec<Finding> = packages
+        .iter()
+        .flat_map(|p| p.findings().iter().cloned())
+        .collect();
+    let noun = if packages.len() == 1 {
+        "package"
+    } else {
+        "packages"
+    };
+    format!(
+        "{} {noun}: {clean} clean, {findings} with errors, {failed} failed; {}",
+        packages.len(),
+        Counts::of(&all).describe()
+    )
+}
+
+/// One section per package, then the total.
+pub fn human(packages: &[Package<'_>]) -> String {
+    let mut out = String::new();
+    for p in packages {
+        out.push_str(&format!("== {} ==\n", p.name));
+        match &p.outcome {
+            Ok(findings) => out.push_str(&super::human(p.name, findings, Paint::plain())),
+            Err(failure) => out.push_str(&failure.rendered),
+        }
+        out.push('\n');
+    }
+    out.push_str(&total(packages));
+    out.push('\n');
+    out
+}
+
+/// The JSON document: every package with its findings and counts (and its
+/// error when it failed), then the counts of all findings and how many
+/// packages failed.
+pub fn json(packages: &[Package<'_>]) -> String {
+    #[derive(serde::Serialize)]
+    struct Entry<'a> {
+        package: &'a str,
+        path: &'a str,
+        findings: &'a [Finding],
+        counts: Counts,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a Failure>,
+    }
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        packages: Vec<Entry<'a>>,
+        counts: Counts,
+        failed: usize,
+    }
+    let entries: Vec<Entry<'_>> = packages
+        .iter()
+        .map(|p| Entry {
+            package: p.name,
+            path: p.dir,
+            findings: p.findings(),
+            counts: Counts::of(p.findings()),
+            error: p.outcome.as_ref().err(),
+        })
+        .collect();
+    let all: Vec<Finding> = packages
+        .iter()
+        .flat_map(|p| p.findings().iter().cloned())
+        .collect();
+    let doc = Doc {
+        packages: entries,
+        counts: Counts::of(&all),
+        failed: packages.iter().filter(|p| p.outcome.is_err()).count(),
+    };
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Every package's annotations; a failed package is one `::error` at the
+/// file its error names (its vendor.toml line), or at the package.
+pub fn github(packages: &[Package<'_>]) -> String {
+    let mut out = String::new();
+    for p in packages {
+        match &p.outcome {
+            Ok(findings) => out.push_str(&super::github(Path::new(p.dir), findings)),
+            Err(failure) => {
+                let location = match &failure.location {
+                    Some((file, line)) => format!(
+                        "file={},line={line},",
+                        property(&workspace_path(Path::new(p.dir), file))
+                    ),
+                    None => String::new(),
+                };
+                let mut message = failure.message.clone();
+                if let Some(hint) = &failure.hint {
+                    message.push_str(&format!("\nhelp: {hint}"));
+                }
+                out.push_str(&format!(
+                    "::error {location}title={}::{}\n",
+                    property(&format!("revendor check {}", p.name)),
+                    data(&message)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The step summary: the total, then one table with a row per finding, per
+/// failed package and per clean package.
+pub fn markdown(packages: &[Package<'_>]) -> String {
+    let mut out = format!("### revendor check --all\n\n{}\n\n", total(packages));
+    out.push_str(
+        "| package | severity | id | location | message | fix |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    for p in packages {
+        match &p.outcome {
+            Ok([]) => out.push_str(&format!("| `{}` | | | | clean | |\n", p.name)),
+            Ok(findings) => {
+                for f in *findings {
+                    out.push_str(&format!(
+                        "| `{}` | {} | `{}` | `{}:{}` | {} | {} |\n",
+                        p.name,
+                        f.severity,
+                        f.id,
+                        workspace_path(Path::new(p.dir), &f.file),
+                        f.line,
+                        cell(&f.message),
+                        cell(&f.fix)
+                    ));
+                }
+            }
+            Err(failure) => {
+                let location = match &failure.location {
+                    Some((file, line)) => {
+                        format!("`{}:{line}`", workspace_path(Path::new(p.dir), file))
+                    }
+                    None => format!("`{}`", p.dir),
+                };
+                out.push_str(&format!(
+                    "| `{}` | {} | | {location} | {} | {} |\n",
+                    p.name,
+                    Severity::Error,
+                    cell(&failure.message),
+                    cell(failure.hint.as_deref().unwrap_or_default())
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The `$GITHUB_OUTPUT` line naming every package's workspace path, for a
+/// job matrix: `matrix={"package":["packages/system/multus",…]}`.
+pub fn matrix(packages: &[Package<'_>]) -> String {
+    let dirs: Vec<&str> = packages.iter().map(|p| p.dir).collect();
+    format!("matrix={}\n", serde_json::json!({ "package": dirs }))
+}
+
+/// Appends `line` to the `$GITHUB_OUTPUT` file.
+pub fn append_output(path: &Path, line: &str) -> Result<()> {
+    super::append(path, line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure() -> Failure {
+        Failure {
+            message: "pkgs/c/vendor.toml:3: unknown key `x`".into(),
+            rendered: "error: pkgs/c/vendor.toml:3: unknown key `x`\n  help: remove it\n".into(),
+            hint: Some("remove it".into()),
+            location: Some(("vendor.toml".into(), 3)),
+            exit_code: 2,
+        }
+    }
+
+    fn packages(findings: &[Finding]) -> Vec<Package<'_>> {
+        vec![
+            Package {
+                name: "a",
+                dir: "pkgs/a",
+                outcome: Ok(&[]),
+            },
+            Package {
+                name: "b",
+                dir: "pkgs/b",
+                outcome: Ok(findings),
+            },
+            Package {
+                name: "c",
+                dir: "pkgs/c",
+                outcome: Err(failure()),
+            },
+        ]
+    }
+
+    fn findings() -> Vec<Finding> {
+        vec![
+            Finding::error("render-drift", "t.yml", 7, "line 7 differs").fix("run render"),
+            Finding::warning("patch-offset", "p.patch", 3, "moved"),
+        ]
+    }
+
+    #[test]
+    fn human_has_a_section_per_package_and_a_total() {
+        let found = findings();
+        assert_eq!(
+            human(&packages(&found)),
+            "== a ==\na: clean, no findings\n\n\
+             == b ==\npatch-offset\n  p.patch:3: warning: moved\n\
+             render-drift\n  t.yml:7: error: line 7 differs (fix: run render)\n\nb: 1 error, 1 warning\n\n\
+             == c ==\nerror: pkgs/c/vendor.toml:3: unknown key `x`\n  help: remove it\n\n\
+             3 packages: 1 clean, 1 with errors, 1 failed; 1 error, 1 warning\n"
+        );
+    }
+
+    #[test]
+    fn json_lists_packages_with_their_counts_and_errors() {
+        let found = findings();
+        let value: serde_json::Value = serde_json::from_str(&json(&packages(&found))).unwrap();
+        assert_eq!(
+            value["counts"],
+            serde_json::json!({"error": 1, "warning": 1, "info": 0})
+        );
+        assert_eq!(value["failed"], 1);
+        let list = value["packages"].as_array().unwrap();
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[0]["package"], "a");
+        assert_eq!(list[0]["path"], "pkgs/a");
+        assert!(list[0].get("error").is_none());
+        assert_eq!(list[1]["findings"][0]["id"], "render-drift");
+        assert_eq!(list[1]["counts"]["warning"], 1);
+        assert_eq!(
+            list[2]["error"],
+            serde_json::json!({
+                "message": "pkgs/c/vendor.toml:3: unknown key `x`",
+                "hint": "remove it",
+                "exit_code": 2
+            })
+        );
+        assert_eq!(list[2]["findings"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn github_annotates_findings_and_failures_from_the_workspace_root() {
+        let found = findings();
+        let text = github(&packages(&found));
+        assert_eq!(
+            text,
+            "::error file=pkgs/b/t.yml,line=7,title=render-drift::line 7 differs%0Afix: run render\n\
+             ::warning file=pkgs/b/p.patch,line=3,title=patch-offset::moved\n\
+             ::error file=pkgs/c/vendor.toml,line=3,title=revendor check c::pkgs/c/vendor.toml:3: unknown key `x`%0Ahelp: remove it\n"
+        );
+        let mut unlocated = packages(&found);
+        if let Err(f) = &mut unlocated[2].outcome {
+            f.location = None;
+        }
+        assert!(
+            github(&unlocated).ends_with("::error title=revendor check c::pkgs/c/vendor.toml:3: unknown key `x`%0Ahelp: remove it\n")
+        );
+    }
+
+    #[test]
+    fn markdown_is_one_table() {
+        let found = findings();
+        let text = markdown(&packages(&found));
+        assert!(text.starts_with(
+            "### revendor check --all\n\n3 packages: 1 clean, 1 with errors, 1 failed; 1 error, 1 warning\n\n"
+        ));
+        assert_eq!(text.matches("| package |").count(), 1);
+        assert!(text.contains("| `a` | | | | clean | |\n"));
+        assert!(text.contains(
+            "| `b` | error | `render-drift` | `pkgs/b/t.yml:7` | line 7 differs | run render |\n"
+        ));
+        assert!(text.contains(
+            "| `c` | error | | `pkgs/c/vendor.toml:3` | pkgs/c/vendor.toml:3: unknown key `x` | remove it |\n"
+        ));
+    }
+
+    #[test]
+    fn the_matrix_lists_every_package_for_github_output() {
+        let found = findings();
+        assert_eq!(
+            matrix(&packages(&found)),
+            "matrix={\"package\":[\"pkgs/a\",\"pkgs/b\",\"pkgs/c\"]}\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("output");
+        std::fs::write(&out, "before=1\n").unwrap();
+        append_output(&out, &matrix(&packages(&found))).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "before=1\nmatrix={\"package\":[\"pkgs/a\",\"pkgs/b\",\"pkgs/c\"]}\n"
+        );
+    }
+}

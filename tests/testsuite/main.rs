@@ -1,0 +1,45 @@
+//! revendor's integration tests, one binary (as cargo's own testsuite is):
+//! `support` and `registry_support` compile once, and every module below runs
+//! the real binary against real local parts (git repositories, the CNCF
+//! registry, buildah, a GitHub stand-in on loopback).
+
+// Tests and benchmarks print skip notes and figures, and read their own
+// switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
+#![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
+
+mod registry_support;
+mod support;
+
+mod analyzers_realworld;
+mod check;
+mod check_all;
+mod check_realworld;
+mod cli_help;
+mod console;
+mod fresh_clone;
+mod fuzz_corpus;
+mod image;
+mod image_e2e;
+mod kill;
+mod kubeovn_realworld;
+mod layers;
+mod net;
+mod offline;
+mod patch_fuzz_gnu;
+mod patch_golden;
+mod patch_merge_file;
+mod pr;
+mod properties;
+mod reference_doc;
+mod registry;
+mod removed;
+mod render;
+mod source_tree;
+mod support_selftest;
+mod terminal;
+mod update;
+mod update_adopt;
+mod update_continue;
+mod update_realworld;
+mod update_upstreamed;
+mod vendor_dir;

@@ -1,0 +1,267 @@
+//! The one HTTP transport, end to end through the real binary and the GitHub stand-in: the
+//! deadline covers the body, plain http goes only to loopback on every hop, the token goes only
+//! to its own origin, and an error body that echoes the request never shows the token. The
+//! faults of issue 13: a connection dropped mid-body, 500s then success, a redirect loop (and
+//! a body slower than the timeout, above): bounded retries with backoff, then exit 3 naming
+//! the URL.
+//! (The registry side of the same rules is in `registry.rs`; the https→http policy, which needs
+//! an https server, is unit-tested in `net::origin`.)
+
+use crate::support;
+
+use std::time::{Duration, Instant};
+
+use support::github::Origin;
+use support::{GitHub, Revendor, TempPackage};
+
+const REPO: &str = "example/app";
+const FILE: &str = "deploy/app.yml";
+const RELEASES: &str = "/repos/example/app/releases";
+const TOKEN: &str = "secret-token-0123456789";
+
+fn upstream(gh: &GitHub, tags: &[&str]) {
+    for tag in tags {
+        gh.repo(REPO)
+            .file_at(tag, FILE, format!("kind: ConfigMap # {tag}\n"))
+            .release(tag, |r| r);
+    }
+}
+
+fn package() -> TempPackage {
+    let pkg = TempPackage::new();
+    pkg.write(
+        "vendor.toml",
+        format!(
+            "[upstream]\ngithub = \"{REPO}\"\nversion = \"v1.0.0\"\ntrack = \">=1.0.0, <2.0.0\"\n\n\
+             [[vendor]]\nfrom = \"{FILE}\"\nto = \"templates/app.yml\"\n"
+        ),
+    );
+    pkg
+}
+
+#[test]
+fn a_body_that_trickles_past_the_deadline_is_retried_then_named() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    // A releases page is hundreds of bytes: at one byte per 100 ms it would take a minute.
+    gh.trickle_next(RELEASES, Duration::from_millis(100), 100);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh).env("REVENDOR_HTTP_TIMEOUT", "0.5");
+    let started = Instant::now();
+    let out = rv.run(&["update", "--dry-run"]).expect(3);
+    let took = started.elapsed();
+    // Four attempts of 0.5 s and backoffs of 0.25 + 0.5 + 1 s, with room for a slow machine.
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "failed to fetch `{}{RELEASES}?per_page=100`: timed out after 0.5s, body included (4 attempts)",
+            gh.api_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(gh.requests().count(RELEASES), 4, "1 try + 3 retries");
+}
+
+#[test]
+fn a_redirect_from_loopback_to_plain_http_elsewhere_is_refused() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.redirect_next(RELEASES, "http://example.invalid", 1);
+    let pkg = package();
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "refusing the redirect from `{}{RELEASES}?per_page=100` to \
+             `http://example.invalid{RELEASES}?per_page=100`: plain http outside loopback is refused",
+            gh.api_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        gh.requests().statuses(RELEASES),
+        [302],
+        "refused, not retried"
+    );
+}
+
+#[test]
+fn the_token_never_reaches_a_lookalike_origin_by_link_or_redirect() {
+    let gh = GitHub::start_with_lookalike();
+    let lookalike = gh.lookalike_url();
+    assert!(lookalike.starts_with(&gh.api_url()) && lookalike != gh.api_url());
+    let tags: Vec<String> = (0..130).map(|i| format!("v1.{i}.0")).collect();
+    upstream(&gh, &tags.iter().map(String::as_str).collect::<Vec<_>>());
+    gh.accept_token(TOKEN);
+    gh.link_base(&lookalike);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh).env("GITHUB_TOKEN", TOKEN);
+    let check = |what: &str| {
+        let reqs = gh.requests();
+        let (away, home): (Vec<_>, Vec<_>) = reqs
+            .iter()
+            .filter(|r| matches!(r.origin, Origin::Api | Origin::Lookalike))
+            .partition(|r| r.origin == Origin::Lookalike);
+        assert!(!away.is_empty(), "{what}: {:?}", reqs.targets());
+        assert!(
+            away.iter().all(|r| !r.authorization_sent),
+            "{what}: the lookalike got the token"
+        );
+        assert!(
+            home.iter().all(|r| r.authorization_sent),
+            "{what}: the API did not"
+        );
+    };
+
+    // Page 2 of the releases is linked on the lookalike.
+    let out = rv.run(&["update", "--dry-run"]).expect(0);
+    assert!(out.stdout.contains("-> v1.129.0"), "{}", out.stdout);
+    check("next link");
+
+    // The first page redirects there too.
+    gh.clear_requests();
+    gh.redirect_next(RELEASES, &lookalike, 1);
+    let out = rv.run(&["update", "--dry-run"]).expect(0);
+    assert!(out.stdout.contains("-> v1.129.0"), "{}", out.stdout);
+    assert_eq!(gh.requests().statuses(&gh.api_url())[0], 302);
+    check("redirect");
+}
+
+#[test]
+fn error_bodies_that_echo_the_request_never_show_the_token() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh).env("GITHUB_TOKEN", TOKEN);
+    for status in [400, 401, 403, 422] {
+        for json in [true, false] {
+            gh.echo_next(RELEASES, status, json, 1);
+            let out = rv.run(&["update", "--dry-run"]).expect(3);
+            let case = format!("{status} json={json}:\n{}", out.stderr);
+            assert!(!out.all().contains("secret-token"), "{case}");
+            assert!(out.stderr.contains(&format!("answered {status}")), "{case}");
+            if json {
+                // The recognized message is shown, scrubbed.
+                assert!(
+                    out.stderr.contains("authorization: Bearer <redacted>"),
+                    "{case}"
+                );
+            } else {
+                // A body of no known format is not shown at all.
+                assert!(!out.stderr.contains("user-agent"), "{case}");
+            }
+        }
+    }
+}
+
+/// Issue 13: a connection dropped halfway through the body (its `Content-Length` announcing
+/// more) is retried like a refused one, and the retry's whole body is what gets vendored.
+#[test]
+fn a_connection_dropped_mid_body_is_retried_then_the_file_is_whole() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let raw = format!("{}/{REPO}/", gh.raw_url());
+    gh.cut_next(&raw, 2);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    assert_eq!(
+        pkg.read_string("templates/app.yml"),
+        "kind: ConfigMap # v1.1.0\n"
+    );
+    // v1.0.0's file cut twice then whole, then v1.1.0's.
+    assert_eq!(gh.requests().count(&raw), 4);
+}
+
+/// Issue 13: a body cut short on every attempt ends with exit 3 naming the URL, after the
+/// bounded retries, and nothing written.
+#[test]
+fn a_connection_dropped_mid_body_every_time_exits_3_naming_the_url() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let raw = format!("{}/{REPO}/", gh.raw_url());
+    gh.cut_next(&raw, 100);
+    let pkg = package();
+    let before = pkg.snapshot();
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "failed to fetch `{raw}refs/tags/v1.0.0/{FILE}`: transfer failed"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("(on all 4 attempts)"), "{}", out.stderr);
+    assert_eq!(gh.requests().count(&raw), 4, "1 try + 3 retries");
+    assert_eq!(pkg.snapshot(), before);
+}
+
+/// Issue 13: 500s are retried with backoff (0.25 s, doubling), then the answer that comes is
+/// used; 500s on every attempt end with exit 3 naming the URL.
+#[test]
+fn server_errors_are_retried_with_backoff_then_named() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.fail_next(RELEASES, 500, 2);
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update", "--dry-run"]).expect(0);
+    assert!(out.stdout.contains("-> v1.1.0"), "{}", out.stdout);
+    let reqs = gh.requests();
+    assert_eq!(reqs.statuses(RELEASES), [500, 500, 200]);
+    let gaps = reqs.gaps(RELEASES);
+    assert!(
+        gaps[0] >= Duration::from_millis(250) && gaps[1] >= Duration::from_millis(500),
+        "waits of 0.25 s then 0.5 s: {gaps:?}"
+    );
+
+    gh.clear_requests();
+    gh.fail_next(RELEASES, 500, 100);
+    let out = rv.run(&["update", "--dry-run"]).expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "`{}{RELEASES}?per_page=100` answered 500",
+            gh.api_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    let reqs = gh.requests();
+    assert_eq!(reqs.statuses(RELEASES), [500; 4], "1 try + 3 retries");
+    let gaps = reqs.gaps(RELEASES);
+    assert!(
+        gaps.windows(2).all(|w| w[1] > w[0]) && gaps[2] >= Duration::from_secs(1),
+        "waits of 0.25, 0.5 and 1 s: {gaps:?}"
+    );
+}
+
+/// Issue 13: a redirect loop is followed a bounded number of hops, never retried (another
+/// attempt meets the same loop), and ends with exit 3 naming the URL.
+#[test]
+fn a_redirect_loop_is_bounded_and_named() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    // Every hop answers 302 to itself.
+    gh.redirect_next(RELEASES, &gh.api_url(), 1000);
+    let pkg = package();
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "failed to fetch `{}{RELEASES}?per_page=100`",
+            gh.api_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("too many redirects"), "{}", out.stderr);
+    assert_eq!(
+        gh.requests().statuses(RELEASES),
+        [302; 10],
+        "10 hops, one attempt"
+    );
+}

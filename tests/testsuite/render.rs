@@ -1,0 +1,456 @@
+//! `revendor render` and what every command must refuse before it writes
+//! (issue 9, "Nothing lost, nothing false"): a hand edit, a patch cut to its
+//! headers, outputs that collide or leave the package, a lock of another
+//! repository, a locked pin that is no image reference. Each refusal names
+//! its file and line and leaves the whole tree as it was.
+
+// Tests print skip notes and read their own switches: clippy.toml's bans are for the tool.
+use crate::support;
+
+use serde_json::Value;
+use support::{GitHub, Revendor, Run, TempPackage};
+
+const REPO: &str = "example/app";
+const FORK: &str = "someone/app";
+const FILE: &str = "deploy/app.yml";
+const TEMPLATE: &str = "templates/app.yml";
+const PATCH: &str = "patches/namespace.patch";
+const LOCK: &str = "upstream/lock.toml";
+
+fn manifest() -> String {
+    "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: app
+  namespace: default
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          image: example.org/upstream/app:snapshot
+          resources:
+            limits:
+              memory: 64Mi
+"
+    .to_owned()
+}
+
+const PATCH_TEXT: &str = "--- a/templates/app.yml
++++ b/templates/app.yml
+@@ -2,7 +2,7 @@
+ kind: DaemonSet
+ metadata:
+   name: app
+-  namespace: default
++  namespace: cozy-app
+ spec:
+   template:
+     spec:
+";
+
+fn vendor_toml(github: &str, vendor: &str) -> String {
+    format!(
+        r#"[upstream]
+github = "{github}"
+version = "v1.0.0"
+track = ">=1.0.0, <2.0.0"
+
+{vendor}
+[[patch]]
+name = "namespace"
+file = "patches/namespace.patch"
+applies-to = "vendor"
+
+[[pin]]
+file = "templates/app.yml"
+repository = "ghcr.io/example/app"
+"#
+    )
+}
+
+const VENDOR: &str = "[[vendor]]\nfrom = \"deploy/app.yml\"\nto = \"templates/app.yml\"\n";
+
+const PINNED: &str = "ghcr.io/example/app:v1@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+fn rendered() -> String {
+    manifest()
+        .replace("namespace: default", "namespace: cozy-app")
+        .replace("example.org/upstream/app:snapshot", PINNED)
+}
+
+/// The upstream at v1.0.0 and the package adopted at it.
+fn adopted() -> (GitHub, TempPackage, Revendor) {
+    let gh = GitHub::start();
+    gh.repo(REPO)
+        .file_at("v1.0.0", FILE, manifest())
+        .release("v1.0.0", |r| r);
+    let pkg = TempPackage::new();
+    pkg.write("vendor.toml", vendor_toml(REPO, VENDOR))
+        .write(PATCH, PATCH_TEXT)
+        .write(TEMPLATE, rendered());
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    rv.run(&["render"]).expect(0);
+    (gh, pkg, rv)
+}
+
+/// Runs `args`, expects exit `code` and that no byte of the package changed.
+fn refused(pkg: &TempPackage, rv: &Revendor, args: &[&str], code: i32) -> Run {
+    let before = pkg.snapshot();
+    let run = rv.run(args).expect(code);
+    assert_eq!(pkg.snapshot(), before, "{args:?} changed the tree");
+    run
+}
+
+fn findings(run: &Run) -> Vec<(String, String, u64)> {
+    let doc: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", run.stdout, run.stderr));
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_owned(),
+                f["file"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+// Hand edits (issue 9, item 2).
+
+#[test]
+fn issue9_a_hand_edit_survives_render() {
+    let (_gh, pkg, rv) = adopted();
+    pkg.write(
+        TEMPLATE,
+        rendered().replace("memory: 64Mi", "memory: 128Mi"),
+    );
+    let run = refused(&pkg, &rv, &["render"], 1);
+    assert!(
+        run.stderr.contains(
+            "`templates/app.yml` has 2 hand edits that no patch carries: \
+             templates/app.yml:14 `(removed)               memory: 64Mi`, templates/app.yml:14 `memory: 128Mi`; \
+             run `revendor render --adopt-edits` to fold them into patch `namespace`"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("wrote"), "{}", run.stdout);
+}
+
+#[test]
+fn render_adopt_edits_folds_the_edit_into_its_patch_and_the_lock() {
+    let (_gh, pkg, rv) = adopted();
+    let edited = rendered().replace("memory: 64Mi", "memory: 128Mi");
+    pkg.write(TEMPLATE, &edited);
+    let lock = pkg.read_string(LOCK);
+    let run = rv.run(&["render", "--adopt-edits"]).expect(0);
+    assert!(
+        run.stdout
+            .contains("hand edit templates/app.yml:14 adopted into patch namespace:               memory: 128Mi"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(pkg.read_string(TEMPLATE), edited);
+    let patch = pkg.read_string(PATCH);
+    assert!(patch.contains("+              memory: 128Mi\n"), "{patch}");
+    assert_ne!(pkg.read_string(LOCK), lock);
+    // The lock vouches for the new patch: nothing drifts, nothing is left to render.
+    rv.run(&["check"]).expect(0);
+    let again = rv.run(&["render"]).expect(0);
+    assert!(again.stdout.contains("no file changed"), "{}", again.stdout);
+}
+
+#[test]
+fn an_edited_patch_is_rendered_and_the_lines_it_replaced_are_named() {
+    let (_gh, pkg, rv) = adopted();
+    pkg.write(PATCH, PATCH_TEXT.replace("cozy-app", "cozy-other"));
+    let run = rv.run(&["render"]).expect(0);
+    assert!(
+        run.stderr.contains(
+            "patch `namespace` changed since the lock verified it, so `templates/app.yml` follows it now; \
+             the lines it replaced: templates/app.yml:5 `namespace: cozy-app`"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        pkg.read_string(TEMPLATE)
+            .contains("namespace: cozy-other\n")
+    );
+}
+
+#[test]
+fn render_drops_the_markers_of_an_unfinished_conflicted_update_and_says_so() {
+    let (_gh, pkg, rv) = adopted();
+    let marked = rendered().replace(
+        "  namespace: cozy-app\n",
+        "<<<<<<< ours (patched v1.0.0)\n  namespace: cozy-app\n=======\n  namespace: other\n>>>>>>> theirs (v1.1.0)\n",
+    );
+    pkg.write(TEMPLATE, marked);
+    let run = rv.run(&["render"]).expect(0);
+    assert!(
+        run.stderr.contains(
+            "held the conflict markers of an unfinished `update --keep-conflicts` (line 5)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(pkg.read_string(TEMPLATE), rendered());
+}
+
+// A patch without hunks (item 9).
+
+#[test]
+fn issue9_a_patch_cut_to_its_headers_is_refused_by_every_command() {
+    let (_gh, pkg, rv) = adopted();
+    pkg.write(PATCH, "--- a/templates/app.yml\n+++ b/templates/app.yml\n");
+    for args in [
+        &["render"][..],
+        &["patch", "refresh"],
+        &["check", "--offline"],
+        &["update", "--to", "v1.0.0"],
+    ] {
+        let run = refused(&pkg, &rv, args, 2);
+        assert!(
+            run.stderr.contains(
+                "patches/namespace.patch:1: malformed patch: `--- a/templates/app.yml` opens a file section with no hunk"
+            ),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr
+                .contains("help: a patch without hunks changes nothing"),
+            "{}",
+            run.stderr
+        );
+    }
+    let second = format!("{PATCH_TEXT}--- a/templates/app.yml\n+++ b/templates/app.yml\n");
+    pkg.write(PATCH, second);
+    let run = refused(&pkg, &rv, &["render"], 2);
+    assert!(
+        run.stderr.contains("patches/namespace.patch:12: "),
+        "{}",
+        run.stderr
+    );
+    for (text, message) in [
+        ("", "no file patch found"),
+        ("this is not a diff\n", "no file patch found"),
+        (
+            "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",
+            "no file section of the patch has a hunk",
+        ),
+    ] {
+        pkg.write(PATCH, text);
+        let run = refused(&pkg, &rv, &["render"], 2);
+        assert!(
+            run.stderr.contains(&format!(
+                "patches/namespace.patch:1: malformed patch: {message}"
+            )),
+            "{text:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+// Outputs that collide or leave the package (item 10).
+
+/// A fresh package whose vendor.toml holds `vendor`, and the tree before.
+fn configured(vendor: &str) -> (GitHub, TempPackage, Revendor) {
+    let gh = GitHub::start();
+    gh.repo(REPO)
+        .file_at("v1.0.0", FILE, manifest())
+        .file_at("v1.0.0", "deploy/other.yml", manifest())
+        .release("v1.0.0", |r| r);
+    let pkg = TempPackage::new();
+    pkg.write("vendor.toml", vendor_toml(REPO, vendor))
+        .write(PATCH, PATCH_TEXT)
+        .write(".git/config", "[core]\n\tbare = false\n");
+    let rv = Revendor::new(pkg.path(), &gh);
+    (gh, pkg, rv)
+}
+
+fn assert_config_error(run: &Run, line: usize, message: &str) {
+    assert!(
+        run.stderr
+            .contains(&format!("vendor.toml:{line}: {message}")),
+        "expected vendor.toml:{line}: {message}\n{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn issue9_two_vendors_with_one_output_are_refused() {
+    let two = format!(
+        "{VENDOR}\n[[vendor]]\nfrom = \"deploy/other.yml\"\nto = \"templates/./app.yml\"\n"
+    );
+    let (_gh, pkg, rv) = configured(&two);
+    for args in [&["update", "--to", "v1.0.0"][..], &["render"], &["check"]] {
+        let run = refused(&pkg, &rv, args, 2);
+        assert_config_error(
+            &run,
+            12,
+            "`to` = \"templates/./app.yml\" collides with `to` = \"templates/app.yml\" of the [[vendor]] at line 8",
+        );
+    }
+}
+
+#[test]
+fn issue9_outputs_in_revendors_and_gits_own_files_are_refused() {
+    let staging = format!("{}/app.yml", revendor::paths::STAGING_DIR);
+    for (to, what) in [
+        (".git/config", "git's own directory (.git)"),
+        ("upstream/lock.toml", "the lock (upstream/lock.toml)"),
+        ("upstream/deploy/app.yml", "the pristine copies (upstream/)"),
+        (
+            staging.as_str(),
+            "revendor's staging directory (.revendor-txn)",
+        ),
+        ("vendor.toml", "vendor.toml"),
+    ] {
+        let vendor = format!("[[vendor]]\nfrom = \"deploy/app.yml\"\nto = \"{to}\"\n");
+        let (_gh, pkg, rv) = configured(&vendor);
+        let run = refused(&pkg, &rv, &["update", "--to", "v1.0.0"], 2);
+        assert_config_error(&run, 8, &format!("`to` = \"{to}\" is {what}"));
+    }
+    let onto_patch = "[[vendor]]\nfrom = \"deploy/app.yml\"\nto = \"patches/namespace.patch\"\n";
+    let (_gh, pkg, rv) = configured(onto_patch);
+    let run = refused(&pkg, &rv, &["update", "--to", "v1.0.0"], 2);
+    assert_config_error(
+        &run,
+        8,
+        "`to` = \"patches/namespace.patch\" collides with the file of [[patch]] `namespace` (line 12)",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn issue9_a_symlinked_output_folder_pointing_outside_is_refused() {
+    let (_gh, pkg, rv) = adopted();
+    let outside = TempPackage::new();
+    outside.write("app.yml", "kept\n");
+    std::fs::remove_dir_all(pkg.join("templates")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), pkg.join("templates")).unwrap();
+    let before = outside.snapshot();
+    for args in [&["render"][..], &["update", "--to", "v1.0.0"]] {
+        let run = refused(&pkg, &rv, args, 2);
+        assert_config_error(
+            &run,
+            8,
+            "`to` = \"templates/app.yml\" leaves the package directory: `templates` is a symlink to",
+        );
+        assert_eq!(outside.snapshot(), before);
+    }
+    // The pristine copies' directory, too: the lock and the copies live there.
+    std::fs::remove_file(pkg.join("templates")).unwrap();
+    pkg.write(TEMPLATE, rendered());
+    std::fs::rename(pkg.join("upstream"), outside.join("upstream")).unwrap();
+    std::os::unix::fs::symlink(outside.join("upstream"), pkg.join("upstream")).unwrap();
+    let run = refused(&pkg, &rv, &["render"], 2);
+    assert_config_error(
+        &run,
+        7,
+        "the pristine copy of `from` = \"deploy/app.yml\" (upstream/deploy/app.yml) would leave the package",
+    );
+}
+
+// The lock (item 10).
+
+#[test]
+fn issue9_a_lock_of_another_repository_is_reported_refused_and_moved_by_update() {
+    let (gh, pkg, rv) = adopted();
+    let fork_manifest =
+        manifest().replace("memory: 64Mi\n", "memory: 64Mi\n              cpu: 100m\n");
+    gh.repo(FORK)
+        .file_at("v1.0.0", FILE, fork_manifest)
+        .release("v1.0.0", |r| r);
+    let toml = pkg.read_string("vendor.toml");
+    pkg.write(
+        "vendor.toml",
+        toml.replace(
+            &format!("github = \"{REPO}\""),
+            &format!("github = \"{FORK}\""),
+        ),
+    );
+
+    let run = rv.run(&["check", "--format", "json"]).expect(1);
+    assert_eq!(
+        findings(&run),
+        [("lock-integrity".to_owned(), "vendor.toml".to_owned(), 2)]
+    );
+    for args in [&["render"][..], &["patch", "refresh"]] {
+        let run = refused(&pkg, &rv, args, 2);
+        assert_config_error(
+            &run,
+            2,
+            "vendor.toml names github:someone/app, but the lock vendored github:example/app",
+        );
+    }
+
+    let run = rv.run(&["update"]).expect(0);
+    assert!(
+        run.stderr
+            .contains("Updating github:example/app v1.0.0 -> github:someone/app v1.0.0"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("upstream source: moved from github:example/app"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        pkg.read_string(LOCK)
+            .contains("source = \"github:someone/app\"")
+    );
+    let template = pkg.read_string(TEMPLATE);
+    assert!(
+        template.contains("              cpu: 100m\n")
+            && template.contains("namespace: cozy-app\n"),
+        "{template}"
+    );
+    rv.run(&["check"]).expect(0);
+}
+
+#[test]
+fn issue9_an_invalid_locked_pin_is_refused_at_its_line() {
+    let (_gh, pkg, rv) = adopted();
+    let lock = pkg.read_string(LOCK);
+    assert!(
+        lock.contains(&format!("reference = \"{PINNED}\"")),
+        "{lock}"
+    );
+    let broken = lock.replace(PINNED, "not a reference");
+    let line = broken
+        .lines()
+        .position(|l| l.starts_with("reference = "))
+        .unwrap()
+        + 1;
+    pkg.write(LOCK, broken);
+    for args in [&["render"][..], &["update", "--to", "v1.0.0"]] {
+        let run = refused(&pkg, &rv, args, 2);
+        assert!(
+            run.stderr.contains(&format!(
+                "upstream/lock.toml:{line}: the pinned `reference` = \"not a reference\" is not an image reference pinned by digest"
+            )),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let unpinned = pkg
+        .read_string(LOCK)
+        .replace("not a reference", "ghcr.io/example/app:v1");
+    pkg.write(LOCK, unpinned);
+    let run = refused(&pkg, &rv, &["render"], 2);
+    assert!(
+        run.stderr.contains("it has no `@sha256:` digest"),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,37 @@
+//! Support shared by the integration tests: a GitHub stand-in on loopback ports, local git
+//! repositories, temporary packages and the real-world data loader.
+//!
+//! | module | gives |
+//! | --- | --- |
+//! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
+//! | `app` | a small upstream (`example/app`) and the package vendoring it |
+//! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
+//! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
+//! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
+//! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
+//! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
+//! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
+//! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
+//!
+//! Include it with `mod support;` and `use support::{GitHub, ...};`.
+
+// Every integration test is its own crate and uses only part of this module; without this,
+// each would warn about the items and the re-exports below that it leaves unused.
+#![allow(dead_code, unused_imports)]
+
+pub mod app;
+pub mod git;
+pub mod github;
+pub mod kill;
+pub mod package;
+pub mod realworld;
+pub mod run;
+pub mod server;
+pub mod tmux;
+
+pub use git::GitRepo;
+pub use github::GitHub;
+pub use package::TempPackage;
+pub use realworld::Realworld;
+pub use run::{Revendor, Run};
+pub use tmux::Tmux;

@@ -1,0 +1,481 @@
+//! `revendor update` against a small synthetic upstream served by the GitHub
+//! stand-in (or a local git repository): release selection, bad input,
+//! network faults, all-or-nothing writes (kills: `kill.rs`).
+
+use crate::support;
+
+use std::time::Duration;
+
+use support::{GitHub, GitRepo, Revendor, TempPackage};
+
+const REPO: &str = "example/app";
+const FILE: &str = "deploy/app.yml";
+
+fn manifest(version: &str) -> String {
+    let mut s =
+        String::from("kind: Deployment\nmetadata:\n  name: app\n  namespace: default\nspec:\n");
+    s.push_str("  template:\n    spec:\n      containers:\n        - name: app\n");
+    s.push_str("          image: example.org/app:snapshot\n");
+    s.push_str(&format!("          # built from {version}\n"));
+    s.push_str("          resources:\n            limits:\n              memory: 64Mi\n");
+    s
+}
+
+const PATCH: &str = "--- a/templates/app.yml
++++ b/templates/app.yml
+@@ -1,7 +1,7 @@
+ kind: Deployment
+ metadata:
+   name: app
+-  namespace: default
++  namespace: cozy-app
+ spec:
+   template:
+     spec:
+";
+
+fn vendor_toml(source: &str, version: &str) -> String {
+    format!(
+        r#"[upstream]
+{source}
+version = "{version}"
+track = ">=1.0.0, <2.0.0"
+
+[[vendor]]
+from = "{FILE}"
+to = "templates/app.yml"
+
+[[patch]]
+name = "namespace"
+file = "patches/namespace.patch"
+applies-to = "vendor"
+
+[[rewrite]]
+file = "templates/app.yml"
+lines-containing = "example.org/app"
+replace = "snapshot"
+with = "{{version}}"
+
+[[rewrite]]
+file = "Dockerfile"
+dockerfile-arg = "VERSION"
+with = "{{version}}"
+"#
+    )
+}
+
+fn upstream(gh: &GitHub, tags: &[&str]) {
+    for tag in tags {
+        gh.repo(REPO)
+            .file_at(tag, FILE, manifest(tag))
+            .release(tag, |r| r);
+    }
+}
+
+fn package(version: &str) -> TempPackage {
+    let pkg = TempPackage::new();
+    pkg.write(
+        "vendor.toml",
+        vendor_toml(&format!("github = \"{REPO}\""), version),
+    )
+    .write("patches/namespace.patch", PATCH)
+    .write(
+        "Dockerfile",
+        format!("FROM scratch\nARG VERSION={version}\n"),
+    );
+    pkg
+}
+
+#[test]
+fn highest_release_in_track_skipping_drafts_and_prereleases() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0", "v1.10.0", "v2.0.0"]);
+    gh.repo(REPO)
+        .file_at("v1.11.0", FILE, manifest("v1.11.0"))
+        .release("v1.11.0", |r| r.draft(true))
+        .file_at("v1.12.0-rc.1", FILE, manifest("v1.12.0-rc.1"))
+        .release("v1.12.0-rc.1", |r| r.prerelease(true))
+        .release("v1.10.0", |r| r.name(None));
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update"]).expect(0);
+    assert!(
+        out.stdout.contains("upstream: v1.0.0 -> v1.10.0"),
+        "{}",
+        out.stdout
+    );
+    let t = pkg.read_string("templates/app.yml");
+    assert!(
+        t.contains("namespace: cozy-app\n") && t.contains("image: example.org/app:v1.10.0\n"),
+        "{t}"
+    );
+    assert_eq!(
+        pkg.read_string("Dockerfile"),
+        "FROM scratch\nARG VERSION=v1.10.0\n"
+    );
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains("version = \"v1.10.0\"")
+    );
+}
+
+#[test]
+fn releases_are_read_across_pages() {
+    let gh = GitHub::start();
+    let tags: Vec<String> = (0..130).map(|i| format!("v1.{i}.0")).collect();
+    let refs: Vec<&str> = tags.iter().map(String::as_str).collect();
+    upstream(&gh, &refs);
+    let pkg = package("v1.0.0");
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(0);
+    assert!(out.stdout.contains("-> v1.129.0"), "{}", out.stdout);
+    // GitHub's `next` links name the repository by id, as the real one does.
+    let reqs = gh.requests();
+    let pages = reqs
+        .targets()
+        .iter()
+        .filter(|t| t.contains("/releases?"))
+        .count();
+    assert_eq!(pages, 2, "{:?}", reqs.targets());
+}
+
+#[test]
+fn to_outside_track_warns_and_unknown_tag_is_a_usage_error() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v2.0.0"]);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update", "--to", "v2.0.0", "--dry-run"]).expect(0);
+    assert!(
+        out.stderr.contains("warning: v2.0.0 is outside track"),
+        "{}",
+        out.stderr
+    );
+    let out = rv.run(&["update", "--to", "v9.9.9"]).expect(2);
+    assert!(
+        out.stderr
+            .contains("`v9.9.9` is not a release of github:example/app"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    let before = pkg.snapshot();
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--dry-run"])
+        .expect(0);
+    assert!(
+        out.stdout.contains("would update templates/app.yml"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("patch namespace on templates/app.yml: exact"),
+        "{}",
+        out.stdout
+    );
+    // Issue 9: a dry run adopts nothing, and says so.
+    assert!(
+        out.stdout
+            .starts_with("would adopt the package at v1.0.0 (no lock before)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("adopted"), "{}", out.stdout);
+    assert_eq!(pkg.snapshot(), before);
+}
+
+/// Issue 9: an update to the locked version does not announce a move
+/// (`v1.1.0 -> v1.1.0`); it says it is up to date.
+#[test]
+fn a_no_op_update_says_it_is_up_to_date() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    let out = rv.run(&["update", "--to", "v1.1.0"]).expect(0);
+    assert!(!out.stderr.contains("Updating"), "{}", out.stderr);
+    assert!(!out.all().contains("v1.1.0 -> v1.1.0"), "{}", out.all());
+    assert!(
+        out.stderr.contains("Checking github:example/app at v1.1.0"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.starts_with("upstream: up to date at v1.1.0\n")
+            && out.stdout.ends_with("no file changed\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_second_update_with_nothing_new_makes_conditional_requests() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    gh.clear_requests();
+    let before = pkg.snapshot();
+    let out = rv.run(&["update", "-v"]).expect(0);
+    assert!(out.stdout.contains("no file changed"), "{}", out.stdout);
+    assert_eq!(pkg.snapshot(), before);
+    let reqs = gh.requests();
+    let releases = reqs.matching("/repos/example/app/releases");
+    assert!(!releases.is_empty() && releases.iter().all(|r| r.conditional() && r.status == 304));
+    assert!(
+        out.stderr.contains("answered 304 Not Modified"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn rate_limit_says_when_it_resets_and_how_to_lift_it() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    gh.rate_limit(true);
+    let pkg = package("v1.0.0");
+    let before = pkg.snapshot();
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
+    assert!(out.stderr.contains("rate limit exceeded"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("it resets at") && out.stderr.contains("UTC"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("GITHUB_TOKEN"), "{}", out.stderr);
+    assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
+fn unknown_repository_is_named() {
+    let gh = GitHub::start();
+    let pkg = package("v1.0.0");
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
+    assert!(
+        out.stderr
+            .contains("GitHub repository `example/app` not found"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn server_errors_are_retried_then_succeed() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.fail_next("/repos/example/app/releases", 503, 2);
+    let pkg = package("v1.0.0");
+    Revendor::new(pkg.path(), &gh).run(&["update"]).expect(0);
+    assert_eq!(
+        gh.requests().statuses("/repos/example/app/releases")[..2],
+        [503, 503]
+    );
+}
+
+#[test]
+fn a_request_that_times_out_is_retried() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.hang_next("/repos/example/app/releases", Duration::from_secs(3), 1);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh).env("REVENDOR_HTTP_TIMEOUT", "0.5");
+    let out = rv.run(&["update"]).expect(0);
+    assert!(out.stdout.contains("-> v1.1.0"), "{}", out.stdout);
+    assert!(gh.requests().count("/repos/example/app/releases") >= 2);
+}
+
+#[test]
+fn persistent_server_errors_end_with_exit_3() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    gh.fail_next("/repos/example/app/releases", 502, 100);
+    let pkg = package("v1.0.0");
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
+    assert!(out.stderr.contains("answered 502"), "{}", out.stderr);
+    assert_eq!(
+        gh.requests().count("/repos/example/app/releases"),
+        4,
+        "1 try + 3 retries"
+    );
+}
+
+#[test]
+fn the_token_is_sent_but_never_printed() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let token = "ghp_supersecrettoken1234567890";
+    gh.accept_token(token);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh).env("GITHUB_TOKEN", token);
+    let out = rv.run(&["update", "-v", "--format", "json"]).expect(0);
+    assert!(!out.all().contains(token));
+    let reqs = gh.requests();
+    assert!(
+        reqs.matching("/repos/")
+            .iter()
+            .all(|r| r.authorization_sent)
+    );
+    gh.fail_next("/repos/example/app/releases", 500, 100);
+    let out = rv.run(&["update", "-v"]).expect(3);
+    assert!(!out.all().contains(token));
+}
+
+#[test]
+fn a_patch_that_no_longer_applies_names_its_hunk_and_changes_nothing() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    gh.repo(REPO)
+        .file_at(
+            "v1.1.0",
+            FILE,
+            manifest("v1.1.0").replace("namespace: default", "namespace: other"),
+        )
+        .release("v1.1.0", |r| r);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let before = pkg.snapshot();
+    let out = rv.run(&["update"]).expect(1);
+    assert!(
+        out.stdout.contains("hunk #1 `@@ -1,7 +1,7 @@`"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("namespace: default"), "{}", out.stdout);
+    assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
+fn git_upstream_tags_are_versions_including_two_part_ones() {
+    let repo = GitRepo::new();
+    for tag in ["v1.0.0", "v1.2", "v1.3.0-alpha", "v2.0"] {
+        repo.commit(tag, [(FILE, manifest(tag))]);
+        repo.annotated_tag(tag, tag);
+    }
+    let gh = GitHub::start();
+    let pkg = package("v1.0.0");
+    pkg.write(
+        "vendor.toml",
+        vendor_toml(&format!("git = \"{}\"", repo.url()), "v1.0.0"),
+    );
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update"]).expect(0);
+    assert!(
+        out.stdout.contains("upstream: v1.0.0 -> v1.2"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        pkg.read_string("templates/app.yml")
+            .contains("# built from v1.2\n")
+    );
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains(&format!("commit = \"{}\"", repo.rev_parse("v1.2^{commit}")))
+    );
+}
+
+/// A malformed vendor.toml → one line naming file:line and what is wrong, exit 2.
+#[test]
+fn configuration_errors_name_file_line_and_key() {
+    let gh = GitHub::start();
+    let cases: [(&str, &str, &str); 5] = [
+        ("colour = \"red\"\n", ":25:", "unknown key `colour`"),
+        ("", ":4:", "not a semver range"),
+        ("", ":12:", "does not exist"),
+        ("", ":8:", "leaves the package directory"),
+        ("", ":27:", "duplicate patch name `namespace`"),
+    ];
+    for (i, (extra, line, message)) in cases.iter().enumerate() {
+        let pkg = package("v1.0.0");
+        let mut toml = vendor_toml(&format!("github = \"{REPO}\""), "v1.0.0") + extra;
+        match i {
+            1 => toml = toml.replace(">=1.0.0, <2.0.0", ">=one"),
+            2 => toml = toml.replace("patches/namespace.patch", "patches/missing.patch"),
+            3 => toml = toml.replace("to = \"templates/app.yml\"", "to = \"../outside.yml\""),
+            4 => toml.push_str("\n[[patch]]\nname = \"namespace\"\nfile = \"patches/namespace.patch\"\napplies-to = \"vendor\"\n"),
+            _ => {}
+        }
+        pkg.write("vendor.toml", toml);
+        let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(2);
+        let first = out.stderr.lines().next().unwrap_or_default().to_string();
+        assert!(
+            first.starts_with("error: ") && first.contains("vendor.toml") && first.contains(line),
+            "case {i}: {}",
+            out.stderr
+        );
+        assert!(first.contains(message), "case {i}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn a_malformed_patch_names_its_line() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    let pkg = package("v1.0.0");
+    pkg.write(
+        "patches/namespace.patch",
+        PATCH.replace("@@ -1,7 +1,7 @@", "@@ -1,9 +1,7 @@"),
+    );
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(2);
+    assert!(
+        out.stderr.contains("patches/namespace.patch:"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Issue "One owner for each concept": a render failure in the package's
+/// own files was `Error::Upstream` and exited 3, which is for the network.
+/// It is the package's to fix: exit 2, naming the file.
+#[test]
+fn a_render_failure_in_the_packages_own_files_exits_2_naming_it() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    let cases = [
+        (
+            "a dockerfile-arg rewrite of a rendered YAML file",
+            "\n[[rewrite]]\nfile = \"templates/app.yml\"\ndockerfile-arg = \"VERSION\"\nwith = \"{version}\"\n",
+            None,
+            "cannot apply the [[rewrite]] at vendor.toml:26",
+        ),
+        (
+            "a pin into a rendered file that is not YAML",
+            "\n[[pin]]\nfile = \"templates/app.yml\"\nrepository = \"example.org/app\"\n",
+            Some("kind: [Deployment\n"),
+            "cannot pin images",
+        ),
+    ];
+    for (case, extra, rendered, message) in cases {
+        let pkg = package("v1.0.0");
+        pkg.write(
+            "vendor.toml",
+            vendor_toml(&format!("github = \"{REPO}\""), "v1.0.0") + extra,
+        );
+        if let Some(text) = rendered {
+            pkg.write("templates/app.yml", text);
+        }
+        let before = pkg.snapshot();
+        let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(2);
+        let error = out.stderr.lines().find(|l| l.starts_with("error: "));
+        assert!(
+            error.is_some_and(|l| l.starts_with("error: templates/app.yml:")),
+            "{case}: {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains(message), "{case}: {}", out.stderr);
+        assert!(out.stderr.contains("help: "), "{case}: {}", out.stderr);
+        assert_eq!(pkg.snapshot(), before, "{case}: nothing is written");
+    }
+}
