@@ -43,7 +43,7 @@ use crate::ops::outcome::PatchResult;
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::origin::{self, Removed};
-use crate::render::{self, Patches, Walk};
+use crate::render::{self, Patches, SectionId};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
@@ -131,12 +131,26 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         let current =
             removed::settle(ctx, &locked, &removed, &patches, vendor, &pristine, current)?;
         // One walk serves the hand-edit check and the output, unless edits are folded into
-        // a patch: a second walk of a 100,000-line file was a third of render's time.
-        let mut walk = patches.stack(vendor, &version).apply(&pristine);
-        let mut rendered = finished(&config, vendor, &walk, &version, pin.as_deref())?;
+        // a patch: a second walk of a 100,000-line file was a third of render's time. The
+        // walk keeps no step's input, and its output is finished in place, not copied.
+        let render_walk = |patches: &Patches| {
+            let landed = patches.stack(vendor, &version).land(&pristine);
+            let results: Vec<(SectionId, PatchResult)> = landed
+                .outcomes
+                .iter()
+                .map(|(id, outcome)| {
+                    let name = &patches.section(*id).0.name;
+                    (*id, PatchResult::new(name, &vendor.to, outcome))
+                })
+                .collect();
+            let patched = landed.into_output(&pristine)?;
+            let rendered = render::finish(&config, &vendor.to, patched, &version, pin.as_deref())?;
+            Ok::<_, Error>((results, rendered))
+        };
+        let (mut results, mut rendered) = render_walk(&patches)?;
         if let Some(current) = &current
             && has_hand_edits(
-                &lock, &patches, vendor, &walk, &rendered, current, &mut notes,
+                &lock, &patches, vendor, &results, &rendered, current, &mut notes,
             )
         {
             report.edits.extend(edits::fold(
@@ -150,16 +164,17 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
                 opts.adopt_edits,
                 "render",
             )?);
-            walk = patches.stack(vendor, &version).apply(&pristine);
-            rendered = finished(&config, vendor, &walk, &version, pin.as_deref())?;
+            (results, rendered) = render_walk(&patches)?;
         }
-        for step in walk.steps {
-            let name = patches.section(step.id).0.name.clone();
-            let result = PatchResult::new(&name, &vendor.to, &step.outcome);
+        for (_, result) in results {
             ctx.shell.step("Applying", &result);
             report.patches.push(result);
         }
-        txn.stage(&vendor.to, rendered);
+        // The file on disk was read once already: the commit need not read it again to
+        // find that nothing changed.
+        if current.as_deref() != Some(rendered.as_slice()) {
+            txn.stage(&vendor.to, rendered);
+        }
         let copy = vendor.pristine();
         if !vendor.created && !ctx.root.join(&copy).exists() {
             txn.stage(&copy, pristine);
@@ -240,13 +255,13 @@ pub(super) fn deleted(
 /// hand edits for `edits::fold` to judge. Not when there are none, nor
 /// when the file holds conflict markers or a targeting patch changed since
 /// the lock verified it (see the module docs): the render is written over
-/// it, and `notes` gets the warning that says so. `walk` is the stack applied
-/// to the pristine copy, `expected` its finished render.
+/// it, and `notes` gets the warning that says so. `landed` are the sections
+/// the stack applied to the pristine copy, `expected` its finished render.
 fn has_hand_edits(
     lock: &Lock,
     patches: &Patches,
     vendor: &Vendor,
-    walk: &Walk,
+    landed: &[(SectionId, PatchResult)],
     expected: &[u8],
     current: &[u8],
     notes: &mut Vec<String>,
@@ -263,8 +278,8 @@ fn has_hand_edits(
         return false;
     }
     let mut changed: Vec<&str> = Vec::new();
-    for step in &walk.steps {
-        let p = patches.section(step.id).0;
+    for (id, _) in landed {
+        let p = patches.section(*id).0;
         if lock.patch_sha256(&p.name) != Some(p.sha256.as_str()) && !changed.contains(&&*p.name) {
             changed.push(&p.name);
         }
@@ -298,18 +313,6 @@ fn has_hand_edits(
         vendor.to,
     ));
     false
-}
-
-/// The finished render of `walk`'s output, or the section that stopped it.
-fn finished(
-    config: &Config,
-    vendor: &Vendor,
-    walk: &Walk,
-    version: &str,
-    pin: Option<&str>,
-) -> Result<Vec<u8>> {
-    let patched = walk.output.as_ref().map_err(|e| Error::from(e.clone()))?;
-    render::finish(config, &vendor.to, patched, version, pin)
 }
 
 /// Stages the patch files that took hand edits and records their new

@@ -197,9 +197,22 @@ impl Piece {
     }
 }
 
-/// `text`'s lines, each with its terminator; the last may lack one.
+/// `text`'s lines, each with its terminator; the last may lack one. Found with
+/// `memchr` (a vector search): `split_inclusive` tests a byte at a time, which was a
+/// tenth of a 100,000-line render.
 pub(crate) fn split(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    text.split_inclusive(|&b| b == b'\n')
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text);
+    std::iter::from_fn(move || {
+        let end = match ends.next() {
+            Some(at) => at + 1,
+            None if start < text.len() => text.len(),
+            None => return None,
+        };
+        let line = &text[start..end];
+        start = end;
+        Some(line)
+    })
 }
 
 /// About how many lines `text` has, from the length of its first few.

@@ -80,6 +80,17 @@ impl Outcome {
         }
     }
 
+    /// [`Outcome::content`] by value, for a caller done with the rest.
+    pub fn into_content(self) -> Vec<u8> {
+        match self {
+            Outcome::Exact { content }
+            | Outcome::Offset { content, .. }
+            | Outcome::Merged { content }
+            | Outcome::AlreadyUpstream { content } => content,
+            Outcome::Conflict { marked, .. } => marked,
+        }
+    }
+
     /// A short stable name: `exact`, `offset`, `merged`, `conflict` or `already-upstream`.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -33,20 +33,23 @@ mod stack;
 pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
 pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
-pub use stack::{FuzzyStep, SectionError, Stack, Step, Walk};
+pub use stack::{FuzzyStep, Landed, SectionError, Stack, Step, Walk};
+
+use std::borrow::Cow;
 
 use crate::config::{Config, RewriteKind};
 use crate::error::{Error, Result};
 
-/// Rewrites (with `{version}`) and pins applied to one rendered file.
-pub fn finish(
+/// Rewrites (with `{version}`) and pins applied to one rendered file. Given the
+/// patched bytes by value, a file no rewrite or pin changes is returned without a copy.
+pub fn finish<'a>(
     config: &Config,
     to: &str,
-    patched: &[u8],
+    patched: impl Into<Cow<'a, [u8]>>,
     version: &str,
     pin: Option<&str>,
 ) -> Result<Vec<u8>> {
-    let mut text = String::from_utf8(patched.to_vec()).map_err(|_| Error::Render {
+    let mut text = String::from_utf8(patched.into().into_owned()).map_err(|_| Error::Render {
         file: to.to_owned(),
         line: None,
         message: "not UTF-8 text; rewrites and pins need text".into(),
