@@ -85,7 +85,6 @@ impl Registry {
 
     /// [`Registry::start`] with the access log on, in [`Registry::log`]: one line per request
     /// (`"HEAD /v2/… HTTP/1.1" 200`), for counting what a run asked (`benches/check.rs`).
-    #[allow(dead_code)] // the test crates that include this module count nothing
     pub fn start_logged(auth: Auth) -> Registry {
         Registry::start_with(auth, true)
     }
