@@ -70,10 +70,11 @@ pub struct Landed {
 
 impl Landed {
     /// The file after the last section (`pristine` when none targets it), or
-    /// the section that stopped the walk.
-    pub fn into_output(self, pristine: &[u8]) -> Result<Vec<u8>, SectionError> {
+    /// the section that stopped the walk, as the conflict it is for a command
+    /// that needs every section to apply.
+    pub fn into_output(self, pristine: &[u8]) -> Result<Vec<u8>, Error> {
         if let Some(error) = self.stopped {
-            return Err(error);
+            return Err(error.into());
         }
         Ok(match self.outcomes.into_iter().next_back() {
             Some((_, outcome)) => outcome.into_content(),
