@@ -140,7 +140,7 @@ pub fn vendor_toml(data: &[u8]) {
     let dir = Path::new("/nonexistent/revendor-fuzz");
     let _ = Config::parse(dir, &dir.join("vendor.toml"), &text);
     let path = Path::new("vendor.toml");
-    let _ = revendor::config::edit::set_upstream_version(path, &text, "v9.9.9");
+    let _ = revendor::config::edit::set_upstream_version(path, &text, None, "v9.9.9");
     let _ = revendor::config::edit::remove_patch(path, &text, "p");
 }
 
@@ -157,7 +157,7 @@ pub fn lock(data: &[u8]) {
         let again = Lock::parse(path, &written).expect("a written lock parses");
         assert_eq!(again, lock, "a written lock reads back equal");
     }
-    let _ = Lock::line_of_key(&text, "upstream", "version");
+    let _ = Lock::line_of_key(&text, "upstream", None, "version");
 }
 
 /// A Dockerfile: parsing, the builder and CNI checksum checks, markers, and the two in-place

@@ -53,8 +53,16 @@ pub(super) const CHECK: Check = Check {
 };
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for image in &input.config.images {
+        check_image(input, image, sink)?;
+    }
+    Ok(())
+}
+
+fn check_image(input: &Input<'_>, image: &crate::config::Image, sink: &mut Sink) -> Result<()> {
     let id = BUILDER_GO.name;
-    let Some(image) = &input.config.image else {
+    // An upstream the lock lacks is lock-integrity's to report.
+    let Some(locked) = input.lock.upstream(input.config.image_upstream(image)) else {
         return Ok(());
     };
     let file = image.dockerfile.as_str();
@@ -65,8 +73,8 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         );
         return Ok(());
     };
-    let version = &input.lock.upstream.version;
-    let directive = input.lock.upstream.go_directive.as_deref();
+    let version = &locked.version;
+    let directive = locked.go_directive.as_deref();
     for finding in findings(&df, file, image.go.as_ref(), directive, version) {
         sink.push(finding);
     }

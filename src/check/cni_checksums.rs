@@ -65,10 +65,14 @@ const VERSION_ARG: &str = "CNI_PLUGINS_VERSION";
 const REPOSITORY: &str = "containernetworking/plugins";
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for image in &input.config.images {
+        check_image(input, image, sink)?;
+    }
+    Ok(())
+}
+
+fn check_image(input: &Input<'_>, image: &crate::config::Image, sink: &mut Sink) -> Result<()> {
     let id = CNI_CHECKSUMS.name;
-    let Some(image) = &input.config.image else {
-        return Ok(());
-    };
     let file = image.dockerfile.as_str();
     let Some((_, df)) = input.dockerfile(file)? else {
         return Ok(());

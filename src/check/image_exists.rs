@@ -53,9 +53,20 @@ pub(super) const CHECK: Check = Check {
 };
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
-    let (Some(image), Some(locked)) = (&input.config.image, &input.lock.image) else {
-        return Ok(());
-    };
+    for image in &input.config.images {
+        if let Some(locked) = input.lock.image(image.name.as_deref()) {
+            check_image(input, image, locked, sink)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_image(
+    input: &Input<'_>,
+    image: &crate::config::Image,
+    locked: &crate::config::lock::LockedImage,
+    sink: &mut Sink,
+) -> Result<()> {
     let Ok(reference) = Reference::parse(&locked.reference) else {
         return Ok(());
     };

@@ -5,7 +5,9 @@
 //! 2. Every container `image:` field of the rendered file (found by parsing,
 //!    [`manifest::Manifest::images`]) whose repository is a site of the
 //!    `[[pin]]` must equal it.
-//! 3. Text a pin cannot reach is found line by line: a line naming an
+//! 3. A `yaml` pin's keys must hold what the locked reference gives them
+//!    (`image_pin_yaml`).
+//! 4. Text a pin cannot reach is found line by line: a line naming an
 //!    upstream image the pin replaces (taken from the pristine copy's own
 //!    image fields and `replaces`), wherever it is, or a line naming the
 //!    pinned repository that is not an `image:` field (a `sh -c` script, a
@@ -31,8 +33,11 @@ A pin site (a container `image:` field naming the `[[pin]]` repository or
 the upstream image it replaces) does not name the locked
 `repository:tag@sha256:<64 hex>`; a line still names the upstream image; the
 pinned repository appears outside an `image:` field (in a script block, where
-no pin reaches); or the lock's reference is not a full pin. A package whose
-lock pins no image yet (before its first image build) gets one warning.
+no pin reaches); a key a `yaml` pin writes does not hold what the locked
+reference gives it (`<tag>@sha256:…` at one key, or the split repository,
+tag and digest keys), or is missing; or the lock's reference is not a full
+pin. A package whose lock pins no image yet (before its first image build)
+gets one warning per pin.
 
 ### Why
 One image line left at upstream's `snapshot-thick` runs an image nobody
@@ -56,13 +61,11 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = IMAGE_PIN.name;
-    if input.config.pins.is_empty() {
-        return Ok(());
-    }
-    let Some(image) = &input.lock.image else {
-        // Before the first image build there is nothing to pin: the chart
-        // runs the upstream image, which the lock agrees with.
-        for pin in &input.config.pins {
+    let mut reported = BTreeSet::new();
+    for pin in &input.config.pins {
+        let Some(image) = input.lock.image(pin.image.as_deref()) else {
+            // Before the first image build there is nothing to pin: the
+            // chart runs the upstream image, which the lock agrees with.
             sink.push(
                 Finding::warning(
                     id,
@@ -77,23 +80,22 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     "build and pin it with `revendor image build --push` (or `revendor image pin`)",
                 ),
             );
+            continue;
+        };
+        let locked = image.reference.as_str();
+        let full =
+            Reference::parse(locked).is_ok_and(|r| r.tag().is_some() && r.digest().is_some());
+        if !full && reported.insert(locked.to_owned()) {
+            sink.push(
+                Finding::error(
+                    id,
+                    LOCK_PATH,
+                    1,
+                    format!("the locked image `{locked}` is not `repository:tag@sha256:<64 hex>`"),
+                )
+                .fix("pin it again with `revendor image pin`"),
+            );
         }
-        return Ok(());
-    };
-    let locked = image.reference.as_str();
-    let full = Reference::parse(locked).is_ok_and(|r| r.tag().is_some() && r.digest().is_some());
-    if !full {
-        sink.push(
-            Finding::error(
-                id,
-                LOCK_PATH,
-                1,
-                format!("the locked image `{locked}` is not `repository:tag@sha256:<64 hex>`"),
-            )
-            .fix("pin it again with `revendor image pin`"),
-        );
-    }
-    for pin in &input.config.pins {
         if repository_of(locked) != pin.repository {
             sink.push(
                 Finding::error(
@@ -108,7 +110,10 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 .fix("pin an image of that repository with `revendor image pin`"),
             );
         }
-        check_file(input, pin, locked, sink)?;
+        match &pin.yaml {
+            Some(keys) => super::image_pin_yaml::check_keys(input, pin, keys, locked, sink)?,
+            None => check_file(input, pin, locked, sink)?,
+        }
     }
     Ok(())
 }

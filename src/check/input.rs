@@ -17,7 +17,7 @@ use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use crate::paths;
-use crate::render::{self, Patches, Walk};
+use crate::render::{self, Patches, Stamp, Walk};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -37,6 +37,8 @@ pub struct Input<'a> {
     pub online: bool,
     /// Whether safe fixes are staged (`--fix`).
     pub fix: bool,
+    /// The locked versions and pins ([`Stamp::of_lock`]).
+    pub stamp: Stamp,
     files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     edited: RefCell<Vec<String>>,
     pristine: RefCell<BTreeMap<String, Pristine>>,
@@ -70,6 +72,7 @@ impl<'a> Input<'a> {
             lock,
             online,
             fix,
+            stamp: Stamp::of_lock(config, lock),
             files: RefCell::default(),
             edited: RefCell::default(),
             pristine: RefCell::default(),
@@ -167,12 +170,13 @@ impl<'a> Input<'a> {
     /// the download cache is downloaded at the locked version, as `render`
     /// and `update` would.
     pub fn pristine(&self, vendor: &Vendor) -> Result<Pristine> {
-        if let Some(p) = self.pristine.borrow().get(&vendor.from) {
+        if let Some(p) = self.pristine.borrow().get(&vendor.pristine()) {
             return Ok(p.clone());
         }
+        let up = self.config.upstream(vendor.upstream.as_deref());
         let source = self
             .online
-            .then(|| upstream::open(self.config, &self.ctx.env, &self.ctx.client));
+            .then(|| upstream::open(up, &self.ctx.env, &self.ctx.client));
         let state = Pristine::read(
             &self.ctx.root,
             self.lock,
@@ -182,7 +186,7 @@ impl<'a> Input<'a> {
         )?;
         self.pristine
             .borrow_mut()
-            .insert(vendor.from.clone(), state.clone());
+            .insert(vendor.pristine(), state.clone());
         Ok(state)
     }
 
@@ -204,7 +208,11 @@ impl<'a> Input<'a> {
             return Ok((Rc::clone(p), Rc::clone(f)));
         }
         let patches = Patches::load(self.config)?;
-        let listing = self.lock.files.iter().map(|f| f.from.as_str());
+        let listing = self
+            .lock
+            .files
+            .iter()
+            .map(|f| (f.upstream.as_deref(), f.from.as_str()));
         let files = render::files(self.config, listing, &patches)?;
         patches.check_targets(self.config, &files)?;
         let (patches, files) = (Rc::new(patches), Rc::new(files));
@@ -223,11 +231,8 @@ impl<'a> Input<'a> {
             return Ok(None);
         };
         let patches = self.vendor_patches()?;
-        let walk = Rc::new(
-            patches
-                .stack(vendor, &self.lock.upstream.version)
-                .walk(&pristine),
-        );
+        let version = self.stamp.version(vendor.upstream.as_deref());
+        let walk = Rc::new(patches.stack(vendor, version).walk(&pristine));
         self.walks
             .borrow_mut()
             .insert(vendor.to.clone(), Rc::clone(&walk));

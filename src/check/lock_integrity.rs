@@ -21,7 +21,8 @@ A pristine copy under `upstream/` does not have the sha256 the lock records
 for it (edited, missing, or not in the lock), a patch file is not the one
 that was verified (edited since the last `update` or `patch refresh`), or
 vendor.toml's `[upstream]` names another repository than the lock's
-`source` (pointed at a fork, say).
+`source` (pointed at a fork, say), or an `[[upstream]]` the lock has nothing
+of yet.
 
 A moved source is fixed by `revendor update`: it treats the new repository
 as a new upstream, the locked copies (from the old one) as the merge base,
@@ -52,29 +53,44 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = LOCK_INTEGRITY.name;
-    let version = &input.lock.upstream.version;
-    let up = &input.config.upstream;
-    if !up.source.is(&input.lock.upstream.source) {
-        sink.push(
-            Finding::error(
-                id,
-                "vendor.toml",
-                up.source_line,
-                format!(
-                    "vendor.toml names {}, but the lock vendored {}: every pristine copy, patch and pin was verified against the other repository",
-                    up.source.describe(),
-                    input.lock.upstream.source
-                ),
-            )
-            .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
-        );
+    for up in &input.config.upstreams {
+        let Some(locked) = input.lock.upstream(up.name.as_deref()) else {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.source_line,
+                    format!(
+                        "the lock has no upstream `{}`: nothing of it was verified",
+                        up.label()
+                    ),
+                )
+                .fix("run `revendor update` to vendor it"),
+            );
+            continue;
+        };
+        if !up.source.is(&locked.source) {
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.source_line,
+                    format!(
+                        "vendor.toml names {}, but the lock vendored {}: every pristine copy, patch and pin was verified against the other repository",
+                        up.source.describe(),
+                        locked.source
+                    ),
+                )
+                .fix("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"),
+            );
+        }
     }
     for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
         if !input
             .lock
             .files
             .iter()
-            .any(|f| dir.selects_from(&f.from).is_some())
+            .any(|f| f.upstream == dir.upstream && dir.selects_from(&f.from).is_some())
         {
             sink.push(
                 Finding::error(
@@ -91,6 +107,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         }
     }
     for vendor in input.files()?.iter().filter(|v| !v.created) {
+        let version = input.stamp.version(vendor.upstream.as_deref());
         let path = vendor.pristine();
         let finding = match input.pristine(vendor)? {
             Pristine::Verified(_) => continue,

@@ -25,6 +25,7 @@ mod cni_checksums;
 mod contract;
 mod image_exists;
 mod image_pin;
+mod image_pin_yaml;
 mod input;
 mod lock_integrity;
 mod marker;

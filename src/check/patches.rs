@@ -119,7 +119,9 @@ fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                             patches.hunk_line(step.id, 0),
                             format!(
                                 "upstream {} already contains the change patch `{}` makes to `{}`",
-                                input.lock.upstream.version, p.name, vendor.to
+                                input.stamp.version(vendor.upstream.as_deref()),
+                                p.name,
+                                vendor.to
                             ),
                         )
                         .fix(drop_fix(whole, &p.file, &vendor.to)),
@@ -140,19 +142,25 @@ fn source(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         return Ok(());
     }
     let ctx = input.ctx;
-    let Some(tree) = upstream::locked_tree(
-        input.config,
-        &ctx.env,
-        &ctx.client,
-        &ctx.cache,
-        input.lock,
-        input.online,
-    )?
-    else {
-        return Ok(());
-    };
+    let mut trees = Vec::new();
+    for up in &input.config.upstreams {
+        let Some(locked) = input.lock.upstream(up.name.as_deref()) else {
+            continue;
+        };
+        if !patches.loaded().iter().any(|p| p.upstream == up.name) {
+            continue;
+        }
+        let tree =
+            upstream::locked_tree(up, &ctx.env, &ctx.client, &ctx.cache, locked, input.online)?;
+        if let Some(tree) = tree {
+            trees.push((up.name.clone(), locked.version.clone(), tree));
+        }
+    }
     for id in patches.sections() {
         let (p, fp) = patches.section(id);
+        let Some((_, version, tree)) = trees.iter().find(|(n, _, _)| *n == p.upstream) else {
+            continue;
+        };
         let Some(path) = fp.target_path(p.strip) else {
             continue;
         };
@@ -168,8 +176,8 @@ fn source(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 &p.file,
                 patches.hunk_line(id, 0),
                 format!(
-                    "upstream {} already contains the change source patch `{}` makes to `{path}`",
-                    input.lock.upstream.version, p.name
+                    "upstream {version} already contains the change source patch `{}` makes to `{path}`",
+                    p.name
                 ),
             )
             .fix(drop_fix(p.set.files.len() == 1, &p.file, &path)),

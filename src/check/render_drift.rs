@@ -66,8 +66,6 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = RENDER_DRIFT.name;
-    let version = &input.lock.upstream.version;
-    let pin = input.lock.image.as_ref().map(|i| i.reference.as_str());
     let files = input.files()?;
     let removed = Removed::find(input.config, &files, input.lock);
     for vendor in files.iter() {
@@ -75,6 +73,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             continue;
         };
         let patches = input.vendor_patches()?;
+        let version = input.stamp.version(vendor.upstream.as_deref());
         let stack = patches.stack(vendor, version);
         if walk.output.is_ok() && stack.deletes() {
             if input.read(&vendor.to)?.is_some() {
@@ -111,7 +110,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 continue;
             }
         };
-        let expected = render::finish(input.config, &vendor.to, patched, version, pin)?;
+        let expected = render::finish(input.config, &vendor.to, patched, &input.stamp)?;
         let Some(actual) = input.read(&vendor.to)? else {
             sink.push(
                 Finding::error(id, &vendor.to, 1, format!("`{}` is missing", vendor.to))
@@ -163,8 +162,8 @@ fn strays(
     removed: &Removed<'_>,
     sink: &mut Sink,
 ) -> Result<()> {
-    let version = &input.lock.upstream.version;
     for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
+        let version = input.stamp.version(dir.upstream.as_deref());
         // A directory the lock has nothing of is lock-integrity's to report.
         if !files.iter().any(|f| dir.renders(&f.to)) {
             continue;
@@ -206,7 +205,9 @@ fn explained(
     let id = RENDER_DRIFT.name;
     let to = &vendor.to;
     if let Some(pending) = &input.lock.pending {
-        let target = &pending.version;
+        let target = pending
+            .version_of(vendor.upstream.as_deref())
+            .unwrap_or_default();
         let markers = patch::marker_lines(actual.as_bytes());
         let finding = match markers.first() {
             _ if input.lock.pending_conflict(to).is_none() => Finding::error(
@@ -255,14 +256,15 @@ fn explained(
 /// The file on disk with the locked pin at every pin site and every
 /// `[[rewrite]]` result at the locked version (see the module docs).
 fn normalize(input: &Input<'_>, file: &str, text: &str) -> String {
-    let mut out = version_sync::normalize(input.config, file, text, &input.lock.upstream.version);
-    if let Some(image) = &input.lock.image {
-        for pin in input.config.pins.iter().filter(|p| p.file == file) {
-            // A file that does not parse as YAML keeps its text: the
-            // difference then shows as drift, which is what it is.
-            if let Ok(pinned) = render::pin::apply(&out, pin, &image.reference) {
-                out = pinned;
-            }
+    let mut out = version_sync::normalize(input.config, file, text, &input.stamp);
+    for pin in input.config.pins.iter().filter(|p| p.file == file) {
+        let Some(reference) = input.stamp.pin(pin.image.as_deref()) else {
+            continue;
+        };
+        // A file that does not parse as YAML keeps its text: the
+        // difference then shows as drift, which is what it is.
+        if let Ok(pinned) = render::pin_text(file, &out, pin, reference) {
+            out = pinned;
         }
     }
     out

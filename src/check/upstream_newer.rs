@@ -22,12 +22,14 @@
 use std::collections::BTreeMap;
 
 use super::{Check, Finding, Id, Input, Sink, unreachable};
-use crate::config::AppliesTo;
+use crate::config::lock::LockedUpstream;
+use crate::config::version::in_track;
+use crate::config::{AppliesTo, Selection, Upstream};
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
 use crate::render::Patches;
 use crate::upstream::Pristine;
-use crate::upstream::{self, Listed, Release, Source, SourceTree, version};
+use crate::upstream::{self, Listed, Release, Source, SourceTree};
 
 /// `upstream-newer`.
 pub const UPSTREAM_NEWER: Id = Id {
@@ -35,9 +37,12 @@ pub const UPSTREAM_NEWER: Id = Id {
     doc: "\
 ### What
 With `--online`: upstream published a release newer than the locked one
-inside `track` (an error), or outside it (information). The finding carries a
-dry run of every patch against the newer release: `exact`, `offset`,
-`merged`, `already-upstream` or `conflict`.
+inside `track` (an error), or outside it (information); for an upstream that
+follows a branch (`ref`), the branch's head is not the locked commit (an
+error). Releases are the tags its `tag-pattern` takes, by default an optional
+`v` then a version, never a chart-release tag such as `kube-ovn-v1.15.24`.
+The finding carries a dry run of every patch of that upstream against the
+newer release: `exact`, `offset`, `merged`, `already-upstream` or `conflict`.
 
 ### Why
 The nightly run is how a new upstream release gets noticed, before a
@@ -60,18 +65,31 @@ pub(super) const CHECK: Check = Check {
 };
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    for up in &input.config.upstreams {
+        // An upstream the lock lacks is lock-integrity's to report.
+        if let Some(locked) = input.lock.upstream(up.name.as_deref()) {
+            check_upstream(input, up, locked, sink)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_upstream(
+    input: &Input<'_>,
+    up: &Upstream,
+    locked_up: &LockedUpstream,
+    sink: &mut Sink,
+) -> Result<()> {
     let id = UPSTREAM_NEWER.name;
-    let config = input.config;
-    let locked = &input.lock.upstream.version;
-    let Some(current) = version::parse_tag(locked) else {
+    let locked = &locked_up.version;
+    let source = upstream::open(up, &input.ctx.env, &input.ctx.client);
+    if let Selection::Branch(branch) = &up.selection {
+        return check_branch(input, up, branch, locked, &*source, sink);
+    }
+    let Some(current) = up.semver(locked) else {
         return Ok(());
     };
-    let source = upstream::open(config, &input.ctx.env, &input.ctx.client);
-    let up = &config.upstream;
-    let what = format!(
-        "{id} could not list the releases of {}",
-        up.source.describe()
-    );
+    let what = format!("{id} could not list the releases of {}", up.label());
     let listed = source.releases();
     let Some(releases) =
         unreachable::answered(listed, sink, &what, "vendor.toml", up.version_line)?
@@ -86,11 +104,11 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         releases
             .iter()
             .filter(|r| !r.prerelease || (inside && up.allow_prerelease))
-            .filter_map(|r| version::parse_tag(&r.tag).map(|v| (v, r)))
+            .filter_map(|r| up.semver(&r.tag).map(|v| (v, r)))
             .filter(|(v, _)| *v > current)
             .filter(|(v, _)| {
                 let allowed = inside && up.allow_prerelease;
-                let in_track = version::in_track(v, up.track.as_ref(), allowed);
+                let in_track = in_track(v, up.track.as_ref(), allowed);
                 if inside {
                     in_track
                 } else {
@@ -121,7 +139,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         return Ok(());
     };
     let what = format!("{id} could not dry-run the patches against {}", target.tag);
-    let ran = dry_run(input, &*source, &target.tag);
+    let ran = dry_run(input, up, locked, &*source, &target.tag);
     let results = unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)?;
     let results = match results {
         Some(results) => results,
@@ -197,8 +215,58 @@ struct DryRun {
     result: String,
 }
 
-fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryRun>> {
-    let locked = &input.lock.upstream.version;
+/// With `ref = "<branch>"`: the branch's head is not the locked commit.
+fn check_branch(
+    input: &Input<'_>,
+    up: &Upstream,
+    branch: &str,
+    locked: &str,
+    source: &dyn Source,
+    sink: &mut Sink,
+) -> Result<()> {
+    let id = UPSTREAM_NEWER.name;
+    let what = format!("{id} could not read branch `{branch}` of {}", up.label());
+    let head = source.branch(branch);
+    let Some(head) = unreachable::answered(head, sink, &what, "vendor.toml", up.version_line)?
+    else {
+        return Ok(());
+    };
+    if head == locked {
+        return Ok(());
+    }
+    let ran = dry_run(input, up, locked, source, &head);
+    let what = format!("{id} could not dry-run the patches against {head}");
+    let summary = match unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)? {
+        Some(results) if results.is_empty() => "no patches".to_owned(),
+        Some(results) => results
+            .iter()
+            .map(|r| format!("{} on {}: {}", r.patch, r.target, r.result))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => "not done, the upstream did not answer".to_owned(),
+    };
+    sink.push(
+        Finding::error(
+            id,
+            "vendor.toml",
+            up.version_line,
+            format!(
+                "branch `{branch}` of {} moved to {head}; the vendored commit is {locked}; dry run: {summary}",
+                up.label()
+            ),
+        )
+        .fix("run `revendor update`"),
+    );
+    Ok(())
+}
+
+fn dry_run(
+    input: &Input<'_>,
+    up: &Upstream,
+    locked: &str,
+    source: &dyn Source,
+    tag: &str,
+) -> Result<Vec<DryRun>> {
     let ours = format!("patched {locked}");
     let labels = Labels {
         ours: &ours,
@@ -208,7 +276,7 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
     let mut out = Vec::new();
     let patches = input.vendor_patches()?;
     let mut listings: BTreeMap<&str, Vec<Listed>> = BTreeMap::new();
-    for vendor in input.files()?.iter() {
+    for vendor in input.files()?.iter().filter(|v| v.upstream == up.name) {
         let Pristine::Verified(base) = input.pristine(vendor)? else {
             continue;
         };
@@ -218,7 +286,7 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
             .config
             .vendor
             .iter()
-            .find(|d| d.is_dir() && d.renders(&vendor.to));
+            .find(|d| d.is_dir() && d.upstream == up.name && d.renders(&vendor.to));
         let theirs = match dir {
             None => upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?,
             Some(_) if patches.stack(vendor, locked).sections().is_empty() => continue,
@@ -269,12 +337,19 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
         }
     }
     let sources = Patches::load_kind(input.config, AppliesTo::Source)?;
-    if sources.loaded().is_empty() {
+    let ours_only = |p: &&crate::render::LoadedPatch| {
+        input
+            .config
+            .patches
+            .iter()
+            .any(|c| c.name == p.name && c.upstream == up.name)
+    };
+    if !sources.loaded().iter().any(|p| ours_only(&p)) {
         return Ok(out);
     }
     let tree = source.tree(tag)?;
     let mut base_tree: Option<SourceTree> = None;
-    for p in sources.loaded() {
+    for p in sources.loaded().iter().filter(ours_only) {
         for fp in &p.set.files {
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
@@ -282,7 +357,8 @@ fn dry_run(input: &Input<'_>, source: &dyn Source, tag: &str) -> Result<Vec<DryR
                 Ok(applied) => describe(&Outcome::from(applied)),
                 Err(_) => {
                     if base_tree.is_none() {
-                        base_tree = Some(upstream::fetch_tree(source, locked, Some(input.lock))?);
+                        let lock = input.lock.upstream(up.name.as_deref());
+                        base_tree = Some(upstream::fetch_tree(source, locked, lock)?);
                     }
                     let base = base_tree
                         .as_ref()

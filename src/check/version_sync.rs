@@ -12,9 +12,10 @@
 use regex::Regex;
 
 use super::{Check, Finding, Id, Input, Sink};
-use crate::config::{Config, Rewrite, RewriteKind};
+use crate::config::{Config, Placeholders, Rewrite, RewriteKind};
+use crate::dockerfile::kept_digest;
 use crate::error::Result;
-use crate::render::pin;
+use crate::render::{Stamp, pin};
 
 /// `version-sync`.
 pub const VERSION_SYNC: Id = Id {
@@ -48,27 +49,36 @@ pub(super) const CHECK: Check = Check {
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = VERSION_SYNC.name;
-    let locked = &input.lock.upstream.version;
-    let up = &input.config.upstream;
-    if &up.version != locked {
-        sink.push(
-            Finding::error(
-                id,
-                "vendor.toml",
-                up.version_line,
-                format!(
-                    "vendor.toml says version {}, but the lock vendored {locked}",
-                    up.version
-                ),
-            )
-            .fix(format!(
-                "set `version = \"{locked}\"`, or run `revendor update --to {}`",
-                up.version
-            )),
-        );
+    for up in &input.config.upstreams {
+        let (Some(version), Some(locked)) = (&up.version, input.lock.version(up.name.as_deref()))
+        else {
+            continue;
+        };
+        if version != locked {
+            let to = match &up.name {
+                Some(name) => format!("{name}={version}"),
+                None => version.clone(),
+            };
+            sink.push(
+                Finding::error(
+                    id,
+                    "vendor.toml",
+                    up.version_line,
+                    format!("vendor.toml says version {version}, but the lock vendored {locked}"),
+                )
+                .fix(format!(
+                    "set `version = \"{locked}\"`, or run `revendor update --to {to}`"
+                )),
+            );
+        }
     }
     for rewrite in &input.config.rewrites {
-        let expected = rewrite.value(locked);
+        // An upstream the lock lacks is lock-integrity's to report.
+        if input.lock.upstream(rewrite.upstream.as_deref()).is_none() {
+            continue;
+        }
+        let values = input.stamp.values(rewrite.upstream.as_deref());
+        let expected = rewrite.value(values);
         match &rewrite.kind {
             RewriteKind::DockerfileArg { name } => {
                 let Some((_, df)) = input.dockerfile(&rewrite.file)? else {
@@ -79,7 +89,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                 for arg in df.arg_values(name) {
                     any = true;
                     let value = arg.value.as_deref().unwrap_or_default();
-                    if value != expected {
+                    if value != kept_digest(value, &expected) {
                         sink.push(
                             Finding::error(
                                 id,
@@ -117,7 +127,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     continue;
                 };
                 let pin_lines = pin_lines(input.config, &rewrite.file, &text);
-                let pattern = pattern(&rewrite.with);
+                let pattern = pattern(&rewrite.with, values);
                 for (i, line) in text.lines().enumerate() {
                     let number = i + 1;
                     if !line.contains(needle.as_str()) || pin_lines.contains(&number) {
@@ -137,9 +147,16 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                         );
                         continue;
                     }
-                    let Some(pattern) = &pattern else { continue };
+                    let Some((pattern, wanted)) = &pattern else {
+                        continue;
+                    };
                     for found in versions(pattern, line) {
-                        if found != *locked {
+                        if found != *wanted {
+                            let named = Placeholders {
+                                version: found.clone(),
+                                semver: found.clone(),
+                                ..values.clone()
+                            };
                             sink.push(
                                 Finding::error(
                                     id,
@@ -147,7 +164,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                                     number,
                                     format!(
                                         "names `{}`, but the locked version gives `{expected}`",
-                                        rewrite.value(&found)
+                                        rewrite.value(&named)
                                     ),
                                 )
                                 .fix("run `revendor render`"),
@@ -189,16 +206,19 @@ fn pin_lines(config: &Config, file: &str, text: &str) -> Vec<usize> {
 /// A version as tags spell it: `v4.3.0`, `4.3`, `v4.4.0-rc.1`.
 const VERSION: &str = r"(v?[0-9]+(?:\.[0-9]+)+(?:-[0-9A-Za-z.]+)?)";
 
-/// The `with` template as a pattern whose one group is the `{version}`;
-/// `None` when the template does not use the version.
-fn pattern(with: &str) -> Option<Regex> {
-    let (before, after) = with.split_once("{version}")?;
-    Regex::new(&format!(
-        "{}{VERSION}{}",
-        regex::escape(before),
-        regex::escape(&after.replace("{version}", ""))
-    ))
-    .ok()
+/// The `with` template as a pattern whose one group is its first
+/// `{version}` or `{semver}`, with the value that group must hold; the
+/// other placeholders stand for their locked `values`. `None` when the
+/// template uses neither.
+fn pattern(with: &str, values: &Placeholders) -> Option<(Regex, String)> {
+    let (at, token, wanted) = [("{version}", &values.version), ("{semver}", &values.semver)]
+        .into_iter()
+        .filter_map(|(token, wanted)| Some((with.find(token)?, token, wanted)))
+        .min_by_key(|(at, _, _)| *at)?;
+    let (before, after) = (&with[..at], &with[at + token.len()..]);
+    let rest = |text: &str| regex::escape(&values.fill(text).replace(token, ""));
+    let regex = Regex::new(&format!("{}{VERSION}{}", rest(before), rest(after))).ok()?;
+    Some((regex, wanted.clone()))
 }
 
 /// Every version `pattern` finds in `line`, skipping matches glued to a
@@ -217,18 +237,19 @@ fn versions(pattern: &Regex, line: &str) -> Vec<String> {
         .collect()
 }
 
-/// `text` with every `lines-containing` rewrite of `file` redone at
-/// `version`: the text it replaces and any stale `{version}` result become
-/// the locked value. `render-drift` compares this, so that a stale version
-/// is reported once, here.
-pub(super) fn normalize(config: &Config, file: &str, text: &str, version: &str) -> String {
+/// `text` with every `lines-containing` rewrite of `file` redone with the
+/// locked `stamp`: the text it replaces and any stale `{version}` result
+/// become the locked value. `render-drift` compares this, so that a stale
+/// version is reported once, here.
+pub(super) fn normalize(config: &Config, file: &str, text: &str, stamp: &Stamp) -> String {
     let mut out = text.to_owned();
     for rewrite in config.rewrites.iter().filter(|r| r.file == file) {
         let RewriteKind::Lines { needle, replace } = &rewrite.kind else {
             continue;
         };
-        let value = rewrite.value(version);
-        let pattern = pattern(&rewrite.with);
+        let values = stamp.values(rewrite.upstream.as_deref());
+        let value = rewrite.value(values);
+        let pattern = pattern(&rewrite.with, values).map(|(p, _)| p);
         out = out
             .split_inclusive('\n')
             .map(|line| {
@@ -251,13 +272,25 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    fn at(version: &str) -> Placeholders {
+        Placeholders {
+            version: version.into(),
+            semver: version.trim_start_matches('v').into(),
+            commit: Some("c0ffee".into()),
+        }
+    }
+
     #[test]
     fn the_template_becomes_a_version_pattern() {
-        let p = pattern("{version}-thick").unwrap();
+        let (p, wanted) = pattern("{version}-thick", &at("v4.3.0")).unwrap();
+        assert_eq!(wanted, "v4.3.0");
         let line = "image: ghcr.io/x/multus-cni:v4.2.4-thick # was v4.3.0-thick, xv9.9-thick";
         assert_eq!(versions(&p, line), ["v4.2.4", "v4.3.0"]);
         assert_eq!(versions(&p, "tag: v4.4.0-rc.1-thick"), ["v4.4.0-rc.1"]);
-        assert!(pattern("static").is_none());
+        assert!(pattern("static", &at("v1")).is_none());
+        let (p, wanted) = pattern("{semver}@{commit}", &at("v4.3.0")).unwrap();
+        assert_eq!(wanted, "4.3.0");
+        assert_eq!(versions(&p, "x: 4.2.0@c0ffee"), ["4.2.0"]);
     }
 
     #[test]
@@ -272,8 +305,9 @@ mod tests {
         .unwrap();
         let text =
             "a: multus-cni:snapshot-thick\nb: multus-cni:v4.2.4-thick\nc: other:v4.2.4-thick\n";
+        let stamp = Stamp::new(vec![(None, at("v4.3.0"))], Vec::new());
         assert_eq!(
-            normalize(&config, "t.yml", text, "v4.3.0"),
+            normalize(&config, "t.yml", text, &stamp),
             "a: multus-cni:v4.3.0-thick\nb: multus-cni:v4.3.0-thick\nc: other:v4.2.4-thick\n"
         );
     }

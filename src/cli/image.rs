@@ -3,7 +3,7 @@
 use crate::console::Format;
 use crate::error::{ExitCode, Result};
 use crate::ops::image_build::{BuildOptions, build};
-use crate::ops::image_pin::{PinOptions, pin};
+use crate::ops::image_pin::{PinOptions, PinReport, pin};
 use crate::ops::pin_base::{PinBaseOptions, pin_base};
 use crate::workspace::Context;
 
@@ -21,6 +21,9 @@ pub enum Command {
 /// Flags of `revendor image build`.
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
+    /// The [[image]] to build (by `name`); every image when left out.
+    #[arg(value_name = "NAME")]
+    pub image: Option<String>,
     /// Tag to build instead of $IMAGE_TAG or vendor.toml's `[image] tag`.
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
@@ -53,6 +56,9 @@ pub struct BuildArgs {
 /// Flags of `revendor image pin`.
 #[derive(Debug, clap::Args)]
 pub struct PinArgs {
+    /// The [[image]] to pin (by `name`); every image when left out, in one write.
+    #[arg(value_name = "NAME")]
+    pub image: Option<String>,
     /// Tag to resolve instead of $IMAGE_TAG or vendor.toml's `[image] tag`.
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
@@ -76,9 +82,10 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
     let json = ctx.shell.format() == Format::Json;
     let text = match cmd {
         Command::Build(args) => {
-            let report = build(
+            let reports = build(
                 ctx,
                 &BuildOptions {
+                    image: args.image,
                     tag: args.tag,
                     push: args.push,
                     builder: args.builder,
@@ -89,24 +96,25 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
                     builder_args: args.builder_args,
                 },
             )?;
-            if json {
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            } else {
-                report.human()
+            match (json, reports.as_slice()) {
+                (true, [one]) => serde_json::to_string_pretty(one).unwrap_or_default(),
+                (true, all) => serde_json::to_string_pretty(all).unwrap_or_default(),
+                (false, all) => all.iter().map(|r| r.human()).collect(),
             }
         }
         Command::Pin(args) => {
-            let report = pin(
+            let reports = pin(
                 ctx,
                 &PinOptions {
+                    image: args.image,
                     tag: args.tag,
                     digest: args.digest,
                 },
             )?;
-            if json {
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            } else {
-                report.human()
+            match (json, reports.as_slice()) {
+                (true, [one]) => serde_json::to_string_pretty(one).unwrap_or_default(),
+                (true, all) => serde_json::to_string_pretty(all).unwrap_or_default(),
+                (false, all) => PinReport::human_all(all),
             }
         }
         Command::PinBase(args) => {

@@ -22,9 +22,10 @@ command (for example `revendor image pin-base --go 1.25` when the new release's 
 a newer Go than the builder) finishes the job. A conflict also exits 1, with nothing written \
 (or the markers, with --keep-conflicts).")]
 pub struct Args {
-    /// Move to this release tag (outside `track` only with a warning).
-    #[arg(long, value_name = "TAG")]
-    pub to: Option<String>,
+    /// Move to this release tag (outside `track` only with a warning), or commit; with several
+    /// upstreams, `NAME=TAG` for each one moved (repeatable).
+    #[arg(long, value_name = "[NAME=]TAG")]
+    pub to: Vec<String>,
     /// Print the plan and each patch's result; write nothing.
     #[arg(long)]
     pub dry_run: bool,

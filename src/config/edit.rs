@@ -1,26 +1,39 @@
-//! Editing vendor.toml in place: `update` moves `[upstream] version` and
+//! Editing vendor.toml in place: `update` moves each upstream's `version` and
 //! drops the `[[patch]]` of a patch upstream already carries
 //! (`--drop-upstreamed`), and nothing else of the user's file changes
 //! (comments, spacing, key order).
 
-use toml_edit::{DocumentMut, value};
+use toml_edit::{DocumentMut, Item, value};
 
 use super::ConfigError;
 
-/// vendor.toml text with `[upstream] version` set to `version`.
+/// vendor.toml text with `version` of `[upstream]` (or of the
+/// `[[upstream]]` named `name`) set to `version`.
 pub fn set_upstream_version(
     path: &std::path::Path,
     text: &str,
+    name: Option<&str>,
     version: &str,
 ) -> Result<String, ConfigError> {
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
         ConfigError::at(path, None, format!("cannot edit vendor.toml: {e}"))
     })?;
-    let Some(item) = doc.get_mut("upstream").and_then(|u| u.get_mut("version")) else {
+    let table = match doc.get_mut("upstream") {
+        Some(Item::ArrayOfTables(all)) => all
+            .iter_mut()
+            .find(|t| t.get("name").and_then(|n| n.as_str()) == name)
+            .map(|t| t as &mut dyn toml_edit::TableLike),
+        Some(item) => item.as_table_like_mut(),
+        None => None,
+    };
+    let Some(item) = table.and_then(|t| t.get_mut("version")) else {
         return Err(ConfigError::at(
             path,
             None,
-            "[upstream] has no `version` to move",
+            format!(
+                "the upstream{} has no `version` to move",
+                name.map(|n| format!(" `{n}`")).unwrap_or_default()
+            ),
         ));
     };
     let decor = item.as_value().map(|v| v.decor().clone());
@@ -105,8 +118,17 @@ with = \"{version}\"
     #[test]
     fn only_the_version_changes() {
         let text = "# top\n[upstream]\ngithub = \"o/r\"   # repo\nversion = \"v4.2.4\"    # what is vendored now\ntrack = \">=4\"\n";
-        let out =
-            set_upstream_version(std::path::Path::new("vendor.toml"), text, "v4.3.0").unwrap();
+        let out = set_upstream_version(std::path::Path::new("vendor.toml"), text, None, "v4.3.0")
+            .unwrap();
         assert_eq!(out, text.replace("v4.2.4", "v4.3.0"));
+    }
+
+    #[test]
+    fn a_named_upstream_moves_alone() {
+        let text = "[[upstream]]\nname = \"a\"\nversion = \"v1\"  # a\n\n[[upstream]]\nname = \"b\"\nversion = \"v1\"  # b\n";
+        let path = std::path::Path::new("vendor.toml");
+        let out = set_upstream_version(path, text, Some("b"), "v2").unwrap();
+        assert_eq!(out, text.replace("\"v1\"  # b", "\"v2\"  # b"));
+        assert!(set_upstream_version(path, text, Some("c"), "v2").is_err());
     }
 }

@@ -23,6 +23,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
+use super::one_or_many::deserialize_entries;
 use super::{Config, ConfigError, line_of};
 
 /// Where the lock lives, relative to the package.
@@ -32,16 +33,19 @@ pub const LOCK_PATH: &str = "upstream/lock.toml";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Lock {
-    /// The upstream as vendored.
-    pub upstream: LockedUpstream,
+    /// Each upstream as vendored: `[upstream]`, or `[[upstream]]` with
+    /// names when vendor.toml has several (or a named one).
+    #[serde(rename = "upstream", deserialize_with = "deserialize_entries")]
+    pub upstreams: Vec<LockedUpstream>,
     /// Each vendored file's pristine copy.
     #[serde(default, rename = "file")]
     pub files: Vec<LockedFile>,
     /// Each patch file as verified.
     #[serde(default, rename = "patch")]
     pub patches: Vec<LockedPatch>,
-    /// The pinned image, when one is pinned.
-    pub image: Option<LockedImage>,
+    /// Each pinned image: `[image]`, or `[[image]]` with names.
+    #[serde(default, rename = "image", deserialize_with = "deserialize_entries")]
+    pub images: Vec<LockedImage>,
     /// What each rendered output was made from (empty in older locks).
     #[serde(default, rename = "output")]
     pub outputs: Vec<LockedOutput>,
@@ -55,11 +59,20 @@ pub struct Lock {
 pub struct LockedOutput {
     /// The rendered file, relative to the package.
     pub file: String,
+    /// The upstream it comes from, when that upstream is named.
+    pub upstream: Option<String>,
     /// Its upstream path (`[[vendor]] from`).
     pub from: String,
     /// The vendor patches applied to it, in order.
     #[serde(default, rename = "patch")]
     pub patches: Vec<OutputPatch>,
+}
+
+impl LockedOutput {
+    /// Where its pristine copy was kept (as [`crate::config::Vendor::pristine`]).
+    pub fn pristine(&self) -> String {
+        pristine_path(self.upstream.as_deref(), &self.from)
+    }
 }
 
 /// `[[output.patch]]`: a vendor patch as it was applied to an output; enough
@@ -80,11 +93,24 @@ pub struct OutputPatch {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Pending {
-    /// The release the update moves to.
-    pub version: String,
+    /// The release the update moves the unnamed upstream to.
+    pub version: Option<String>,
+    /// The release each named upstream moves to, by name.
+    #[serde(default)]
+    pub versions: BTreeMap<String, String>,
     /// Each output written with conflict markers.
     #[serde(default, rename = "conflict")]
     pub conflicts: Vec<PendingConflict>,
+}
+
+impl Pending {
+    /// The release the pending update moves upstream `name` to.
+    pub fn version_of(&self, name: Option<&str>) -> Option<&str> {
+        match name {
+            Some(name) => self.versions.get(name).map(String::as_str),
+            None => self.version.as_deref(),
+        }
+    }
 }
 
 /// `[[pending.conflict]]`: one output written with conflict markers.
@@ -101,9 +127,11 @@ pub struct PendingConflict {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LockedUpstream {
+    /// The `name` of its `[[upstream]]`; `None` for an unnamed `[upstream]`.
+    pub name: Option<String>,
     /// `github:owner/name` or `git:URL`.
     pub source: String,
-    /// The tag vendored.
+    /// The tag vendored (or the commit, for a commit or a branch).
     pub version: String,
     /// The commit the tag pointed to, when the source said.
     pub commit: Option<String>,
@@ -123,10 +151,27 @@ pub struct LockedUpstream {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LockedFile {
+    /// The upstream it comes from, when that upstream is named.
+    pub upstream: Option<String>,
     /// Path in the upstream repository.
     pub from: String,
     /// sha256 of the pristine copy.
     pub sha256: String,
+}
+
+impl LockedFile {
+    /// Where its pristine copy is kept (as [`crate::config::Vendor::pristine`]).
+    pub fn pristine(&self) -> String {
+        pristine_path(self.upstream.as_deref(), &self.from)
+    }
+}
+
+/// `upstream/<from>`, or `upstream/<name>/<from>` for a named upstream.
+fn pristine_path(upstream: Option<&str>, from: &str) -> String {
+    match upstream {
+        Some(name) => format!("upstream/{name}/{from}"),
+        None => format!("upstream/{from}"),
+    }
 }
 
 /// `[[patch]]` of the lock.
@@ -143,6 +188,8 @@ pub struct LockedPatch {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LockedImage {
+    /// The `name` of its `[[image]]`; `None` for an unnamed `[image]`.
+    pub name: Option<String>,
     /// `repository:tag@sha256:…` as pinned.
     pub reference: String,
     /// Per-platform child manifest digests.
@@ -187,40 +234,75 @@ impl Lock {
     }
 
     /// Refuses a lock vendored from another source than vendor.toml's
-    /// `[upstream]` names: its pristine copies, patches and pin were verified
-    /// against that other repository, so a command that works at the locked
-    /// version (`render`, `patch refresh`) would present them as this one's.
-    /// `update` moves the package to the new source instead.
+    /// `[upstream]` names, or without one of its upstreams: its pristine
+    /// copies, patches and pin were verified against that other repository,
+    /// so a command that works at the locked version (`render`, `patch
+    /// refresh`) would present them as this one's. `update` moves the
+    /// package to the new source instead.
     pub fn require_source(&self, config: &Config) -> Result<(), ConfigError> {
-        let source = &config.upstream.source;
-        if source.is(&self.upstream.source) {
-            return Ok(());
+        for up in &config.upstreams {
+            let at = || {
+                ConfigError::at(
+                    config.root.join("vendor.toml"),
+                    Some(up.source_line),
+                    String::new(),
+                )
+            };
+            let Some(locked) = self.upstream(up.name.as_deref()) else {
+                let mut e = at().hint("run `revendor update` to vendor it");
+                e.message = format!("the lock has no upstream `{}` yet", up.label());
+                return Err(e);
+            };
+            if !up.source.is(&locked.source) {
+                let mut e = at().hint("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml");
+                e.message = format!(
+                    "vendor.toml names {}, but the lock vendored {}",
+                    up.source.describe(),
+                    locked.source
+                );
+                return Err(e);
+            }
         }
-        Err(ConfigError::at(
-            config.root.join("vendor.toml"),
-            Some(config.upstream.source_line),
-            format!(
-                "vendor.toml names {}, but the lock vendored {}",
-                source.describe(),
-                self.upstream.source
-            ),
-        )
-        .hint("run `revendor update` to move the package to the new source, or restore the old one in vendor.toml"))
+        Ok(())
     }
 
-    /// The 1-based line of `key` in `[table]` of the lock text `text`, for
-    /// an error about a value the lock holds.
-    pub fn line_of_key(text: &str, table: &str, key: &str) -> Option<usize> {
+    /// The locked upstream of that name (`None`: the unnamed `[upstream]`).
+    pub fn upstream(&self, name: Option<&str>) -> Option<&LockedUpstream> {
+        self.upstreams.iter().find(|u| u.name.as_deref() == name)
+    }
+
+    /// The locked version of the upstream of that name.
+    pub fn version(&self, name: Option<&str>) -> Option<&str> {
+        self.upstream(name).map(|u| u.version.as_str())
+    }
+
+    /// The pinned image of that name (`None`: the unnamed `[image]`).
+    pub fn image(&self, name: Option<&str>) -> Option<&LockedImage> {
+        self.images.iter().find(|i| i.name.as_deref() == name)
+    }
+
+    /// The 1-based line of `key` in `[table]` of the lock text `text` (in
+    /// the `[[table]]` of that `name`, when named), for an error about a
+    /// value the lock holds.
+    pub fn line_of_key(text: &str, table: &str, name: Option<&str>, key: &str) -> Option<usize> {
         let doc = toml_edit::Document::parse(text).ok()?;
-        let span = doc.as_item().get(table)?.get(key)?.span()?;
+        let item = doc.as_item().get(table)?;
+        let span = match (name, item.as_array_of_tables()) {
+            (Some(name), Some(all)) => all
+                .iter()
+                .find(|t| t.get("name").and_then(|n| n.as_str()) == Some(name))?
+                .get(key)?
+                .span()?,
+            _ => item.get(key)?.span()?,
+        };
         Some(line_of(text, span.start))
     }
 
-    /// The locked sha256 of a vendored file.
-    pub fn file_sha256(&self, from: &str) -> Option<&str> {
+    /// The locked sha256 of a vendored file of upstream `upstream`.
+    pub fn file_sha256(&self, upstream: Option<&str>, from: &str) -> Option<&str> {
         self.files
             .iter()
-            .find(|f| f.from == from)
+            .find(|f| f.from == from && f.upstream.as_deref() == upstream)
             .map(|f| f.sha256.as_str())
     }
 
@@ -256,21 +338,19 @@ impl Lock {
             d
         });
 
-        let up = table_mut(&mut doc, "upstream");
-        set_str(up, "source", Some(&self.upstream.source));
-        set_str(up, "version", Some(&self.upstream.version));
-        set_str(up, "commit", self.upstream.commit.as_deref());
-        set_str(
-            up,
-            "source-tree-sha256",
-            self.upstream.source_tree_sha256.as_deref(),
-        );
-        set_str(up, "source-sha256", self.upstream.source_sha256.as_deref());
-        set_str(up, "go-directive", self.upstream.go_directive.as_deref());
+        let upstreams: Vec<(Option<&str>, _)> = self
+            .upstreams
+            .iter()
+            .map(|u| (u.name.as_deref(), |t: &mut Table| upstream_fields(t, u)))
+            .collect();
+        write_entries(&mut doc, "upstream", &upstreams);
 
         let mut files = ArrayOfTables::new();
         for f in &self.files {
             let mut t = Table::new();
+            if let Some(upstream) = &f.upstream {
+                t["upstream"] = value(upstream);
+            }
             t["from"] = value(&f.from);
             t["sha256"] = value(&f.sha256);
             files.push(t);
@@ -286,18 +366,12 @@ impl Lock {
         }
         replace_array(&mut doc, "patch", patches);
 
-        match &self.image {
-            None => {
-                doc.remove("image");
-            }
-            Some(img) => {
-                let t = table_mut(&mut doc, "image");
-                set_str(t, "reference", Some(&img.reference));
-                set_str(t, "content-hash", img.content_hash.as_deref());
-                set_map(t, "platforms", &img.platforms);
-                set_map(t, "bases", &img.bases);
-            }
-        }
+        let images: Vec<(Option<&str>, _)> = self
+            .images
+            .iter()
+            .map(|i| (i.name.as_deref(), |t: &mut Table| image_fields(t, i)))
+            .collect();
+        write_entries(&mut doc, "image", &images);
 
         if old.as_ref().map(|o| &o.outputs) != Some(&self.outputs) {
             let mut outputs = ArrayOfTables::new();
@@ -320,9 +394,95 @@ impl Lock {
     }
 }
 
+fn upstream_fields(t: &mut Table, u: &LockedUpstream) {
+    set_str(t, "source", Some(&u.source));
+    set_str(t, "version", Some(&u.version));
+    set_str(t, "commit", u.commit.as_deref());
+    set_str(t, "source-tree-sha256", u.source_tree_sha256.as_deref());
+    set_str(t, "source-sha256", u.source_sha256.as_deref());
+    set_str(t, "go-directive", u.go_directive.as_deref());
+}
+
+fn image_fields(t: &mut Table, i: &LockedImage) {
+    set_str(t, "reference", Some(&i.reference));
+    set_str(t, "content-hash", i.content_hash.as_deref());
+    set_map(t, "platforms", &i.platforms);
+    set_map(t, "bases", &i.bases);
+}
+
+/// Writes `[key]` (one unnamed entry) or `[[key]]` (named entries), editing
+/// the tables already there in place so that unchanged bytes stay; no
+/// entry removes the key.
+fn write_entries<F: Fn(&mut Table)>(
+    doc: &mut DocumentMut,
+    key: &str,
+    entries: &[(Option<&str>, F)],
+) {
+    // Switching between the two forms, the new first table takes the old
+    // one's place in the file and the comments above it.
+    let look = match doc.get(key) {
+        Some(Item::Table(t)) => Some((t.position(), t.decor().clone())),
+        Some(Item::ArrayOfTables(all)) => all.get(0).map(|t| (t.position(), t.decor().clone())),
+        _ => None,
+    };
+    let keep_look = |t: &mut Table| {
+        if let Some((position, decor)) = &look {
+            t.set_position(*position);
+            *t.decor_mut() = decor.clone();
+        }
+    };
+    match entries {
+        [] => {
+            doc.remove(key);
+        }
+        [(None, fields)] => {
+            if doc.get(key).is_some_and(|i| !i.is_table()) {
+                let mut t = Table::new();
+                keep_look(&mut t);
+                doc.insert(key, Item::Table(t));
+            }
+            fields(table_mut(doc, key));
+        }
+        _ => {
+            let names: Vec<Option<&str>> = entries.iter().map(|(n, _)| *n).collect();
+            let same_names = doc
+                .get(key)
+                .and_then(|i| i.as_array_of_tables())
+                .is_some_and(|all| {
+                    all.iter()
+                        .map(|t| t.get("name").and_then(|n| n.as_str()))
+                        .eq(names.iter().copied())
+                });
+            if !same_names {
+                let mut all = ArrayOfTables::new();
+                for (i, (name, _)) in entries.iter().enumerate() {
+                    let mut t = Table::new();
+                    if i == 0 {
+                        keep_look(&mut t);
+                    }
+                    if let Some(name) = name {
+                        t["name"] = value(*name);
+                    }
+                    all.push(t);
+                }
+                doc.insert(key, Item::ArrayOfTables(all));
+            }
+            let all = doc[key]
+                .as_array_of_tables_mut()
+                .expect("just made an array of tables");
+            for (t, (_, fields)) in all.iter_mut().zip(entries) {
+                fields(t);
+            }
+        }
+    }
+}
+
 fn output_table(o: &LockedOutput) -> Table {
     let mut t = Table::new();
     t["file"] = value(&o.file);
+    if let Some(upstream) = &o.upstream {
+        t["upstream"] = value(upstream);
+    }
     t["from"] = value(&o.from);
     let mut patches = ArrayOfTables::new();
     for p in &o.patches {
@@ -340,7 +500,16 @@ fn output_table(o: &LockedOutput) -> Table {
 
 fn pending_table(p: &Pending) -> Table {
     let mut t = Table::new();
-    t["version"] = value(&p.version);
+    if let Some(version) = &p.version {
+        t["version"] = value(version);
+    }
+    if !p.versions.is_empty() {
+        let mut versions = Table::new();
+        for (name, version) in &p.versions {
+            versions[name.as_str()] = value(version);
+        }
+        t.insert("versions", Item::Table(versions));
+    }
     let mut conflicts = ArrayOfTables::new();
     for c in &p.conflicts {
         let mut ct = Table::new();
@@ -424,15 +593,17 @@ mod tests {
 
     fn sample() -> Lock {
         Lock {
-            upstream: LockedUpstream {
+            upstreams: vec![LockedUpstream {
+                name: None,
                 source: "github:o/r".into(),
                 version: "v1.0.0".into(),
                 commit: Some("abc".into()),
                 source_tree_sha256: Some("44".into()),
                 source_sha256: None,
                 go_directive: Some("1.25.0".into()),
-            },
+            }],
             files: vec![LockedFile {
+                upstream: None,
                 from: "a.yml".into(),
                 sha256: "00".into(),
             }],
@@ -440,14 +611,16 @@ mod tests {
                 name: "p".into(),
                 sha256: "11".into(),
             }],
-            image: Some(LockedImage {
+            images: vec![LockedImage {
+                name: None,
                 reference: "r/x:v1@sha256:22".into(),
                 platforms: [("linux/amd64".to_string(), "sha256:33".to_string())].into(),
                 content_hash: None,
                 bases: BTreeMap::new(),
-            }),
+            }],
             outputs: vec![LockedOutput {
                 file: "t/a.yml".into(),
+                upstream: None,
                 from: "a.yml".into(),
                 patches: vec![OutputPatch {
                     name: "p".into(),
@@ -477,7 +650,7 @@ mod tests {
     fn changing_the_version_touches_only_that_line() {
         let text = sample().to_toml(None);
         let mut newer = sample();
-        newer.upstream.version = "v1.1.0".into();
+        newer.upstreams[0].version = "v1.1.0".into();
         let out = newer.to_toml(Some(&text));
         assert_eq!(out, text.replace("v1.0.0\"", "v1.1.0\""));
     }
@@ -488,11 +661,11 @@ mod tests {
         let text =
             "[upstream]\nsource = \"github:o/r\"\nversion = \"v1.0.0\"\nsource-sha256 = \"55\"\n";
         let lock = Lock::parse(Path::new("lock.toml"), text).unwrap();
-        assert_eq!(lock.upstream.source_sha256.as_deref(), Some("55"));
-        assert_eq!(lock.upstream.source_tree_sha256, None);
+        assert_eq!(lock.upstreams[0].source_sha256.as_deref(), Some("55"));
+        assert_eq!(lock.upstreams[0].source_tree_sha256, None);
         let mut updated = lock.clone();
-        updated.upstream.source_sha256 = None;
-        updated.upstream.source_tree_sha256 = Some("66".into());
+        updated.upstreams[0].source_sha256 = None;
+        updated.upstreams[0].source_tree_sha256 = Some("66".into());
         let out = updated.to_toml(Some(text));
         assert!(out.contains("source-tree-sha256 = \"66\"\n"), "{out}");
         assert!(!out.contains("source-sha256"), "{out}");
@@ -501,7 +674,7 @@ mod tests {
     #[test]
     fn a_value_is_found_at_its_line() {
         let text = sample().to_toml(None);
-        let line = Lock::line_of_key(&text, "image", "reference").unwrap();
+        let line = Lock::line_of_key(&text, "image", None, "reference").unwrap();
         assert!(
             text.lines()
                 .nth(line - 1)
@@ -509,14 +682,15 @@ mod tests {
                 .starts_with("reference = "),
             "{text}"
         );
-        assert_eq!(Lock::line_of_key(&text, "image", "nothing"), None);
+        assert_eq!(Lock::line_of_key(&text, "image", None, "nothing"), None);
     }
 
     #[test]
     fn outputs_and_pending_are_written_as_tables_and_read_back() {
         let mut lock = sample();
         lock.pending = Some(Pending {
-            version: "v1.1.0".into(),
+            version: Some("v1.1.0".into()),
+            versions: BTreeMap::new(),
             conflicts: vec![PendingConflict {
                 file: "t/a.yml".into(),
                 sha256: "44".into(),
@@ -541,6 +715,104 @@ mod tests {
         assert_eq!(cleared, sample().to_toml(None));
         lock.pending = pending;
         assert_eq!(lock.to_toml(Some(&text)), text, "unchanged, byte for byte");
+    }
+
+    /// Several upstreams and images: `[[upstream]]` and `[[image]]` with
+    /// names, files by upstream; a single unnamed one stays a table.
+    fn named() -> Lock {
+        let mut lock = sample();
+        let mut second = lock.upstreams[0].clone();
+        lock.upstreams[0].name = Some("a".into());
+        second.name = Some("b".into());
+        second.source = "git:file:///b".into();
+        lock.upstreams.push(second);
+        lock.files[0].upstream = Some("a".into());
+        lock.files.push(LockedFile {
+            upstream: Some("b".into()),
+            from: "a.yml".into(),
+            sha256: "55".into(),
+        });
+        let mut image = lock.images[0].clone();
+        lock.images[0].name = Some("x".into());
+        image.name = Some("y".into());
+        image.reference = "r/y:v1@sha256:66".into();
+        lock.images.push(image);
+        lock
+    }
+
+    #[test]
+    fn named_upstreams_and_images_are_arrays_of_tables_and_read_back() {
+        let lock = named();
+        let text = lock.to_toml(None);
+        assert!(
+            text.contains("[[upstream]]\nname = \"a\"\nsource = \"github:o/r\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("[[image]]\nname = \"y\"\nreference = \"r/y:v1@sha256:66\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("[[file]]\nupstream = \"b\"\nfrom = \"a.yml\"\n"),
+            "{text}"
+        );
+        let back = Lock::parse(Path::new("lock.toml"), &text).unwrap();
+        assert_eq!(back, lock);
+        assert_eq!(back.version(Some("b")), Some("v1.0.0"));
+        assert_eq!(back.version(None), None);
+        assert_eq!(back.file_sha256(Some("b"), "a.yml"), Some("55"));
+        assert_eq!(back.image(Some("y")).unwrap().reference, "r/y:v1@sha256:66");
+        let line = Lock::line_of_key(&text, "image", Some("y"), "reference").unwrap();
+        assert!(
+            text.lines().nth(line - 1).unwrap().contains("r/y:v1"),
+            "{text}"
+        );
+
+        // One upstream moved: only its line changes.
+        let mut newer = lock.clone();
+        newer.upstreams[1].version = "v2.0.0".into();
+        let out = newer.to_toml(Some(&text));
+        let changed: Vec<_> = text
+            .lines()
+            .zip(out.lines())
+            .filter(|(a, b)| a != b)
+            .collect();
+        assert_eq!(changed, [("version = \"v1.0.0\"", "version = \"v2.0.0\"")]);
+        assert_eq!(out.lines().count(), text.lines().count());
+
+        // Back to one unnamed upstream and image: the single tables again,
+        // first in the file and under the header, as they were.
+        let single = sample().to_toml(Some(&text));
+        assert!(single.starts_with("# Written by revendor"), "{single}");
+        assert!(
+            single.contains("do not edit by hand.\n[upstream]\n")
+                || single.contains("Do not edit by hand.\n[upstream]\n"),
+            "{single}"
+        );
+        assert_eq!(
+            Lock::parse(Path::new("lock.toml"), &single).unwrap(),
+            sample()
+        );
+    }
+
+    #[test]
+    fn a_pending_update_of_named_upstreams_keeps_each_target() {
+        let mut lock = named();
+        lock.pending = Some(Pending {
+            version: None,
+            versions: [("a".to_owned(), "v1.1.0".to_owned())].into(),
+            conflicts: Vec::new(),
+        });
+        let text = lock.to_toml(None);
+        assert!(
+            text.contains("[pending.versions]\na = \"v1.1.0\"\n"),
+            "{text}"
+        );
+        let back = Lock::parse(Path::new("lock.toml"), &text).unwrap();
+        let pending = back.pending.unwrap();
+        assert_eq!(pending.version_of(Some("a")), Some("v1.1.0"));
+        assert_eq!(pending.version_of(Some("b")), None);
+        assert_eq!(pending.version_of(None), None);
     }
 
     #[test]

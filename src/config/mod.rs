@@ -9,7 +9,9 @@
 //!    `.revendor-txn/`, `.git`) and each `to` is a file or a directory of
 //!    its own (see `bounds`); a directory's `include`/`exclude` globs compile
 //!    (`select`); names are unique, the semver range parses, patch files
-//!    exist.
+//!    exist. Upstreams and images, one (`[upstream]`) or several
+//!    (`[[upstream]]` with names), and the `upstream =`/`image =` that name
+//!    them, are `named`'s.
 //!
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
@@ -18,13 +20,20 @@ mod bounds;
 pub mod edit;
 mod error;
 pub mod lock;
+mod named;
+mod one_or_many;
 mod raw;
 mod select;
 mod suggest;
+mod upstream;
 mod validate;
+pub mod version;
 
 pub use error::{ConfigError, line_of};
 pub use select::Select;
+pub use upstream::{
+    Placeholders, Selection, TagPattern, Upstream, UpstreamSource, is_commit, needs_commit,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -33,16 +42,19 @@ use std::path::{Path, PathBuf};
 pub struct Config {
     /// The package directory (holds vendor.toml).
     pub root: PathBuf,
-    /// Where the upstream lives and which versions `update` may move to.
-    pub upstream: Upstream,
+    /// Where each upstream lives and which versions `update` may move to,
+    /// in file order: one `[upstream]`, or several `[[upstream]]` (never
+    /// empty). Ask [`Config::upstream`] for the one an entry names.
+    pub upstreams: Vec<Upstream>,
     /// Upstream files copied into the package.
     pub vendor: Vec<Vendor>,
     /// Patches applied to vendored files or to the upstream source.
     pub patches: Vec<Patch>,
     /// Text rewrites applied after the patches.
     pub rewrites: Vec<Rewrite>,
-    /// The image built from upstream source.
-    pub image: Option<Image>,
+    /// The images built from upstream source: one `[image]`, or several
+    /// `[[image]]`, in file order.
+    pub images: Vec<Image>,
     /// Files whose image references are pinned by digest.
     pub pins: Vec<Pin>,
     /// Comment markers that vouch for a pinned value.
@@ -88,74 +100,6 @@ impl SeverityOverride {
     }
 }
 
-/// `[upstream]`: the repository and the version range.
-#[derive(Debug, Clone)]
-pub struct Upstream {
-    /// Where releases and files come from.
-    pub source: UpstreamSource,
-    /// The version vendored now, as the tag names it.
-    pub version: String,
-    /// The semver range `update` may move within.
-    pub track: Option<semver::VersionReq>,
-    /// Whether releases marked prerelease may be chosen.
-    pub allow_prerelease: bool,
-    /// Line of `version` in vendor.toml, for findings.
-    pub version_line: usize,
-    /// Line of `github` or `git` in vendor.toml, for findings about the source.
-    pub source_line: usize,
-}
-
-/// The two kinds of upstream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpstreamSource {
-    /// A GitHub repository, read through the releases API and raw files.
-    GitHub {
-        /// `owner/name`.
-        repo: String,
-    },
-    /// Any git repository, read through git2.
-    Git {
-        /// Clone URL (`https://…`, `file:///…`).
-        url: String,
-    },
-}
-
-impl UpstreamSource {
-    /// How the lock and messages name the source.
-    pub fn describe(&self) -> String {
-        match self {
-            UpstreamSource::GitHub { repo } => format!("github:{repo}"),
-            UpstreamSource::Git { url } => format!("git:{url}"),
-        }
-    }
-
-    /// The source a [`describe`](Self::describe) string (the lock's
-    /// `source`) names; `None` when it names neither kind.
-    pub fn from_described(described: &str) -> Option<UpstreamSource> {
-        if let Some(repo) = described.strip_prefix("github:") {
-            return Some(UpstreamSource::GitHub { repo: repo.into() });
-        }
-        described
-            .strip_prefix("git:")
-            .map(|url| UpstreamSource::Git { url: url.into() })
-    }
-
-    /// Whether `described` (the lock's `source`) names this source. GitHub
-    /// repository names are compared as GitHub does, ignoring case; git URLs
-    /// byte for byte.
-    pub fn is(&self, described: &str) -> bool {
-        match (self, UpstreamSource::from_described(described)) {
-            (UpstreamSource::GitHub { repo }, Some(UpstreamSource::GitHub { repo: other })) => {
-                repo.eq_ignore_ascii_case(&other)
-            }
-            (UpstreamSource::Git { url }, Some(UpstreamSource::Git { url: other })) => {
-                *url == other
-            }
-            _ => false,
-        }
-    }
-}
-
 /// `[[vendor]]`: one upstream file, or a whole directory, and where its
 /// rendered copy goes.
 ///
@@ -165,6 +109,10 @@ impl UpstreamSource {
 /// inside it. Every command past that works on files only.
 #[derive(Debug, Clone)]
 pub struct Vendor {
+    /// The name of the upstream it comes from (`None`: the unnamed
+    /// `[upstream]`); resolved, so set even where vendor.toml could leave
+    /// `upstream =` out.
+    pub upstream: Option<String>,
     /// Path in the upstream repository. For a directory, the prefix of its
     /// files: `charts/kube-ovn/`, or empty for the repository root (`./`).
     pub from: String,
@@ -182,9 +130,14 @@ pub struct Vendor {
 }
 
 impl Vendor {
-    /// Where the pristine copy is kept: `upstream/<from>`.
+    /// Where the pristine copy is kept: `upstream/<from>`, or
+    /// `upstream/<name>/<from>` for a named upstream (two upstreams may
+    /// both have a `charts/`).
     pub fn pristine(&self) -> String {
-        format!("upstream/{}", self.from)
+        match &self.upstream {
+            Some(name) => format!("upstream/{name}/{}", self.from),
+            None => format!("upstream/{}", self.from),
+        }
     }
 
     /// Whether this `[[vendor]]` is a directory (`from` and `to` end with `/`).
@@ -214,6 +167,7 @@ impl Vendor {
     /// The file `rel` of this directory, as a file `Vendor` of the same line.
     pub fn file(&self, rel: &str, created: bool) -> Vendor {
         Vendor {
+            upstream: self.upstream.clone(),
             from: format!("{}{rel}", self.from),
             to: format!("{}{rel}", self.to),
             line: self.line,
@@ -244,6 +198,8 @@ pub enum AppliesTo {
 /// `[[patch]]`.
 #[derive(Debug, Clone)]
 pub struct Patch {
+    /// The upstream it patches (resolved as [`Vendor::upstream`]).
+    pub upstream: Option<String>,
     /// Unique name, used by `patch refresh NAME` and in reports.
     pub name: String,
     /// The patch file, relative to the package.
@@ -259,11 +215,14 @@ pub struct Patch {
 /// `[[rewrite]]`: one text substitution on a declared file.
 #[derive(Debug, Clone)]
 pub struct Rewrite {
+    /// The upstream whose version fills the placeholders (resolved as
+    /// [`Vendor::upstream`]).
+    pub upstream: Option<String>,
     /// The file rewritten, relative to the package.
     pub file: String,
     /// What is replaced.
     pub kind: RewriteKind,
-    /// The replacement template; `{version}` is the upstream version.
+    /// The replacement template, with [`Placeholders`].
     pub with: String,
     /// Line in vendor.toml.
     pub line: usize,
@@ -287,15 +246,17 @@ pub enum RewriteKind {
 }
 
 impl Rewrite {
-    /// The replacement with `{version}` filled in.
-    pub fn value(&self, version: &str) -> String {
-        self.with.replace("{version}", version)
+    /// The replacement with its placeholders filled in.
+    pub fn value(&self, values: &Placeholders) -> String {
+        values.fill(&self.with)
     }
 }
 
-/// `[image]`: the image built from upstream source.
+/// `[image]` or one `[[image]]`: an image built from upstream source.
 #[derive(Debug, Clone)]
 pub struct Image {
+    /// `name`, which `[[pin]] image =` uses; `None` for an unnamed `[image]`.
+    pub name: Option<String>,
     /// Repository pushed to and pinned, without tag.
     pub repository: String,
     /// Tag pushed.
@@ -316,18 +277,59 @@ pub struct Image {
     pub line: usize,
 }
 
-/// `[[pin]]`: image references in `file` that name `repository`.
+/// `[[pin]]`: image references in `file` that name `repository`, or the
+/// YAML keys `yaml` names.
 #[derive(Debug, Clone)]
 pub struct Pin {
-    /// The file whose `image:` fields are pinned.
+    /// The image pinned (resolved as [`Vendor::upstream`]: `None` for an
+    /// unnamed `[image]`, or when the package declares no image).
+    pub image: Option<String>,
+    /// The file whose `image:` fields (or YAML keys) are pinned.
     pub file: String,
-    /// The repository pinned there.
+    /// The repository pinned there; for a `yaml` pin, the image's.
     pub repository: String,
+    /// `yaml =`: the keys written instead of `image:` fields.
+    pub yaml: Option<YamlPin>,
     /// Upstream repositories whose references this pin replaces. When empty,
     /// any repository with the same last path component (`…/multus-cni`).
     pub replaces: Vec<String>,
     /// Line in vendor.toml.
     pub line: usize,
+}
+
+/// `[[pin]] yaml =`: where in a YAML file the pinned image is written.
+/// Keys are dotted paths (`global.images.kubeovn.tag`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum YamlPin {
+    /// One key holding `<tag>@sha256:<digest>`.
+    Joined(String),
+    /// Split keys: the repository, the tag (`<tag>@sha256:<digest>`
+    /// without a digest key, the tag alone with one) and the digest.
+    Split {
+        /// The key holding the repository.
+        repository: String,
+        /// The key holding the tag.
+        tag: String,
+        /// The key holding `sha256:<digest>`, if any.
+        digest: Option<String>,
+    },
+}
+
+impl YamlPin {
+    /// Every key this pin writes, in the order written.
+    pub fn keys(&self) -> Vec<&str> {
+        match self {
+            YamlPin::Joined(key) => vec![key],
+            YamlPin::Split {
+                repository,
+                tag,
+                digest,
+            } => std::iter::once(repository.as_str())
+                .chain(std::iter::once(tag.as_str()))
+                .chain(digest.as_deref())
+                .collect(),
+        }
+    }
 }
 
 impl Pin {
@@ -425,6 +427,52 @@ impl Config {
             ConfigError::at(path, line, toml_message(e.message())).hint(hint)
         })?;
         validate::validate(dir, path, text, raw)
+    }
+
+    /// The upstream `name` names (`upstream =` of an entry, resolved by
+    /// validation), or the first one: validation makes every entry name
+    /// its upstream when there are several, so `None` means the only one.
+    pub fn upstream(&self, name: Option<&str>) -> &Upstream {
+        self.upstreams
+            .iter()
+            .find(|u| u.name.as_deref() == name)
+            .unwrap_or(&self.upstreams[0])
+    }
+
+    /// Whether a rewrite of upstream `name` uses `{commit}`, so that its
+    /// commit must be known to render.
+    pub fn needs_commit(&self, name: Option<&str>) -> bool {
+        self.rewrites
+            .iter()
+            .any(|r| r.upstream.as_deref() == name && needs_commit(&r.with))
+    }
+
+    /// The image `name` names (`[[pin]] image =`), or the only one.
+    pub fn image(&self, name: Option<&str>) -> Option<&Image> {
+        self.images
+            .iter()
+            .find(|i| i.name.as_deref() == name)
+            .or_else(|| self.images.first().filter(|_| name.is_none()))
+    }
+
+    /// The upstream `image` is built from: the one whose version a
+    /// `dockerfile-arg` rewrite of its Dockerfile carries, else the one of a
+    /// source patch inside its context, else the first upstream.
+    pub fn image_upstream(&self, image: &Image) -> Option<&str> {
+        let context = format!("{}/", image.context.trim_end_matches('/'));
+        self.rewrites
+            .iter()
+            .find(|r| {
+                r.file == image.dockerfile && matches!(r.kind, RewriteKind::DockerfileArg { .. })
+            })
+            .map(|r| &r.upstream)
+            .or_else(|| {
+                self.patches_for(AppliesTo::Source)
+                    .find(|p| p.file.starts_with(&context))
+                    .map(|p| &p.upstream)
+            })
+            .unwrap_or(&self.upstreams[0].name)
+            .as_deref()
     }
 
     /// Patches of one kind, in file order.

@@ -7,18 +7,22 @@
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::one_or_many::OneOrMany;
+
 /// The whole vendor.toml.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawConfig {
-    pub upstream: Spanned<RawUpstream>,
+    /// `[upstream]`, or `[[upstream]]` for several.
+    pub upstream: Spanned<OneOrMany<RawUpstream>>,
     #[serde(default)]
     pub vendor: Vec<Spanned<RawVendor>>,
     #[serde(default)]
     pub patch: Vec<Spanned<RawPatch>>,
     #[serde(default)]
     pub rewrite: Vec<Spanned<RawRewrite>>,
-    pub image: Option<Spanned<RawImage>>,
+    /// `[image]`, or `[[image]]` for several.
+    pub image: Option<Spanned<OneOrMany<RawImage>>>,
     #[serde(default)]
     pub pin: Vec<Spanned<RawPin>>,
     #[serde(default)]
@@ -30,16 +34,20 @@ pub struct RawConfig {
     pub checks: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
-/// `[upstream]`.
+/// `[upstream]` or one `[[upstream]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawUpstream {
     pub github: Option<Spanned<String>>,
     pub git: Option<Spanned<String>>,
-    pub version: Spanned<String>,
+    pub version: Option<Spanned<String>>,
     pub track: Option<Spanned<String>>,
     #[serde(default)]
     pub allow_prerelease: bool,
+    pub name: Option<Spanned<String>>,
+    #[serde(rename = "ref")]
+    pub branch: Option<Spanned<String>>,
+    pub tag_pattern: Option<Spanned<String>>,
 }
 
 /// `[[vendor]]`: a file, or a directory when `from` and `to` end with `/`.
@@ -50,6 +58,7 @@ pub struct RawVendor {
     pub to: Spanned<String>,
     pub include: Option<Spanned<Vec<Spanned<String>>>>,
     pub exclude: Option<Spanned<Vec<Spanned<String>>>>,
+    pub upstream: Option<Spanned<String>>,
 }
 
 /// `[[patch]]`.
@@ -60,6 +69,7 @@ pub struct RawPatch {
     pub file: Spanned<String>,
     pub applies_to: Spanned<String>,
     pub strip: Option<Spanned<usize>>,
+    pub upstream: Option<Spanned<String>>,
 }
 
 /// `[[rewrite]]`.
@@ -71,9 +81,10 @@ pub struct RawRewrite {
     pub replace: Option<Spanned<String>>,
     pub dockerfile_arg: Option<Spanned<String>>,
     pub with: Spanned<String>,
+    pub upstream: Option<Spanned<String>>,
 }
 
-/// `[image]`.
+/// `[image]` or one `[[image]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawImage {
@@ -86,6 +97,7 @@ pub struct RawImage {
     pub builder: Option<Spanned<String>>,
     #[serde(default)]
     pub provenance: bool,
+    pub name: Option<Spanned<String>>,
 }
 
 /// `[[pin]]`.
@@ -93,8 +105,49 @@ pub struct RawImage {
 #[serde(deny_unknown_fields)]
 pub struct RawPin {
     pub file: Spanned<String>,
-    pub repository: Spanned<String>,
+    pub repository: Option<Spanned<String>>,
     pub replaces: Option<Vec<Spanned<String>>>,
+    pub image: Option<Spanned<String>>,
+    pub yaml: Option<Spanned<RawYaml>>,
+}
+
+/// `yaml = "a.b.c"` (one key, `<tag>@sha256:<digest>`) or
+/// `yaml = { repository, tag, digest }` (split keys).
+#[derive(Debug)]
+pub enum RawYaml {
+    /// One key holding the tag and the digest.
+    Joined(String),
+    /// Split keys.
+    Split(RawYamlKeys),
+}
+
+/// `yaml = { repository, tag, digest }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawYamlKeys {
+    pub repository: String,
+    pub tag: String,
+    pub digest: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for RawYaml {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawYaml;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a dotted key, or a table { repository, tag, digest }")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawYaml, E> {
+                Ok(RawYaml::Joined(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawYaml, A::Error> {
+                RawYamlKeys::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawYaml::Split)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `[[marker]]`.

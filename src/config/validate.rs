@@ -6,36 +6,47 @@ use std::path::{Component, Path};
 use toml::Spanned;
 
 use super::bounds::{self, Bounds, Resolved};
+use super::named;
 use super::raw::{RawConfig, RawExpect, RawVendor};
 use super::{
-    AppliesTo, Config, ConfigError, Contract, Expect, Image, Level, Marker, Patch, Pin, Rewrite,
-    RewriteKind, Select, SeverityOverride, Upstream, UpstreamSource, Vendor, line_of,
+    AppliesTo, Config, ConfigError, Contract, Expect, Level, Marker, Patch, Rewrite, RewriteKind,
+    Select, SeverityOverride, Upstream, Vendor, line_of,
 };
 
 /// Spans → lines for one vendor.toml.
-struct Ctx<'a> {
-    path: &'a Path,
+pub(super) struct Ctx<'a> {
+    pub path: &'a Path,
     text: &'a str,
     bounds: Bounds,
 }
 
 impl Ctx<'_> {
-    fn line<T>(&self, s: &Spanned<T>) -> usize {
+    pub fn line<T>(&self, s: &Spanned<T>) -> usize {
         line_of(self.text, s.span().start)
     }
 
-    fn err<T>(&self, at: &Spanned<T>, message: impl Into<String>) -> ConfigError {
+    pub fn err<T>(&self, at: &Spanned<T>, message: impl Into<String>) -> ConfigError {
         ConfigError::at(self.path, Some(self.line(at)), message)
     }
 
+    /// The line of a span.
+    pub fn line_at(&self, span: &std::ops::Range<usize>) -> usize {
+        line_of(self.text, span.start)
+    }
+
+    /// An error at the line of a span.
+    pub fn err_at(&self, span: &std::ops::Range<usize>, message: impl Into<String>) -> ConfigError {
+        ConfigError::at(self.path, Some(self.line_at(span)), message)
+    }
+
     /// A package-relative path that stays inside the package.
-    fn inside(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
+    pub fn inside(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
         Ok(self.path_of(key, value, false)?.0)
     }
 
     /// A package-relative path revendor writes: inside the package and not
     /// one of its own files ([`bounds::own`]).
-    fn written(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
+    pub fn written(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
         Ok(self.path_of(key, value, true)?.0)
     }
 
@@ -111,12 +122,12 @@ pub(super) fn validate(
         text,
         bounds: Bounds::new(dir),
     };
-    let upstream = upstream(&cx, &raw)?;
+    let upstreams = named::upstreams(&cx, &raw)?;
 
     let mut vendor = Vec::new();
     let mut outputs = Vec::new();
     for v in &raw.vendor {
-        let (entry, resolved) = vendor_entry(&cx, v)?;
+        let (entry, resolved) = vendor_entry(&cx, &upstreams, v)?;
         outputs.push((resolved, v.get_ref().to.clone(), entry.is_dir()));
         vendor.push(entry);
     }
@@ -126,6 +137,7 @@ pub(super) fn validate(
     let mut patch_files = Vec::new();
     for p in &raw.patch {
         let r = p.get_ref();
+        let upstream = named::belongs_to(&cx, &upstreams, &r.upstream, "[[patch]]", cx.line(p))?;
         if !names.insert(r.name.get_ref().clone()) {
             return Err(cx
                 .err(
@@ -152,6 +164,7 @@ pub(super) fn validate(
             }
         };
         patches.push(Patch {
+            upstream,
             name: r.name.get_ref().clone(),
             file,
             applies_to,
@@ -165,6 +178,7 @@ pub(super) fn validate(
     let mut rewrites = Vec::new();
     for w in &raw.rewrite {
         let r = w.get_ref();
+        let upstream = named::belongs_to(&cx, &upstreams, &r.upstream, "[[rewrite]]", cx.line(w))?;
         let kind = match (&r.lines_containing, &r.replace, &r.dockerfile_arg) {
             (Some(needle), Some(replace), None) => RewriteKind::Lines {
                 needle: needle.get_ref().clone(),
@@ -180,6 +194,7 @@ pub(super) fn validate(
             }
         };
         rewrites.push(Rewrite {
+            upstream,
             file: cx.written("file", &r.file)?,
             kind,
             with: r.with.get_ref().clone(),
@@ -187,25 +202,11 @@ pub(super) fn validate(
         });
     }
 
-    let image = match &raw.image {
-        Some(i) => Some(image(&cx, i)?),
-        None => None,
-    };
+    let images = named::images(&cx, &raw)?;
 
     let mut pins = Vec::new();
     for p in &raw.pin {
-        let r = p.get_ref();
-        pins.push(Pin {
-            file: cx.written("file", &r.file)?,
-            repository: r.repository.get_ref().clone(),
-            replaces: r
-                .replaces
-                .iter()
-                .flatten()
-                .map(|s| s.get_ref().clone())
-                .collect(),
-            line: cx.line(p),
-        });
+        pins.push(named::pin(&cx, &images, p)?);
     }
 
     let mut marker_names = HashSet::new();
@@ -309,11 +310,11 @@ pub(super) fn validate(
     Ok(Config {
         severities,
         root: dir.to_path_buf(),
-        upstream,
+        upstreams,
         vendor,
         patches,
         rewrites,
-        image,
+        images,
         pins,
         markers,
         contracts,
@@ -323,8 +324,13 @@ pub(super) fn validate(
 /// One `[[vendor]]`: a file, or a directory when `from` and `to` end with
 /// `/` (`from = "./"` is the repository root), with its `include` and
 /// `exclude` globs; and its `to` as the filesystem will see it.
-fn vendor_entry(cx: &Ctx<'_>, v: &Spanned<RawVendor>) -> Result<(Vendor, Resolved), ConfigError> {
+fn vendor_entry(
+    cx: &Ctx<'_>,
+    upstreams: &[Upstream],
+    v: &Spanned<RawVendor>,
+) -> Result<(Vendor, Resolved), ConfigError> {
     let r = v.get_ref();
+    let upstream = named::belongs_to(cx, upstreams, &r.upstream, "[[vendor]]", cx.line(v))?;
     let (from_text, to_text) = (r.from.get_ref(), r.to.get_ref());
     if !stays_inside(Path::new(from_text)) || from_text.is_empty() || from_text == "." {
         return Err(cx
@@ -376,7 +382,11 @@ fn vendor_entry(cx: &Ctx<'_>, v: &Spanned<RawVendor>) -> Result<(Vendor, Resolve
         }
         None
     };
-    pristine_copy(cx, &r.from)?;
+    let copy = match &upstream {
+        Some(name) => format!("upstream/{name}/{from_text}"),
+        None => format!("upstream/{from_text}"),
+    };
+    pristine_copy(cx, &r.from, &copy)?;
     let (to, resolved) = cx.path_of("to", &r.to, true)?;
     if is_dir && resolved.is_empty() {
         return Err(cx
@@ -386,6 +396,7 @@ fn vendor_entry(cx: &Ctx<'_>, v: &Spanned<RawVendor>) -> Result<(Vendor, Resolve
     let from = from_text.trim_start_matches("./").to_string();
     Ok((
         Vendor {
+            upstream,
             from,
             to,
             line: cx.line(v),
@@ -432,11 +443,11 @@ fn select(cx: &Ctx<'_>, r: &RawVendor) -> Result<Select, ConfigError> {
     })
 }
 
-/// The pristine copy of `from`, `upstream/<from>`, may not leave the package
+/// The pristine copy of `from`, `copy` (`upstream/<from>`, or
+/// `upstream/<name>/<from>` for a named upstream), may not leave the package
 /// through a symlink nor be the lock.
-fn pristine_copy(cx: &Ctx<'_>, from: &Spanned<String>) -> Result<(), ConfigError> {
-    let copy = format!("upstream/{}", from.get_ref());
-    let resolved = cx.bounds.resolve(&copy).map_err(|e| {
+fn pristine_copy(cx: &Ctx<'_>, from: &Spanned<String>, copy: &str) -> Result<(), ConfigError> {
+    let resolved = cx.bounds.resolve(copy).map_err(|e| {
         cx.err(
             from,
             format!(
@@ -548,128 +559,6 @@ fn known_check(id: &str, markers: &HashSet<String>, contracts: &HashSet<String>)
     }
 }
 
-fn upstream(cx: &Ctx<'_>, raw: &RawConfig) -> Result<Upstream, ConfigError> {
-    let u = raw.upstream.get_ref();
-    let source_line = match (&u.github, &u.git) {
-        (Some(s), _) | (None, Some(s)) => cx.line(s),
-        (None, None) => cx.line(&raw.upstream),
-    };
-    let source = match (&u.github, &u.git) {
-        (Some(gh), None) => {
-            let repo = gh.get_ref();
-            let parts: Vec<&str> = repo.split('/').collect();
-            if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
-                return Err(cx
-                    .err(gh, format!("`github` = \"{repo}\" is not `owner/name`"))
-                    .hint(
-                        "write the repository as owner/name, e.g. k8snetworkplumbingwg/multus-cni",
-                    ));
-            }
-            UpstreamSource::GitHub { repo: repo.clone() }
-        }
-        (None, Some(git)) => {
-            let url = git.get_ref();
-            if !(url.starts_with("https://")
-                || url.starts_with("file://")
-                || url.starts_with("http://"))
-            {
-                return Err(cx.err(
-                    git,
-                    format!("`git` = \"{url}\" is not an https:// or file:// URL"),
-                ));
-            }
-            UpstreamSource::Git { url: url.clone() }
-        }
-        _ => {
-            return Err(cx.err(
-                &raw.upstream,
-                "[upstream] needs exactly one of `github` and `git`",
-            ));
-        }
-    };
-    if u.version.get_ref().trim().is_empty() {
-        return Err(cx.err(&u.version, "`version` is empty"));
-    }
-    let track = match &u.track {
-        Some(t) => Some(semver::VersionReq::parse(t.get_ref()).map_err(|e| {
-            cx.err(
-                t,
-                format!("`track` = \"{}\" is not a semver range: {e}", t.get_ref()),
-            )
-            .hint("write a range such as \">=4.0.0, <5.0.0\"")
-        })?),
-        None => None,
-    };
-    Ok(Upstream {
-        source,
-        version: u.version.get_ref().clone(),
-        track,
-        allow_prerelease: u.allow_prerelease,
-        version_line: cx.line(&u.version),
-        source_line,
-    })
-}
-
-fn image(cx: &Ctx<'_>, raw: &Spanned<crate::config::raw::RawImage>) -> Result<Image, ConfigError> {
-    let r = raw.get_ref();
-    let context = cx.inside("context", &r.context)?;
-    let dockerfile = match &r.dockerfile {
-        Some(d) => cx.written("dockerfile", d)?,
-        None => format!("{context}/Dockerfile"),
-    };
-    for p in r.platforms.get_ref() {
-        let parts: Vec<&str> = p.split('/').collect();
-        if !(2..=3).contains(&parts.len()) || parts.iter().any(|s| s.is_empty()) {
-            return Err(cx.err(
-                &r.platforms,
-                format!("platform `{p}` is not `os/arch[/variant]`"),
-            ));
-        }
-    }
-    if r.platforms.get_ref().is_empty() {
-        return Err(cx.err(&r.platforms, "`platforms` is empty"));
-    }
-    let builder = r
-        .builder
-        .as_ref()
-        .map(|b| b.get_ref().clone())
-        .unwrap_or_else(|| "buildx".into());
-    if !matches!(builder.as_str(), "buildx" | "buildah") {
-        let at = r.builder.as_ref().map(|b| cx.line(b));
-        return Err(ConfigError::at(
-            cx.path,
-            at,
-            format!("`builder` = \"{builder}\" is not `buildx` or `buildah`"),
-        ));
-    }
-    let go = match &r.go {
-        Some(text) => match crate::go::Version::parse(text.get_ref()) {
-            Some(go) if go.is_minor() => Some(go),
-            _ => {
-                return Err(cx.err(
-                    text,
-                    format!(
-                        "`go` = \"{}\" is not a Go minor such as \"1.26\"",
-                        text.get_ref()
-                    ),
-                ));
-            }
-        },
-        None => None,
-    };
-    Ok(Image {
-        repository: r.repository.get_ref().clone(),
-        tag: r.tag.get_ref().clone(),
-        context,
-        dockerfile,
-        platforms: r.platforms.get_ref().clone(),
-        go,
-        builder,
-        provenance: r.provenance,
-        line: cx.line(raw),
-    })
-}
-
 fn expect(cx: &Ctx<'_>, raw: &Spanned<RawExpect>) -> Result<Expect, ConfigError> {
     let r = raw.get_ref();
     match (&r.value, &r.file, &r.yaml) {
@@ -705,8 +594,8 @@ mod tests {
     fn minimal_config_parses() {
         let c = parse(MINIMAL).unwrap();
         assert_eq!(
-            c.upstream.source,
-            UpstreamSource::GitHub { repo: "o/r".into() }
+            c.upstream(None).source,
+            crate::config::UpstreamSource::GitHub { repo: "o/r".into() }
         );
     }
 
@@ -914,7 +803,7 @@ mod tests {
     fn image_go_is_a_minor() {
         let image = "[image]\nrepository = \"r\"\ntag = \"t\"\ncontext = \"c\"\nplatforms = [\"linux/amd64\"]\n";
         let c = parse(&format!("{MINIMAL}{image}go = \"1.26\"\n")).unwrap();
-        assert_eq!(c.image.unwrap().go.unwrap().to_string(), "1.26");
+        assert_eq!(c.images[0].go.as_ref().unwrap().to_string(), "1.26");
         for bad in ["1.26.1", "go1.26", "1.26rc1"] {
             let e = parse(&format!("{MINIMAL}{image}go = \"{bad}\"\n")).unwrap_err();
             assert!(e.message.contains("is not a Go minor"), "{bad}: {e}");

@@ -31,7 +31,7 @@ pub use builder::{BuilderProblem, check_builder};
 pub use cni::{ArchPin, CniChecksums, CniProblem, cni_checksums};
 pub use lex::{Comment, Heredoc, Instruction, Text};
 pub use marker::{MarkerLine, rewrite_marker};
-pub use rewrite::rewrite_arg;
+pub use rewrite::{kept_digest, rewrite_arg};
 
 /// Why a Dockerfile could not be read or rewritten.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,7 +9,8 @@ use std::ops::Range;
 use super::{Dockerfile, Error};
 
 /// Rewrite the default of every `ARG name=…` declaration to `value`
-/// (keeping any quotes around the old value).
+/// (keeping any quotes around the old value, and an `@sha256:` suffix it
+/// had: see [`kept_digest`]).
 ///
 /// Fails when no declaration of `name` carries a default, or when `value`
 /// cannot be written bare (empty, or holding blanks, quotes, `\`, `` ` ``,
@@ -19,7 +20,10 @@ pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error>
     let df = Dockerfile::parse(text)?;
     let edits: Vec<(Range<usize>, String)> = df
         .arg_values(name)
-        .filter_map(|a| Some((a.span.clone()?, value.to_owned())))
+        .filter_map(|a| {
+            let old = a.value.as_deref().unwrap_or_default();
+            Some((a.span.clone()?, kept_digest(old, value)))
+        })
         .collect();
     if edits.is_empty() {
         return Err(Error::ArgNotFound {
@@ -27,6 +31,16 @@ pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error>
         });
     }
     Ok(splice(text, &edits))
+}
+
+/// `new` for an ARG whose value was `old`: when `old` ends in an
+/// `@sha256:` digest and `new` names none, the digest stays, so a rewrite
+/// of the tag in `ARG IMAGE=repo:v1@sha256:…` keeps the pin beside it.
+pub fn kept_digest(old: &str, new: &str) -> String {
+    match old.find("@sha256:") {
+        Some(at) if !new.contains('@') => format!("{new}{}", &old[at..]),
+        _ => new.to_owned(),
+    }
 }
 
 /// Reject values that would need quoting or would change the meaning of the
@@ -62,6 +76,19 @@ pub(crate) fn splice(text: &str, edits: &[(Range<usize>, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_and_a_digest_suffix_are_kept() {
+        let text = "ARG VERSION=\"1.15.10\"\nARG TAG='v1.15.10'\nARG BASE=x:v1@sha256:00\n";
+        let out = rewrite_arg(text, "VERSION", "1.15.11").unwrap();
+        let out = rewrite_arg(&out, "TAG", "v1.15.11").unwrap();
+        let out = rewrite_arg(&out, "BASE", "x:v2").unwrap();
+        assert_eq!(
+            out,
+            "ARG VERSION=\"1.15.11\"\nARG TAG='v1.15.11'\nARG BASE=x:v2@sha256:00\n"
+        );
+        assert_eq!(kept_digest("a@sha256:1", "b@sha256:2"), "b@sha256:2");
+    }
 
     #[test]
     fn rewrites_only_the_value() {

@@ -31,9 +31,7 @@
 
 use std::path::Path;
 
-use super::image_pin::{
-    PinReport, image_config, image_reference, platforms, require_lock, write_pin,
-};
+use super::image_pin::{PinReport, image_reference, platforms, require_lock, selected, write_pin};
 use super::pin_base::{parse_dockerfile, pinned_bases};
 use crate::builder::{self, Build, Kind, LABEL, Step};
 use crate::check;
@@ -52,6 +50,8 @@ const READ_BACK_ATTEMPTS: u32 = 6;
 /// Flags of `revendor image build`.
 #[derive(Debug, Clone, Default)]
 pub struct BuildOptions {
+    /// The `[[image]]` to build; every image, one after the other, when `None`.
+    pub image: Option<String>,
     /// Tag to build and push instead of vendor.toml's `[image] tag`.
     pub tag: Option<String>,
     /// Push, read back, verify and pin; without it the image is only built.
@@ -133,18 +133,37 @@ impl BuildReport {
     }
 }
 
-/// Builds (and with `--push` pins) the configured image.
-pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
+/// Builds (and with `--push` pins) the configured images (or the one
+/// named), one after the other; each is pinned as soon as it is verified.
+pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<Vec<BuildReport>> {
     let config = Config::load(&ctx.root)?;
-    let image = image_config(&config)?;
-    let lock = require_lock(ctx)?;
-    let kind = builder_kind(&config, image, opts.builder.as_deref())?;
-    let reference = image_reference(ctx, &config, image, opts.tag.as_deref())?;
-    let extra_tags = extra_tags(ctx, &config, image, &reference)?;
-    let platform_list = platforms(&config, image)?;
-    let df = preflight(ctx, &config, image, &lock)?;
+    let images = selected(&config, opts.image.as_deref())?;
+    if images.len() > 1 && opts.tag.is_some() {
+        return Err(Error::usage(
+            "--tag builds one image, and this package has several",
+            "name the image: `revendor image build NAME --tag …`",
+        ));
+    }
+    let mut reports = Vec::new();
+    for image in images {
+        reports.push(build_one(ctx, &config, image, opts)?);
+    }
+    Ok(reports)
+}
 
-    let version = lock.upstream.version.clone();
+fn build_one(
+    ctx: &Context,
+    config: &Config,
+    image: &Image,
+    opts: &BuildOptions,
+) -> Result<BuildReport> {
+    // Read for each image: the one before may have pinned into it.
+    let lock = require_lock(ctx)?;
+    let kind = builder_kind(config, image, opts.builder.as_deref())?;
+    let reference = image_reference(ctx, config, image, opts.tag.as_deref())?;
+    let extra_tags = extra_tags(ctx, config, image, &reference)?;
+    let platform_list = platforms(config, image)?;
+    let (df, version) = preflight(ctx, config, image, &lock)?;
     let build_args = vec![("VERSION".to_owned(), version)];
     let content_hash = builder::content_hash(
         &ctx.root.join(&image.context),
@@ -163,7 +182,7 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
         pin: None,
     };
     if !opts.force
-        && let Some(pinned) = up_to_date(ctx, &lock, &reference, &content_hash)?
+        && let Some(pinned) = up_to_date(ctx, &lock, image, &reference, &content_hash)?
     {
         ctx.shell
             .status("Fresh", format!("{pinned} (content {content_hash})"));
@@ -243,7 +262,7 @@ pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport> {
     )?;
     report.pin = Some(write_pin(
         ctx,
-        &config,
+        config,
         &lock,
         image,
         &verified,
@@ -308,13 +327,31 @@ fn builder_kind(config: &Config, image: &Image, flag: Option<&str>) -> Result<Ki
     }
 }
 
-/// The checks of step 1; the parsed Dockerfile when they pass.
-fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Result<Dockerfile> {
+/// The checks of step 1; the parsed Dockerfile and the `VERSION` it is
+/// built with when they pass: the value the `dockerfile-arg = "VERSION"`
+/// rewrite of the Dockerfile gives at the locked version (`{semver}` for a
+/// recipe that wants it without the `v`), else the locked version of the
+/// image's upstream.
+fn preflight(
+    ctx: &Context,
+    config: &Config,
+    image: &Image,
+    lock: &Lock,
+) -> Result<(Dockerfile, String)> {
     let path = ctx.root.join(&image.dockerfile);
     let text = String::from_utf8(paths::read(&path)?)
         .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
     let df = parse_dockerfile(&path, &text)?;
-    let upstream = &lock.upstream;
+    let name = config.image_upstream(image);
+    let Some(upstream) = lock.upstream(name) else {
+        return Err(Error::usage(
+            format!(
+                "the lock has no upstream `{}` yet, which the image is built from",
+                config.upstream(name).label()
+            ),
+            "run `revendor update` to vendor it",
+        ));
+    };
     if image.go.is_some()
         && let Some(f) = check::builder_findings(
             &df,
@@ -331,7 +368,18 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
             .into());
     }
 
-    let locked = &lock.upstream.version;
+    let stamp = crate::render::Stamp::of_lock(config, lock);
+    let locked = &config
+        .rewrites
+        .iter()
+        .find(|r| {
+            r.file == image.dockerfile
+                && matches!(&r.kind, crate::config::RewriteKind::DockerfileArg { name } if name == "VERSION")
+        })
+        .map_or_else(
+            || upstream.version.clone(),
+            |r| r.value(stamp.values(r.upstream.as_deref())),
+        );
     if !df.args.iter().any(|a| a.name == "VERSION") {
         return Err(ConfigError::at(
             &path,
@@ -343,10 +391,10 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
         .hint(format!("declare `ARG VERSION={locked}` in the stage that fetches the source"))
         .into());
     }
-    if let Some(arg) = df
-        .arg_values("VERSION")
-        .find(|a| a.value.as_deref() != Some(locked.as_str()))
-    {
+    if let Some(arg) = df.arg_values("VERSION").find(|a| {
+        let value = a.value.as_deref().unwrap_or_default();
+        value != crate::dockerfile::kept_digest(value, locked)
+    }) {
         return Err(ConfigError::at(
             &path,
             Some(arg.line),
@@ -365,7 +413,10 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
         path.canonicalize().map_err(paths::io("resolve", &path))
     };
     let context = real(&image.context)?;
-    for patch in config.patches_for(AppliesTo::Source) {
+    for patch in config
+        .patches_for(AppliesTo::Source)
+        .filter(|p| p.upstream.as_deref() == name)
+    {
         if !real(&patch.file)?.starts_with(&context) {
             return Err(ConfigError::at(
                 config.root.join("vendor.toml"),
@@ -379,7 +430,7 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
             .into());
         }
     }
-    Ok(df)
+    Ok((df, locked.clone()))
 }
 
 /// The pinned reference when the lock pins `reference`'s repository and tag,
@@ -388,10 +439,11 @@ fn preflight(ctx: &Context, config: &Config, image: &Image, lock: &Lock) -> Resu
 fn up_to_date(
     ctx: &Context,
     lock: &Lock,
+    image: &Image,
     reference: &Reference,
     content_hash: &Digest,
 ) -> Result<Option<String>> {
-    let Some(locked) = &lock.image else {
+    let Some(locked) = lock.image(image.name.as_deref()) else {
         return Ok(None);
     };
     if locked.content_hash.as_deref() != Some(content_hash.to_string().as_str()) {

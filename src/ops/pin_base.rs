@@ -96,6 +96,12 @@ impl PinBaseReport {
 pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     let config = Config::load(&ctx.root)?;
     let image = image_config(&config)?;
+    if config.images.len() > 1 {
+        return Err(Error::usage(
+            "`image pin-base` pins the bases of one [image], and this package has several",
+            "pin each Dockerfile's FROM lines by hand for now, or split the package",
+        ));
+    }
     let go_flag = match &opts.go {
         Some(text) => match go::Version::parse(text) {
             Some(go) if go.is_minor() => Some(go),
@@ -199,7 +205,7 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
         txn.stage("vendor.toml", set_go(&ctx.root, go)?);
     }
     if let Some(mut lock) = Lock::load(&ctx.root)?
-        && let Some(locked) = lock.image.as_mut()
+        && let Some(locked) = lock.images.iter_mut().find(|i| i.name == image.name)
     {
         locked.bases = pinned_bases(&new_df);
         let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?

@@ -53,11 +53,16 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let mut txn = Transaction::new(&ctx.root);
 
     let mut vendor = Patches::load(&config)?;
-    let files = render::files(&config, lock.files.iter().map(|f| f.from.as_str()), &vendor)?;
+    let listing = lock
+        .files
+        .iter()
+        .map(|f| (f.upstream.as_deref(), f.from.as_str()));
+    let files = render::files(&config, listing, &vendor)?;
     vendor.check_targets(&config, &files)?;
     for v in &files {
         let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
-        let walk = vendor.stack(v, &lock.upstream.version).apply(&pristine);
+        let version = lock.version(v.upstream.as_deref()).unwrap_or_default();
+        let walk = vendor.stack(v, version).apply(&pristine);
         walk.output?;
         for step in walk.steps {
             if wanted(&vendor.section(step.id).0.name) {
@@ -70,17 +75,26 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     }
 
     let mut source = Patches::load_kind(&config, AppliesTo::Source)?.into_loaded();
-    if source.iter().any(|p| wanted(&p.name)) {
-        let up = upstream::open(&config, &ctx.env, &ctx.client);
-        let tree = upstream::fetch_tree(&*up, &lock.upstream.version, Some(&lock))?;
-        for p in source.iter_mut().filter(|p| wanted(&p.name)) {
+    for up in &config.upstreams {
+        let ours = |p: &&mut crate::render::LoadedPatch| wanted(&p.name) && p.upstream == up.name;
+        if !source.iter_mut().any(|p| ours(&p)) {
+            continue;
+        }
+        // require_source saw to it that the lock has every upstream.
+        let version = lock
+            .version(up.name.as_deref())
+            .unwrap_or_default()
+            .to_owned();
+        let from = upstream::open(up, &ctx.env, &ctx.client);
+        let tree = upstream::fetch_tree(&*from, &version, lock.upstream(up.name.as_deref()))?;
+        for p in source.iter_mut().filter(ours) {
             for fp in p.set.files.iter_mut() {
                 let path = fp.target_path(p.strip).unwrap_or_default();
                 let base = tree.files.get(&path).cloned().unwrap_or_default();
                 let applied = patch::apply(fp, &base).map_err(|e| {
                     Error::Conflict(format!(
-                        "source patch `{}` ({}) does not apply to `{path}` at {}: {e}",
-                        p.name, p.file, lock.upstream.version
+                        "source patch `{}` ({}) does not apply to `{path}` at {version}: {e}",
+                        p.name, p.file
                     ))
                 })?;
                 *fp = patch::refresh(fp, &base, &applied.content);

@@ -35,7 +35,7 @@ use std::path::Path;
 use super::update::EditReport;
 use super::update::locked::Locked;
 use super::update::{edits, removed};
-use crate::config::lock::{LOCK_PATH, Lock};
+use crate::config::lock::{LOCK_PATH, Lock, LockedFile};
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Reference;
@@ -43,7 +43,7 @@ use crate::ops::outcome::PatchResult;
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::origin::{self, Removed};
-use crate::render::{self, Patches, SectionId};
+use crate::render::{self, Patches, SectionId, Stamp};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
@@ -57,7 +57,8 @@ pub struct RenderOptions {
 /// What `render` did; `--format json` prints it (docs/json.md).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RenderReport {
-    /// The locked version rendered.
+    /// The locked version rendered (of the first upstream, when there are
+    /// several).
     pub version: String,
     /// Each patch section's result (the same objects `update` reports).
     pub patches: Vec<PatchResult>,
@@ -85,12 +86,18 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     let mut patches = Patches::load(&config)?;
     let files = render::files(
         &config,
-        lock.files.iter().map(|f| f.from.as_str()),
+        lock.files
+            .iter()
+            .map(|f| (f.upstream.as_deref(), f.from.as_str())),
         &patches,
     )?;
     patches.check_targets(&config, &files)?;
-    let version = lock.upstream.version.clone();
-    let pin = locked_pin(&ctx.root, &lock)?;
+    // Each pin must be a reference pinned by digest before anything is written.
+    locked_pins(&ctx.root, &lock)?;
+    let stamp = Stamp::locked(&config, &lock)?;
+    let version = stamp
+        .version(config.upstreams[0].name.as_deref())
+        .to_owned();
 
     let mut txn = Transaction::new(&ctx.root);
     let mut notes = Vec::new();
@@ -105,8 +112,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     let locked = Locked {
         config: &config,
         lock: Some(&lock),
-        version: &version,
-        pin: pin.as_deref(),
+        stamp: &stamp,
     };
     for vendor in &files {
         let pristine =
@@ -118,10 +124,11 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             );
         }
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
-        if patches.stack(vendor, &version).deletes() {
+        let at = locked.version(vendor);
+        if patches.stack(vendor, at).deletes() {
             let locked = &locked;
-            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &version);
-            for result in deleted(&patches, vendor, &version, &pristine, current, finish)? {
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &stamp);
+            for result in deleted(&patches, vendor, at, &pristine, current, finish)? {
                 ctx.shell.step("Applying", &result);
                 report.patches.push(result);
             }
@@ -134,7 +141,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         // a patch: a second walk of a 100,000-line file was a third of render's time. The
         // walk keeps no step's input, and its output is finished in place, not copied.
         let render_walk = |patches: &Patches| {
-            let landed = patches.stack(vendor, &version).land(&pristine);
+            let landed = patches.stack(vendor, at).land(&pristine);
             let results: Vec<(SectionId, PatchResult)> = landed
                 .outcomes
                 .iter()
@@ -144,13 +151,13 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
                 })
                 .collect();
             let patched = landed.into_output(&pristine)?;
-            let rendered = render::finish(&config, &vendor.to, patched, &version, pin.as_deref())?;
+            let rendered = render::finish(&config, &vendor.to, patched, &stamp)?;
             Ok::<_, Error>((results, rendered))
         };
         let (mut results, mut rendered) = render_walk(&patches)?;
         if let Some(current) = &current
             && has_hand_edits(
-                &lock, &patches, vendor, &results, &rendered, current, &mut notes,
+                &lock, &patches, vendor, &results, &rendered, current, &stamp, &mut notes,
             )
         {
             report.edits.extend(edits::fold(
@@ -158,8 +165,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
                 &mut patches,
                 vendor,
                 &pristine,
-                &version,
-                pin.as_deref(),
+                &stamp,
                 Some(current),
                 opts.adopt_edits,
                 "render",
@@ -180,9 +186,11 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             txn.stage(&copy, pristine);
         }
     }
-    for (file, bytes) in
-        render::rewrite_in_place(&config, &version, |f| paths::read(&ctx.root.join(f)))?
-    {
+    let rewritten = render::rewrite_in_place(&config, &stamp, |f| paths::read(&ctx.root.join(f)))?;
+    let pinned = render::pin_in_place(&config, &stamp, &rewritten, |f| {
+        paths::read(&ctx.root.join(f))
+    })?;
+    for (file, bytes) in rewritten.into_iter().chain(pinned) {
         txn.stage(&file, bytes);
     }
     for path in removed.deletions(&files) {
@@ -190,14 +198,18 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     }
     // A pristine copy no vendored file reads any more (one whose output a
     // patch deleted has no record to find it by) goes with the removals.
-    let orphans: Vec<&str> = lock
+    let orphans: Vec<String> = lock
         .files
         .iter()
-        .filter(|f| !files.iter().any(|v| v.from == f.from))
-        .map(|f| f.from.as_str())
+        .filter(|f| {
+            !files
+                .iter()
+                .any(|v| v.from == f.from && v.upstream == f.upstream)
+        })
+        .map(LockedFile::pristine)
         .collect();
-    for from in &orphans {
-        txn.remove(&format!("upstream/{from}"));
+    for copy in &orphans {
+        txn.remove(copy);
     }
     let mut next = (!removed.is_empty() || !orphans.is_empty())
         .then(|| origin::forget_removed(&lock, &config, &files, origin::outputs(&files, &patches)));
@@ -257,6 +269,7 @@ pub(super) fn deleted(
 /// the lock verified it (see the module docs): the render is written over
 /// it, and `notes` gets the warning that says so. `landed` are the sections
 /// the stack applied to the pristine copy, `expected` its finished render.
+#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 fn has_hand_edits(
     lock: &Lock,
     patches: &Patches,
@@ -264,9 +277,10 @@ fn has_hand_edits(
     landed: &[(SectionId, PatchResult)],
     expected: &[u8],
     current: &[u8],
+    stamp: &Stamp,
     notes: &mut Vec<String>,
 ) -> bool {
-    let version = &lock.upstream.version;
+    let version = stamp.version(vendor.upstream.as_deref());
     if expected == current {
         return false;
     }
@@ -347,21 +361,31 @@ fn record_adopted(
         .sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
 }
 
-/// The lock's pinned image reference, checked before anything writes it:
-/// `repository:tag@sha256:…` by the distribution grammar. Anything else is
-/// an error at its line of upstream/lock.toml.
-pub(crate) fn locked_pin(root: &Path, lock: &Lock) -> Result<Option<String>> {
-    let Some(image) = &lock.image else {
-        return Ok(None);
-    };
+/// The lock's pinned image references by image name, checked before
+/// anything writes them: `repository:tag@sha256:…` by the distribution
+/// grammar. Anything else is an error at its line of upstream/lock.toml.
+pub(crate) fn locked_pins(root: &Path, lock: &Lock) -> Result<Vec<(Option<String>, String)>> {
+    lock.images
+        .iter()
+        .map(|image| Ok((image.name.clone(), locked_pin(root, image)?)))
+        .collect()
+}
+
+fn locked_pin(root: &Path, image: &crate::config::lock::LockedImage) -> Result<String> {
     let why = match Reference::parse(&image.reference) {
-        Ok(r) if r.digest().is_some() => return Ok(Some(image.reference.clone())),
+        Ok(r) if r.digest().is_some() => return Ok(image.reference.clone()),
         Ok(_) => "it has no `@sha256:` digest".to_owned(),
         Err(e) => e.to_string(),
     };
     let path = root.join(LOCK_PATH);
-    let line = paths::read_opt(&path)?
-        .and_then(|b| Lock::line_of_key(&String::from_utf8_lossy(&b), "image", "reference"));
+    let line = paths::read_opt(&path)?.and_then(|b| {
+        Lock::line_of_key(
+            &String::from_utf8_lossy(&b),
+            "image",
+            image.name.as_deref(),
+            "reference",
+        )
+    });
     Err(ConfigError::at(
         path,
         line,

@@ -1,10 +1,11 @@
 //! `revendor update`: move the vendored upstream to a release, all or nothing.
 //!
-//! 1. Resolve the target release (`--to`, or the highest inside `track`).
+//! 1. Resolve each upstream's target (`--to`, the highest release inside
+//!    `track`, a branch's head; `upstreams.rs`).
 //! 2. Read the pristine copies at the locked version (fetching them when the
 //!    package is adopted without a lock) and the new ones at the target; a
-//!    vendored directory is listed at the target, and the files upstream
-//!    added arrive and the ones it removed go (`files.rs`).
+//!    vendored directory is listed at its upstream's target, and the files
+//!    upstream added arrive and the ones it removed go (`files.rs`).
 //!    Adopting (no lock), a patch that applies only with GNU patch's fuzz is
 //!    taken when its result is the committed file, then refreshed (`adopt.rs`).
 //! 3. Render the package as it should be at the locked version and compare
@@ -35,16 +36,17 @@ mod resume;
 mod source;
 mod summary;
 mod upstreamed;
+mod upstreams;
 
 pub use closing::ClosingFinding;
 pub use summary::{
-    ConflictReport, EditReport, FuzzyReport, Renamed, UpdateReport, UpstreamedReport,
+    ConflictReport, EditReport, FuzzyReport, Renamed, UpdateReport, UpstreamMove, UpstreamedReport,
 };
 
 use std::collections::BTreeMap;
 
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream};
-use crate::config::{AppliesTo, Config, UpstreamSource, Vendor};
+use crate::config::{AppliesTo, Config, Selection, Vendor};
 use crate::error::Result;
 use crate::image::Digest;
 use crate::paths::{self, Transaction};
@@ -53,12 +55,14 @@ use crate::render::{self, Patches};
 use crate::upstream::Pristine;
 use crate::upstream::{self, Source};
 use crate::workspace::Context;
+use upstreams::Move;
 
 /// Flags of `revendor update`.
 #[derive(Debug, Clone, Default)]
 pub struct UpdateOptions {
-    /// Move to this tag instead of the highest inside `track`.
-    pub to: Option<String>,
+    /// Move to these tags instead of the highest inside `track`: `TAG` for
+    /// the only upstream, `NAME=TAG` for a named one.
+    pub to: Vec<String>,
     /// Print the plan and each patch's result; write nothing.
     pub dry_run: bool,
     /// On a conflict, write diff3 markers into the rendered file.
@@ -80,76 +84,21 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let lock = Lock::load(&ctx.root)?;
     let resume = resume::Resume::start(opts, lock.as_ref())?;
     let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
-    let source = upstream::open(&config, &ctx.env, &ctx.client);
-    // vendor.toml may name another repository than the lock (a fork): the
-    // locked copies and the locked source tree then come from the old one,
-    // the merge base; the release from the new one, even at the same tag.
-    let moved_from = lock
-        .as_ref()
-        .filter(|l| !config.upstream.source.is(&l.upstream.source))
-        .map(|l| l.upstream.source.clone());
-    let old_source = match &moved_from {
-        Some(described) => Some(old_upstream(ctx, &config, described)?),
-        None => None,
-    };
-    let base_source = old_source.as_deref().unwrap_or(&*source);
-
-    let spinner = ctx.shell.spinner("resolving the release");
-    let releases = source.releases()?;
-    let resolved = upstream::resolve(
-        &config,
-        &releases,
-        resume.map(|r| r.version()).or(opts.to.as_deref()),
-    )?;
-    drop(spinner);
-    if let Some(w) = &resolved.warning {
-        ctx.shell.warn(w);
-    }
-    let base_version = lock
-        .as_ref()
-        .map(|l| l.upstream.version.clone())
-        .unwrap_or_else(|| config.upstream.version.clone());
-    let target = resolved.tag.clone();
-    let same_release = target == base_version && moved_from.is_none();
-    let upstream = config.upstream.source.describe();
-    match &moved_from {
-        Some(old) => ctx.shell.status(
-            "Updating",
-            format!("{old} {base_version} -> {upstream} {target}"),
-        ),
-        None if same_release => {
-            let verb = if lock.is_some() {
-                "Checking"
-            } else {
-                "Adopting"
-            };
-            ctx.shell.status(verb, format!("{upstream} at {target}"));
-        }
-        None => ctx
-            .shell
-            .status("Updating", format!("{upstream} {base_version} -> {target}")),
-    }
+    let moves = upstreams::resolve(ctx, &config, lock.as_ref(), &opts.to, resume)?;
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
-    let pin_ref = match &lock {
-        Some(l) if l.image.is_some() => super::render::locked_pin(&ctx.root, l)?,
-        _ => render::read_pin(&config, |f| read_current(f).ok().flatten())?,
+    let pins = match &lock {
+        Some(l) if !l.images.is_empty() => super::render::locked_pins(&ctx.root, l)?,
+        _ => render::read_pins(&config, |f| read_current(f).ok().flatten())?,
     };
+    let (base_stamp, mut target_stamp) = upstreams::stamps(&moves, pins.clone());
 
     let locked = locked::Locked {
         config: &config,
         lock: lock.as_ref(),
-        version: &base_version,
-        pin: pin_ref.as_deref(),
+        stamp: &base_stamp,
     };
-    let between = files::Between {
-        base_version: &base_version,
-        target: &target,
-        base_source,
-        source: &*source,
-        same_release,
-    };
-    let plan = files::Plan::new(ctx, &config, lock.as_ref(), &patches, between)?;
+    let plan = files::Plan::new(ctx, &config, lock.as_ref(), &patches, &moves)?;
     let both: Vec<Vendor> = plan
         .base
         .iter()
@@ -161,29 +110,35 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .cloned()
         .collect();
     patches.check_targets(&config, &both)?;
-    plan.strays(ctx, &config, lock.as_ref(), &base_version)?;
+    plan.strays(ctx, &config, lock.as_ref(), &moves)?;
     let removed = lock
         .as_ref()
         .map(|l| Removed::find(&config, &plan.base, l))
         .unwrap_or_default();
-    let mut report = UpdateReport::new(&base_version, &target, lock.is_none(), opts.dry_run);
-    report.moved_from = moved_from.clone();
+    let mut report = UpdateReport::new(
+        moves.iter().map(UpstreamMove::of).collect(),
+        lock.is_none(),
+        opts.dry_run,
+    );
     let mut txn = Transaction::new(&ctx.root);
     let mut locked_files = Vec::new();
     let mut base_files = Vec::new();
-    let (mut arrived, mut gone) = (Vec::new(), Vec::new());
+    let mut moved_files = files::Moved::default();
 
     for (at_base, at_target) in plan.files() {
         let Some(vendor) = at_target.or(at_base) else {
             continue;
         };
+        let mv = upstreams::of(&moves, vendor.upstream.as_deref());
+        let (base_version, target) = (&mv.base_version, &mv.target);
         let (in_base, in_target) = (at_base.is_some(), at_target.is_some());
         let base = match at_base {
-            Some(b) => locked_copy(ctx, base_source, lock.as_ref(), &plan, b, &base_version)?,
+            Some(b) => locked_copy(ctx, mv.base_source(), lock.as_ref(), &plan, b, base_version)?,
             None => Vec::new(),
         };
         if in_base && !at_base.is_some_and(|b| b.created) {
             base_files.push(LockedFile {
+                upstream: vendor.upstream.clone(),
                 from: vendor.from.clone(),
                 sha256: Digest::of(&base).hex().to_owned(),
             });
@@ -195,47 +150,32 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 Some(_) => on_disk,
                 None => removed::settle(ctx, &locked, &removed, &patches, vendor, &base, on_disk)?,
             };
-            files::removed(
-                &locked,
-                &patches,
-                vendor,
-                &base,
-                current.as_deref(),
-                &target,
-            )?;
+            files::removed(&locked, &patches, vendor, &base, current.as_deref(), target)?;
             txn.remove(&vendor.to);
-            gone.push((vendor.to.clone(), files::sha(&base)));
+            moved_files.gone(vendor, &base);
             continue;
         }
-        let theirs = if same_release && at_base.is_some_and(|b| b.created == vendor.created) {
+        let theirs = if mv.same_release && at_base.is_some_and(|b| b.created == vendor.created) {
             base.clone()
         } else {
-            plan.fetch(ctx, &*source, vendor, &target)?
+            plan.fetch(ctx, &*mv.source, vendor, target)?
         };
-        let deletes = patches.stack(vendor, &base_version).deletes();
+        let deletes = patches.stack(vendor, base_version).deletes();
         if deletes {
-            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &base_version);
+            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &base_stamp);
             let current = match &resume {
                 Some(_) => None,
                 None => on_disk.clone(),
             };
-            super::render::deleted(&patches, vendor, &base_version, &base, current, finish)?;
+            super::render::deleted(&patches, vendor, base_version, &base, current, finish)?;
         } else if lock.is_none() && in_base {
-            let finish = |patched: &[u8]| {
-                render::finish(
-                    &config,
-                    &vendor.to,
-                    patched,
-                    &base_version,
-                    pin_ref.as_deref(),
-                )
-            };
+            let finish = |patched: &[u8]| render::finish(&config, &vendor.to, patched, &base_stamp);
             report.fuzzy.extend(adopt::settle(
                 &mut patches,
                 &recounted,
                 vendor,
                 &base,
-                &base_version,
+                base_version,
                 on_disk.as_deref(),
                 finish,
             )?);
@@ -264,8 +204,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             &mut patches,
             vendor,
             &base,
-            &base_version,
-            pin_ref.as_deref(),
+            &base_stamp,
             current.as_deref(),
             opts.adopt_edits,
             "update",
@@ -275,13 +214,14 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         let carried = match &resume {
             Some(resume) if in_base => resume.rebase(
                 &locked,
+                &target_stamp,
                 &mut patches,
                 vendor,
                 &base,
                 &theirs,
                 on_disk.as_deref(),
             )?,
-            _ => carry::carry(&mut patches, vendor, &base, &theirs, &base_version, &target)?,
+            _ => carry::carry(&mut patches, vendor, &base, &theirs, base_version, target)?,
         };
         carried
             .reports
@@ -290,16 +230,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         report.patches.extend(carried.reports);
         report.conflicts.extend(carried.conflicts);
         report.upstreamed.extend(carried.upstreamed);
-        let rendered = render::finish(
-            &config,
-            &vendor.to,
-            &carried.output,
-            &target,
-            pin_ref.as_deref(),
-        )?;
+        let rendered = render::finish(&config, &vendor.to, &carried.output, &target_stamp)?;
         if !in_base {
-            files::added(vendor, &rendered, on_disk.as_deref(), &target)?;
-            arrived.push((vendor.to.clone(), files::sha(&theirs)));
+            files::added(vendor, &rendered, on_disk.as_deref(), target)?;
+            moved_files.arrived(vendor, &theirs);
         }
         if deletes {
             txn.remove(&vendor.to);
@@ -309,12 +243,13 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         if !vendor.created {
             txn.stage(&vendor.pristine(), theirs.clone());
             locked_files.push(LockedFile {
+                upstream: vendor.upstream.clone(),
                 from: vendor.from.clone(),
                 sha256: Digest::of(&theirs).hex().to_owned(),
             });
         }
     }
-    files::report(&mut report, arrived, gone);
+    moved_files.report(&mut report);
 
     if !report.conflicts.is_empty() {
         if opts.keep_conflicts && !opts.dry_run {
@@ -333,25 +268,23 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             }
             let at = match &lock {
                 Some(l) => l.clone(),
-                None => resume::adoption(&locked, &patches, &plan.base, base_files),
+                None => resume::adoption(&locked, &moves, &patches, &plan.base, base_files),
             };
-            resume::record(&mut keep, &ctx.root, at, &target, &report.conflicts)?;
+            let targets: Vec<_> = moves
+                .iter()
+                .map(|m| (m.upstream.name.clone(), m.target.clone()))
+                .collect();
+            resume::record(&mut keep, &ctx.root, at, &targets, &report.conflicts)?;
             report.changed = keep.commit()?;
         }
         return Ok(report);
     }
 
     let vendor_results = report.patches.len();
-    let source_facts = source::verify(
-        ctx,
-        &config,
-        &*source,
-        old_source.as_deref(),
-        lock.as_ref().filter(|_| moved_from.is_none()),
-        &base_version,
-        &target,
-        &mut report,
-    )?;
+    let mut facts = Vec::new();
+    for mv in &moves {
+        facts.push(source::verify(ctx, &config, mv, &mut report)?);
+    }
     report.patches[vendor_results..]
         .iter()
         .for_each(|r| ctx.shell.step("Applying", r));
@@ -368,7 +301,10 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         });
         txn.stage(&p.file, bytes);
     }
-    for (file, bytes) in source_facts.patch_files {
+    for (file, bytes) in facts
+        .iter_mut()
+        .flat_map(|f| std::mem::take(&mut f.patch_files))
+    {
         if let Some(lp) = locked_patches.iter_mut().find(|l| {
             config
                 .patches
@@ -393,20 +329,43 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     )?;
     removed::remember(ctx, &config, &txn);
 
-    for (file, bytes) in
-        render::rewrite_in_place(&config, &target, |f| paths::read(&ctx.root.join(f)))?
-    {
+    // The commit is information for people reading the lock: a failure to
+    // learn it is not worth failing an update that verified everything else
+    // (a `{commit}` rewrite learnt it already, strictly).
+    let mut locked_upstreams = Vec::new();
+    for (mv, facts) in moves.iter().zip(facts) {
+        let commit = match &mv.target_values.commit {
+            Some(c) => Some(c.clone()),
+            None => mv.source.commit(&mv.target).ok().flatten(),
+        };
+        target_stamp = target_stamp.moved(
+            mv.name(),
+            crate::config::Placeholders {
+                commit: commit.clone(),
+                ..mv.target_values.clone()
+            },
+        );
+        locked_upstreams.push(LockedUpstream {
+            name: mv.upstream.name.clone(),
+            source: mv.upstream.source.describe(),
+            version: mv.target.clone(),
+            commit,
+            source_tree_sha256: facts.tree_sha256,
+            source_sha256: None,
+            go_directive: facts.go_directive,
+        });
+    }
+
+    let read = |f: &str| paths::read(&ctx.root.join(f));
+    let rewritten = render::rewrite_in_place(&config, &target_stamp, read)?;
+    let pinned = render::pin_in_place(&config, &target_stamp, &rewritten, read)?;
+    for (file, bytes) in rewritten.into_iter().chain(pinned) {
         txn.stage(&file, bytes);
     }
 
     let old_files: Vec<String> = lock
         .as_ref()
-        .map(|l| {
-            l.files
-                .iter()
-                .map(|f| format!("upstream/{}", f.from))
-                .collect()
-        })
+        .map(|l| l.files.iter().map(LockedFile::pristine).collect())
         .unwrap_or_default();
     for old in old_files {
         if !plan
@@ -422,29 +381,20 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     }
     report.notes.extend(removed.notes());
 
-    // The commit is information for people reading the lock: a failure to
-    // learn it is not worth failing an update that verified everything else.
-    let commit = match lock.as_ref().and_then(|l| l.upstream.commit.clone()) {
-        Some(c) if same_release => Some(c),
-        _ => source.commit(&target).ok().flatten(),
-    };
     let new_lock = Lock {
-        upstream: LockedUpstream {
-            source: config.upstream.source.describe(),
-            version: target.clone(),
-            commit,
-            source_tree_sha256: source_facts.tree_sha256,
-            source_sha256: None,
-            go_directive: source_facts.go_directive,
-        },
+        upstreams: locked_upstreams,
         files: locked_files,
         patches: locked_patches,
-        image: match lock.as_ref().and_then(|l| l.image.clone()) {
-            Some(img) => Some(img),
-            None => pin_ref.clone().map(|reference| LockedImage {
-                reference,
-                ..LockedImage::default()
-            }),
+        images: match lock.as_ref().map(|l| l.images.clone()) {
+            Some(images) if !images.is_empty() => images,
+            _ => pins
+                .into_iter()
+                .map(|(name, reference)| LockedImage {
+                    name,
+                    reference,
+                    ..LockedImage::default()
+                })
+                .collect(),
         },
         // A patch dropped as upstreamed is gone from vendor.toml with this
         // commit: the record must not list it, or the next run would take it
@@ -458,14 +408,20 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             .collect(),
         pending: None,
     };
-    if config.upstream.version != target || !dropped.is_empty() {
+    // A branch's commit is the lock's alone; a version moves in vendor.toml.
+    let moved: Vec<&Move> = moves
+        .iter()
+        .filter(|m| !matches!(m.upstream.selection, Selection::Branch(_)))
+        .filter(|m| m.upstream.version.as_deref() != Some(m.target.as_str()))
+        .collect();
+    if !moved.is_empty() || !dropped.is_empty() {
         let path = ctx.root.join("vendor.toml");
         let mut text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
         for name in &dropped {
             text = crate::config::edit::remove_patch(&path, &text, name)?;
         }
-        if config.upstream.version != target {
-            text = crate::config::edit::set_upstream_version(&path, &text, &target)?;
+        for m in moved {
+            text = crate::config::edit::set_upstream_version(&path, &text, m.name(), &m.target)?;
         }
         txn.stage("vendor.toml", text.into_bytes());
     }
@@ -478,30 +434,6 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
 
     closing::commit(ctx, txn, opts.dry_run, lock.is_some(), &mut report)?;
     Ok(report)
-}
-
-/// The upstream the lock vendored from, described as the lock's `source`
-/// names it, when vendor.toml now names another.
-fn old_upstream<'a>(
-    ctx: &'a Context,
-    config: &Config,
-    described: &str,
-) -> Result<Box<dyn Source + 'a>> {
-    let Some(old) = UpstreamSource::from_described(described) else {
-        let path = ctx.root.join(LOCK_PATH);
-        let line = paths::read_opt(&path)?
-            .and_then(|b| Lock::line_of_key(&String::from_utf8_lossy(&b), "upstream", "source"));
-        return Err(crate::config::ConfigError::at(
-            path,
-            line,
-            format!("`source` = \"{described}\" is neither `github:owner/name` nor `git:URL`"),
-        )
-        .hint("the lock is written by revendor: restore it from git")
-        .into());
-    };
-    let mut at_old = config.clone();
-    at_old.upstream.source = old;
-    Ok(upstream::open(&at_old, &ctx.env, &ctx.client))
 }
 
 /// The pristine copy of `vendor` at the locked version: the verified copy
@@ -529,8 +461,8 @@ fn locked_copy(
         );
         return Ok(bytes);
     }
-    let expected = lock.and_then(|l| l.file_sha256(&vendor.from));
-    if let (Some(listed), None) = (plan.base_listed(&vendor.from), expected) {
+    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
+    if let (Some(listed), None) = (plan.base_listed(vendor), expected) {
         ctx.shell
             .step("Fetching", format!("{} at {version}", vendor.from));
         return upstream::fetch_listed(source, &ctx.cache, version, listed);

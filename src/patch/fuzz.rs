@@ -193,15 +193,17 @@ impl Search<'_> {
     }
 
     /// Whether the pattern, less `skip_start` lines at its start and `skip_end` at its end,
-    /// matches the file with its first line at `at`.
+    /// matches the file with its first line at `at`. A place whose first line would sit before
+    /// the file's start is none, even when the lines skipped are the ones hanging over.
     fn matches(&self, at: isize, skip_start: isize, skip_end: isize) -> bool {
         let m = self.pattern.len() as isize;
-        (skip_start..m - skip_end).all(|k| {
-            usize::try_from(at + k)
-                .ok()
-                .and_then(|i| self.lines.get(i))
-                .is_some_and(|line| *line == self.pattern[k as usize])
-        })
+        at >= 0
+            && (skip_start..m - skip_end).all(|k| {
+                usize::try_from(at + k)
+                    .ok()
+                    .and_then(|i| self.lines.get(i))
+                    .is_some_and(|line| *line == self.pattern[k as usize])
+            })
     }
 }
 
@@ -324,6 +326,17 @@ mod tests {
             "{text}"
         );
         assert!(apply_fuzzy(&p, base.as_bytes(), 1).is_err());
+    }
+
+    /// Found by fuzzing: a place before the file's start (here a hunk longer than the file,
+    /// which can only end at the file's end) is no place; it used to land at a line near
+    /// `usize::MAX` and overflow.
+    #[test]
+    fn a_hunk_longer_than_the_file_has_no_place_at_its_end() {
+        let p = file("--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n 1\n 2\n 3\n-4\n");
+        assert!(apply_fuzzy(&p, &lines("3 4"), 2).is_err());
+        let fits = apply_fuzzy(&p, &lines("0 2 3 4"), 2).unwrap();
+        assert_eq!(fits.content, lines("0 2 3"));
     }
 
     #[test]

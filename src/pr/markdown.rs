@@ -19,6 +19,9 @@ use super::summary::{
 /// The same version on both sides (patches or pins moved) is a refresh; a
 /// package the base did not have is vendored.
 pub fn title(s: &Summary) -> String {
+    if !s.upstreams.is_empty() {
+        return title_of_several(s);
+    }
     let u = &s.upstream;
     match &u.from {
         Some(from) if *from == u.to => {
@@ -29,15 +32,49 @@ pub fn title(s: &Summary) -> String {
     }
 }
 
+/// Several upstreams: each that moved (`bump kube-ovn to v1.14.11, kamaji
+/// to v2`), else each as it is (`refresh vendored a v1, b v2`).
+fn title_of_several(s: &Summary) -> String {
+    let moved: Vec<String> = s
+        .upstreams
+        .iter()
+        .filter(|u| u.from.as_ref().is_some_and(|f| *f != u.to) || u.from.is_none())
+        .map(|u| format!("{} to {}", u.called(), u.to))
+        .collect();
+    if moved.is_empty() {
+        let all: Vec<String> = s
+            .upstreams
+            .iter()
+            .map(|u| format!("{} {}", u.called(), u.to))
+            .collect();
+        return format!("chore({}): refresh vendored {}", s.package, all.join(", "));
+    }
+    format!("chore({}): bump {}", s.package, moved.join(", "))
+}
+
 /// The Markdown body.
 pub fn body(s: &Summary) -> String {
     let mut b = String::new();
-    intro(&mut b, s);
+    if s.upstreams.is_empty() {
+        intro(&mut b, s);
+    } else {
+        intro_of_several(&mut b, s);
+    }
     patches(&mut b, &s.patches);
-    image(&mut b, s.builder.as_ref(), s.image.as_ref());
+    let images = match s.images.as_slice() {
+        [] => s.image.as_slice(),
+        several => several,
+    };
+    image(&mut b, s.builder.as_ref(), images);
     markers(&mut b, &s.markers);
     diffstat(&mut b, &s.diffstat);
-    arrived(&mut b, &s.added, &s.removed);
+    if s.upstreams.is_empty() {
+        arrived(&mut b, None, &s.added, &s.removed);
+    } else {
+        for u in &s.upstreams {
+            arrived(&mut b, Some(u.called()), &u.added, &u.removed);
+        }
+    }
     adaptations(&mut b, s);
     checks(&mut b, &s.checks);
     b
@@ -78,6 +115,37 @@ fn intro(b: &mut String, s: &Summary) {
     }
     if !links.is_empty() {
         let _ = writeln!(b, "\n{}", links.join("\n"));
+    }
+}
+
+/// Several upstreams: one line each, with its links.
+fn intro_of_several(b: &mut String, s: &Summary) {
+    let _ = writeln!(
+        b,
+        "Moves the {} upstreams of `{}`:\n",
+        s.upstreams.len(),
+        s.package
+    );
+    for u in &s.upstreams {
+        let name = match &u.url {
+            Some(url) => format!("[{}]({url})", u.name),
+            None => format!("`{}`", u.source),
+        };
+        let what = match &u.from {
+            Some(from) if *from == u.to => format!("`{}` (unchanged)", u.to),
+            Some(from) => format!("`{from}` → `{}`", u.to),
+            None => format!("`{}` (new in this change)", u.to),
+        };
+        let _ = writeln!(b, "- `{}`, {name}: {what}", u.called());
+        if let Some(url) = &u.release_notes {
+            let _ = writeln!(b, "  - release notes: {url}");
+        }
+        if let Some(url) = &u.compare {
+            let _ = writeln!(b, "  - upstream changes: {url}");
+        }
+        if let Some(c) = &u.commit {
+            let _ = writeln!(b, "  - upstream commit: `{c}`");
+        }
     }
 }
 
@@ -169,33 +237,45 @@ fn changes(b: &mut String, what: &str, changes: &[HunkChange]) {
     b.push('\n');
 }
 
-fn image(b: &mut String, builder: Option<&Builder>, image: Option<&Image>) {
-    if builder.is_none() && image.is_none() {
+fn image(b: &mut String, builder: Option<&Builder>, images: &[Image]) {
+    if builder.is_none() && images.is_empty() {
         return;
     }
     let _ = writeln!(b, "\n### Image\n");
     if let Some(x) = builder {
         let _ = writeln!(b, "- {}", builder_line(x));
     }
-    if let Some(i) = image {
-        let _ = write!(b, "- Pinned image: `{}`", i.reference);
-        match &i.before {
-            Some(before) => {
-                let _ = writeln!(b, " (was `{before}`)");
-            }
-            None => {
-                let _ = writeln!(b, " (unchanged)");
-            }
+    for i in images {
+        image_line(b, i);
+    }
+}
+
+/// One pinned image, named when the package has several.
+fn image_line(b: &mut String, i: &Image) {
+    match &i.name {
+        Some(name) => {
+            let _ = write!(b, "- Pinned image `{name}`: `{}`", i.reference);
         }
-        if i.platforms.is_empty() {
-            let _ = writeln!(
-                b,
-                "  - per-platform digests: not in the lock (`revendor image pin` records them)"
-            );
+        None => {
+            let _ = write!(b, "- Pinned image: `{}`", i.reference);
         }
-        for p in &i.platforms {
-            let _ = writeln!(b, "  - `{}`: `{}`", p.platform, p.digest);
+    }
+    match &i.before {
+        Some(before) => {
+            let _ = writeln!(b, " (was `{before}`)");
         }
+        None => {
+            let _ = writeln!(b, " (unchanged)");
+        }
+    }
+    if i.platforms.is_empty() {
+        let _ = writeln!(
+            b,
+            "  - per-platform digests: not in the lock (`revendor image pin` records them)"
+        );
+    }
+    for p in &i.platforms {
+        let _ = writeln!(b, "  - `{}`: `{}`", p.platform, p.digest);
     }
 }
 
@@ -265,14 +345,16 @@ fn markers(b: &mut String, markers: &[Marker]) {
     }
 }
 
-/// The files of vendored directories upstream added and removed.
-fn arrived(b: &mut String, added: &[String], removed: &[String]) {
+/// The files of vendored directories upstream (`named`, when there are
+/// several) added and removed.
+fn arrived(b: &mut String, named: Option<&str>, added: &[String], removed: &[String]) {
+    let upstream = named.map_or_else(|| "upstream".to_owned(), |n| format!("upstream `{n}`"));
     for (list, what) in [
-        (added, "Files upstream added, vendored now"),
-        (removed, "Files upstream removed, deleted here"),
+        (added, "added, vendored now"),
+        (removed, "removed, deleted here"),
     ] {
         if !list.is_empty() {
-            let _ = writeln!(b, "\n{what}:\n");
+            let _ = writeln!(b, "\nFiles {upstream} {what}:\n");
             for f in list {
                 let _ = writeln!(b, "- `{f}`");
             }
@@ -379,6 +461,7 @@ mod tests {
                         .into(),
                 ),
                 commit: Some("db30741512795c258b3ba383a571a66850e8baac".into()),
+                ..Upstream::default()
             },
             patches: vec![
                 PatchResult {
@@ -422,6 +505,55 @@ mod tests {
             },
             ..Summary::default()
         }
+    }
+
+    #[test]
+    fn several_upstreams_are_each_named_with_the_files_they_added_and_removed() {
+        let mut s = sample();
+        let up = |label: &str, from: &str, to: &str| Upstream {
+            label: Some(label.into()),
+            source: format!("github:o/{label}"),
+            name: label.into(),
+            from: Some(from.into()),
+            to: to.into(),
+            ..Upstream::default()
+        };
+        let mut chart = up("chart", "v1.0.0", "v1.1.0");
+        chart.added = vec!["charts/app/new.yaml".into()];
+        chart.removed = vec!["charts/app/old.yaml".into()];
+        s.upstreams = vec![chart, up("tool", "v2.0.0", "v2.0.0")];
+        s.images = vec![
+            Image {
+                name: Some("a".into()),
+                reference: "r/a:v1@sha256:00".into(),
+                ..Image::default()
+            },
+            Image {
+                name: Some("b".into()),
+                reference: "r/b:v1@sha256:11".into(),
+                ..Image::default()
+            },
+        ];
+        assert_eq!(
+            title(&s),
+            "chore(packages/system/multus): bump chart to v1.1.0"
+        );
+        let b = body(&s);
+        for line in [
+            "- `chart`, `github:o/chart`: `v1.0.0` → `v1.1.0`\n",
+            "- `tool`, `github:o/tool`: `v2.0.0` (unchanged)\n",
+            "Files upstream `chart` added, vendored now:\n\n- `charts/app/new.yaml`\n",
+            "Files upstream `chart` removed, deleted here:\n\n- `charts/app/old.yaml`\n",
+            "- Pinned image `a`: `r/a:v1@sha256:00`",
+            "- Pinned image `b`: `r/b:v1@sha256:11`",
+        ] {
+            assert!(b.contains(line), "{line:?} not in:\n{b}");
+        }
+        s.upstreams[0].from = Some("v1.1.0".into());
+        assert_eq!(
+            title(&s),
+            "chore(packages/system/multus): refresh vendored chart v1.1.0, tool v2.0.0"
+        );
     }
 
     #[test]

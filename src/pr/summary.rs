@@ -15,21 +15,30 @@ pub struct Summary {
     /// The package directory relative to the repository root, `/`-separated
     /// (`packages/system/multus`): the Conventional Commits scope.
     pub package: String,
-    /// The upstream and the versions moved between.
+    /// The upstream and the versions moved between (the first one, when
+    /// the package has several).
     pub upstream: Upstream,
+    /// Every upstream, in vendor.toml order, when the package has several
+    /// (`[[upstream]]`); empty for one.
+    pub upstreams: Vec<Upstream>,
     /// Each `[[patch]]`, in vendor.toml order.
     pub patches: Vec<PatchResult>,
     /// The image's Go builder against upstream's go.mod, when there is an image.
     pub builder: Option<Builder>,
-    /// The pinned image, when the package pins one.
+    /// The pinned image, when the package pins one (the first one, when it
+    /// has several).
     pub image: Option<Image>,
+    /// Every pinned image, in vendor.toml order, when the package has
+    /// several (`[[image]]`); empty for one.
+    pub images: Vec<Image>,
     /// Each `[[marker]]`, in vendor.toml order.
     pub markers: Vec<Marker>,
     /// Lines added and removed in each vendored upstream file between the
     /// versions, in vendor.toml order.
     pub diffstat: Vec<FileStat>,
     /// Files of vendored directories upstream added between the versions
-    /// (rendered paths), vendored now.
+    /// (rendered paths), vendored now; of every upstream (each
+    /// [`Upstream`] has its own).
     pub added: Vec<String>,
     /// Files of vendored directories upstream removed, deleted here.
     pub removed: Vec<String>,
@@ -42,6 +51,9 @@ pub struct Summary {
 /// The upstream and its two versions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Upstream {
+    /// Its `name` in vendor.toml (`[[upstream]]`); `None` for an unnamed
+    /// `[upstream]`.
+    pub label: Option<String>,
     /// `github:owner/name` or `git:URL`.
     pub source: String,
     /// The repository's name (`multus-cni`).
@@ -60,6 +72,17 @@ pub struct Upstream {
     pub compare: Option<String>,
     /// The commit `to` points at, as the lock records it.
     pub commit: Option<String>,
+    /// Files of its vendored directories added between the versions.
+    pub added: Vec<String>,
+    /// Files of its vendored directories removed between the versions.
+    pub removed: Vec<String>,
+}
+
+impl Upstream {
+    /// How the text names it: its vendor.toml name, else the repository's.
+    pub fn called(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// One `[[patch]]`: how it landed on the new upstream, and how its hunks
@@ -141,6 +164,9 @@ pub struct Builder {
 /// The pinned image.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Image {
+    /// Its `name` in vendor.toml (`[[image]]`); `None` for an unnamed
+    /// `[image]`.
+    pub name: Option<String>,
     /// `repository:tag@sha256:…` as pinned now.
     pub reference: String,
     /// The reference pinned in the base commit, when it differs.

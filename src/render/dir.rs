@@ -4,11 +4,12 @@
 //! 1. A directory's files come from a listing of upstream paths: the lock's
 //!    `[[file]]` entries for what is vendored now (`render`, `check`,
 //!    `patch refresh`), upstream's listing at a release for what `update`
-//!    moves to. Each path under the directory's `from` that its globs select
-//!    becomes a file `Vendor` (`from` + rel → `to` + rel).
+//!    moves to. Each path of the directory's upstream under its `from` that
+//!    its globs select becomes a file `Vendor` (`from` + rel → `to` + rel).
 //! 2. A vendor patch section that creates a file (`--- /dev/null`) inside a
-//!    vendored directory adds that file, `created`, when upstream does not
-//!    have it: its pristine copy is empty.
+//!    vendored directory (a patch of the directory's upstream) adds that
+//!    file, `created`, when upstream does not have it: its pristine copy is
+//!    empty.
 //!
 //! A file a patch deletes (`+++ /dev/null`) stays in the list: its stack
 //! [`deletes`](super::Stack::deletes) it, so the output is not written.
@@ -19,14 +20,15 @@ use crate::error::Result;
 
 use super::Patches;
 
-/// The file `Vendor`s of `config` given `listing` (upstream paths) and the
+/// The file `Vendor`s of `config` given `listing` (upstream paths, each with
+/// the name of its upstream: `None` for the unnamed `[upstream]`) and the
 /// vendor patches, in vendor.toml order, a directory's files sorted.
 pub fn files<'l>(
     config: &Config,
-    listing: impl IntoIterator<Item = &'l str>,
+    listing: impl IntoIterator<Item = (Option<&'l str>, &'l str)>,
     patches: &Patches,
 ) -> Result<Vec<Vendor>> {
-    let mut listing: Vec<&str> = listing.into_iter().collect();
+    let mut listing: Vec<(Option<&str>, &str)> = listing.into_iter().collect();
     listing.sort_unstable();
     listing.dedup();
     let mut out = Vec::new();
@@ -36,12 +38,17 @@ pub fn files<'l>(
             continue;
         }
         let start = out.len();
-        for path in &listing {
+        let upstream = v.upstream.as_deref();
+        for (_, path) in listing.iter().filter(|(u, _)| *u == upstream) {
             if let Some(rel) = v.selects_from(path) {
                 out.push(v.file(rel, false));
             }
         }
-        for p in patches.loaded() {
+        for p in patches
+            .loaded()
+            .iter()
+            .filter(|p| p.upstream.as_deref() == upstream)
+        {
             for fp in p.set.files.iter().filter(|fp| fp.is_new()) {
                 let Some(target) = fp.target_path(p.strip) else {
                     continue;
@@ -108,7 +115,7 @@ mod tests {
             "charts/y/values.yaml",
             "README.md",
         ];
-        let files = files(&c, listing, &p).unwrap();
+        let files = files(&c, listing.map(|l| (None, l)), &p).unwrap();
         assert_eq!(
             tos(&files),
             [
@@ -133,10 +140,10 @@ mod tests {
     fn the_repository_root_may_not_hold_the_lock() {
         let c = config("[[vendor]]\nfrom = \"./\"\nto = \"src/\"\n");
         let p = Patches::parsed(&[]);
-        let files = files(&c, ["go.mod", "pkg/a.go"], &p).unwrap();
+        let files = files(&c, [(None, "go.mod"), (None, "pkg/a.go")], &p).unwrap();
         assert_eq!(files[0].from, "go.mod");
         assert_eq!(files[1].to, "src/pkg/a.go");
-        let e = super::files(&c, ["lock.toml"], &p).unwrap_err();
+        let e = super::files(&c, [(None, "lock.toml")], &p).unwrap_err();
         assert!(e.to_string().contains("would be the lock"), "{e}");
     }
 }

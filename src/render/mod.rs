@@ -29,25 +29,28 @@ mod patches;
 pub mod pin;
 pub mod rewrite;
 mod stack;
+mod stamp;
+pub mod yaml_pin;
 
 pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
 pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
 pub use stack::{FuzzyStep, Landed, SectionError, Stack, Step, Walk};
+pub use stamp::Stamp;
 
 use std::borrow::Cow;
 
-use crate::config::{Config, RewriteKind};
+use crate::config::{Config, Pin, RewriteKind};
 use crate::error::{Error, Result};
 
-/// Rewrites (with `{version}`) and pins applied to one rendered file. Given the
-/// patched bytes by value, a file no rewrite or pin changes is returned without a copy.
+/// Rewrites (with each one's upstream's placeholders) and pins (each one's
+/// image's reference) applied to one rendered file. Given the patched bytes
+/// by value, a file no rewrite or pin changes is returned without a copy.
 pub fn finish<'a>(
     config: &Config,
     to: &str,
     patched: impl Into<Cow<'a, [u8]>>,
-    version: &str,
-    pin: Option<&str>,
+    stamp: &Stamp,
 ) -> Result<Vec<u8>> {
     let mut text = String::from_utf8(patched.into().into_owned()).map_err(|_| Error::Render {
         file: to.to_owned(),
@@ -55,7 +58,7 @@ pub fn finish<'a>(
         message: "not UTF-8 text; rewrites and pins need text".into(),
     })?;
     for r in config.rewrites.iter().filter(|r| r.file == to) {
-        text = rewrite::apply(r, &text, version)
+        text = rewrite::apply(r, &text, stamp.values(r.upstream.as_deref()))
             .map_err(|e| Error::Render {
                 file: to.to_owned(),
                 line: e.line(),
@@ -66,12 +69,25 @@ pub fn finish<'a>(
             })?
             .text;
     }
-    if let Some(reference) = pin {
-        for p in config.pins.iter().filter(|p| p.file == to) {
-            text = pin::apply(&text, p, reference).map_err(|e| pin_error(to, &e))?;
+    for p in config.pins.iter().filter(|p| p.file == to) {
+        if let Some(reference) = stamp.pin(p.image.as_deref()) {
+            text = pin_text(to, &text, p, reference)?;
         }
     }
     Ok(text.into_bytes())
+}
+
+/// `text` (of `file`) with `pin` written for `reference`: its container
+/// `image:` fields, or its YAML keys.
+pub fn pin_text(file: &str, text: &str, pin: &Pin, reference: &str) -> Result<String> {
+    match &pin.yaml {
+        None => pin::apply(text, pin, reference).map_err(|e| pin_error(file, &e)),
+        Some(keys) => yaml_pin::apply(text, keys, reference).map_err(|e| Error::Render {
+            file: file.to_owned(),
+            line: Some(e.line()),
+            message: format!("cannot pin the image at its YAML keys: {e}"),
+        }),
+    }
 }
 
 /// Rewrites of files that are not rendered from upstream (the Dockerfile's
@@ -79,7 +95,7 @@ pub fn finish<'a>(
 /// with a rewrite, given its current contents.
 pub fn rewrite_in_place(
     config: &Config,
-    version: &str,
+    stamp: &Stamp,
     read: impl Fn(&str) -> Result<Vec<u8>>,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let mut out: Vec<(String, Vec<u8>)> = Vec::new();
@@ -96,10 +112,11 @@ pub fn rewrite_in_place(
             line: None,
             message: "not UTF-8 text; rewrites need text".into(),
         })?;
-        let result = rewrite::apply(r, &text, version).map_err(|e| {
-            crate::config::ConfigError::at(config.root.join(&r.file), e.line(), e.to_string())
-                .hint("fix the file so the rewrite can read it")
-        })?;
+        let result =
+            rewrite::apply(r, &text, stamp.values(r.upstream.as_deref())).map_err(|e| {
+                crate::config::ConfigError::at(config.root.join(&r.file), e.line(), e.to_string())
+                    .hint("fix the file so the rewrite can read it")
+            })?;
         if result.lines.is_empty() {
             let what = match &r.kind {
                 RewriteKind::DockerfileArg { name } => format!("no `ARG {name}=` line"),
@@ -124,13 +141,96 @@ pub fn rewrite_in_place(
     Ok(out)
 }
 
-/// The pinned reference found at the pin sites of the rendered files, for a
-/// package adopted without a lock. All sites must agree.
-pub fn read_pin(config: &Config, read: impl Fn(&str) -> Option<Vec<u8>>) -> Result<Option<String>> {
-    let mut found: Option<(String, String, usize)> = None;
+/// The `yaml` pins of files that are not rendered from upstream (a chart's
+/// values.yaml), written in place: `(file, new contents)` for each such
+/// file with a pinned image, given its current contents (`staged`, when a
+/// rewrite changed it first, else `read`).
+pub fn pin_in_place(
+    config: &Config,
+    stamp: &Stamp,
+    staged: &[(String, Vec<u8>)],
+    read: impl Fn(&str) -> Result<Vec<u8>>,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
     for p in &config.pins {
+        let (Some(_), Some(reference)) = (&p.yaml, stamp.pin(p.image.as_deref())) else {
+            continue;
+        };
+        if config.vendor_rendering(&p.file).is_some() {
+            continue;
+        }
+        let current = match out.iter().chain(staged).find(|(f, _)| *f == p.file) {
+            Some((_, bytes)) => bytes.clone(),
+            None => read(&p.file)?,
+        };
+        let text = String::from_utf8(current).map_err(|_| Error::Render {
+            file: p.file.clone(),
+            line: None,
+            message: "not UTF-8 text; pins need text".into(),
+        })?;
+        let pinned = pin_text(&p.file, &text, p, reference)?.into_bytes();
+        match out.iter_mut().find(|(f, _)| *f == p.file) {
+            Some(entry) => entry.1 = pinned,
+            None => out.push((p.file.clone(), pinned)),
+        }
+    }
+    Ok(out)
+}
+
+/// The pinned references found at the pin sites of the rendered files, for
+/// a package adopted without a lock, by image name. All sites of an image
+/// must agree.
+pub fn read_pins(
+    config: &Config,
+    read: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Vec<(Option<String>, String)>> {
+    // Each image once, in vendor.toml's order of images.
+    let mut names: Vec<Option<&str>> = Vec::new();
+    for p in &config.pins {
+        if !names.contains(&p.image.as_deref()) {
+            names.push(p.image.as_deref());
+        }
+    }
+    names.sort_by_key(|n| config.images.iter().position(|i| i.name.as_deref() == *n));
+    let mut out = Vec::new();
+    for name in names {
+        if let Some(reference) = read_pin(config, name, &read)? {
+            out.push((name.map(str::to_owned), reference));
+        }
+    }
+    Ok(out)
+}
+
+/// The reference at the sites of image `image`'s pins; all must agree.
+fn read_pin(
+    config: &Config,
+    image: Option<&str>,
+    read: &impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Option<String>> {
+    let mut found: Option<(String, String, usize)> = None;
+    for p in config.pins.iter().filter(|p| p.image.as_deref() == image) {
         let Some(bytes) = read(&p.file) else { continue };
         let text = String::from_utf8_lossy(&bytes);
+        if let Some(keys) = &p.yaml {
+            let held = yaml_pin::read(&text, keys, &p.repository).map_err(|e| Error::Render {
+                file: p.file.clone(),
+                line: Some(e.line()),
+                message: format!("cannot read the pinned image at its YAML keys: {e}"),
+            })?;
+            let line = yaml_pin::lines(&text, keys).map_or(1, |l| l[0]);
+            match (&found, held) {
+                (_, None) => {}
+                (None, Some(v)) => found = Some((v, p.file.clone(), line)),
+                (Some((v, f, l)), Some(held)) if *v != held => {
+                    return Err(Error::Conflict(format!(
+                        "the pinned image differs between {f}:{l} (`{v}`) and {}:{line} (`{held}`)",
+                        p.file
+                    )));
+                }
+                (Some(_), Some(_)) => {}
+            }
+            continue;
+        }
         let sites = pin::pin_sites(&text, p).map_err(|e| pin_error(&p.file, &e))?;
         for site in sites {
             if site.repository() != p.repository || !site.value.contains("@sha256:") {

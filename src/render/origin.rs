@@ -46,6 +46,7 @@ pub fn outputs(files: &[Vendor], patches: &Patches) -> Vec<LockedOutput> {
             }
             LockedOutput {
                 file: vendor.to.clone(),
+                upstream: vendor.upstream.clone(),
                 from: vendor.from.clone(),
                 patches: applied,
             }
@@ -106,8 +107,11 @@ impl<'a> Removed<'a> {
         let mut out = Vec::new();
         for o in &self.outputs {
             out.push(o.file.clone());
-            if !files.iter().any(|v| v.from == o.from) {
-                out.push(format!("upstream/{}", o.from));
+            if !files
+                .iter()
+                .any(|v| v.from == o.from && v.upstream == o.upstream)
+            {
+                out.push(o.pristine());
             }
         }
         out
@@ -146,16 +150,24 @@ pub fn forget_removed(
     outputs: Vec<LockedOutput>,
 ) -> Lock {
     let mut next = lock.clone();
-    next.files
-        .retain(|f| files.iter().any(|v| v.from == f.from));
+    next.files.retain(|f| {
+        files
+            .iter()
+            .any(|v| v.from == f.from && v.upstream == f.upstream)
+    });
     next.patches
         .retain(|p| config.patches.iter().any(|c| c.name == p.name));
     next.outputs = outputs;
     next
 }
 
-/// A removed patch, parsed from `bytes` (its file as the lock verified it).
-pub fn load_removed(p: &OutputPatch, bytes: Vec<u8>) -> Result<LoadedPatch> {
+/// A removed patch of upstream `upstream` (the one of the output it was
+/// applied to), parsed from `bytes` (its file as the lock verified it).
+pub fn load_removed(
+    p: &OutputPatch,
+    upstream: Option<String>,
+    bytes: Vec<u8>,
+) -> Result<LoadedPatch> {
     let set = patch::parse(&bytes).map_err(|e| Error::Render {
         file: p.file.clone(),
         line: Some(e.line()),
@@ -167,6 +179,7 @@ pub fn load_removed(p: &OutputPatch, bytes: Vec<u8>) -> Result<LoadedPatch> {
     Ok(LoadedPatch {
         name: p.name.clone(),
         file: p.file.clone(),
+        upstream,
         strip: p.strip,
         sha256: Digest::of(&bytes).hex().to_owned(),
         bytes,
@@ -207,6 +220,7 @@ mod tests {
     fn record(file: &str, from: &str, patches: &[&str]) -> LockedOutput {
         LockedOutput {
             file: file.into(),
+            upstream: None,
             from: from.into(),
             patches: patches
                 .iter()
@@ -266,6 +280,7 @@ mod tests {
                 file: "first.patch".into(),
                 strip: 1,
             },
+            None,
             b"--- a/t/a.yml\n+++ b/t/a.yml\n@@ -3 +3 @@\n-c\n+C\n".to_vec(),
         )
         .unwrap();

@@ -19,6 +19,8 @@ pub struct LoadedPatch {
     pub name: String,
     /// Its file, relative to the package.
     pub file: String,
+    /// The upstream it patches (`[[patch]] upstream`, resolved).
+    pub upstream: Option<String>,
     /// `-p` level.
     pub strip: usize,
     /// The file's bytes as read.
@@ -144,6 +146,7 @@ impl Patches {
             loaded.push(LoadedPatch {
                 name: p.name.clone(),
                 file: p.file.clone(),
+                upstream: p.upstream.clone(),
                 strip: p.strip,
                 sha256: Digest::of(&bytes).hex().to_owned(),
                 bytes,
@@ -177,8 +180,14 @@ impl Patches {
         for p in &self.loaded {
             for fp in &p.set.files {
                 let target = fp.target_path(p.strip).unwrap_or_default();
-                if !files.iter().any(|v| v.from == target || v.to == target) {
-                    let inside = config.vendor.iter().any(|v| v.renders(&target));
+                if !files
+                    .iter()
+                    .any(|v| v.upstream == p.upstream && (v.from == target || v.to == target))
+                {
+                    let inside = config
+                        .vendor
+                        .iter()
+                        .any(|v| v.upstream == p.upstream && v.renders(&target));
                     let what = if inside {
                         "which the vendored directory does not hold at the locked version"
                     } else {
@@ -200,12 +209,15 @@ impl Patches {
         Ok(())
     }
 
-    /// The patch stack of `vendor`: every section that targets it (by its
-    /// upstream path or its rendered path), in vendor.toml order, over its
-    /// pristine copy at the locked `version`.
+    /// The patch stack of `vendor`: every section of a patch of its
+    /// upstream that targets it (by its upstream path or its rendered path),
+    /// in vendor.toml order, over its pristine copy at the locked `version`.
     pub fn stack<'a>(&'a self, vendor: &'a Vendor, version: &'a str) -> Stack<'a> {
         let mut ids = Vec::new();
         for (pi, p) in self.loaded.iter().enumerate() {
+            if p.upstream != vendor.upstream {
+                continue;
+            }
             for (si, fp) in p.set.files.iter().enumerate() {
                 if let Some(target) = fp.target_path(p.strip)
                     && (target == vendor.from || target == vendor.to)
@@ -268,6 +280,7 @@ impl Patches {
             .map(|(name, text)| LoadedPatch {
                 name: (*name).to_owned(),
                 file: format!("{name}.patch"),
+                upstream: None,
                 strip: 1,
                 bytes: text.as_bytes().to_vec(),
                 sha256: Digest::of(text.as_bytes()).hex().to_owned(),

@@ -165,7 +165,9 @@ mod tests {
 
     fn pin(replaces: &[&str]) -> Pin {
         Pin {
+            image: None,
             file: "t.yml".into(),
+            yaml: None,
             repository: "ghcr.io/cozystack/cozystack/multus-cni".into(),
             replaces: replaces.iter().map(|s| s.to_string()).collect(),
             line: 1,

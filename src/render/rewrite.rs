@@ -4,7 +4,7 @@
 //! included): on lines containing a needle, replace a string; or set the
 //! default of a Dockerfile `ARG`.
 
-use crate::config::{Rewrite, RewriteKind};
+use crate::config::{Placeholders, Rewrite, RewriteKind};
 use crate::dockerfile::Dockerfile;
 
 /// What a rewrite did to a file.
@@ -16,16 +16,17 @@ pub struct RewriteResult {
     pub lines: Vec<usize>,
 }
 
-/// Applies one rewrite with `{version}` = `version`.
+/// Applies one rewrite with its upstream's placeholders.
 ///
 /// A Dockerfile `ARG` is found by parsing the Dockerfile (continuations,
-/// stages, quotes), not by matching lines, and only the value's bytes change.
+/// stages, quotes), not by matching lines, and only the value's bytes change
+/// (an `@sha256:` suffix stays, see [`crate::dockerfile::kept_digest`]).
 pub fn apply(
     rewrite: &Rewrite,
     text: &str,
-    version: &str,
+    values: &Placeholders,
 ) -> Result<RewriteResult, crate::dockerfile::Error> {
-    let value = rewrite.value(version);
+    let value = rewrite.value(values);
     match &rewrite.kind {
         RewriteKind::Lines { needle, replace } => {
             let mut lines = Vec::new();
@@ -69,6 +70,7 @@ mod tests {
 
     fn rw(kind: RewriteKind, with: &str) -> Rewrite {
         Rewrite {
+            upstream: None,
             file: "f".into(),
             kind,
             with: with.into(),
@@ -86,7 +88,7 @@ mod tests {
             "{version}-thick",
         );
         let text = "image: ghcr.io/x/multus-cni:snapshot-thick\nother: snapshot-thick\r\n";
-        let out = apply(&r, text, "v4.3.0").unwrap();
+        let out = apply(&r, text, &at("v4.3.0")).unwrap();
         assert_eq!(
             out.text,
             "image: ghcr.io/x/multus-cni:v4.3.0-thick\nother: snapshot-thick\r\n"
@@ -103,13 +105,44 @@ mod tests {
             "{version}",
         );
         let text = "FROM x AS b\n  arg VERSION=\"v4.2.3\"\r\nARG VERSIONS=v1\n";
-        let out = apply(&r, text, "v4.3.0").unwrap();
+        let out = apply(&r, text, &at("v4.3.0")).unwrap();
         assert_eq!(
             out.text,
             "FROM x AS b\n  arg VERSION=\"v4.3.0\"\r\nARG VERSIONS=v1\n"
         );
         assert_eq!(out.lines, vec![2]);
-        let none = apply(&r, "FROM x\nENV VERSION=v1\n", "v2").unwrap();
+        let none = apply(&r, "FROM x\nENV VERSION=v1\n", &at("v2")).unwrap();
         assert!(none.lines.is_empty());
+    }
+
+    /// kube-ovn's Dockerfile: `ARG VERSION` without the `v`, `ARG TAG` with
+    /// it, both quoted, and the quotes kept.
+    #[test]
+    fn semver_and_version_placeholders_keep_the_quotes() {
+        let text = "ARG VERSION=\"1.15.10\"\nFROM x\nARG TAG=\"v1.15.10\"\n";
+        let version = rw(
+            RewriteKind::DockerfileArg {
+                name: "VERSION".into(),
+            },
+            "{semver}",
+        );
+        let tag = rw(
+            RewriteKind::DockerfileArg { name: "TAG".into() },
+            "{version}",
+        );
+        let out = apply(&version, text, &at("v1.15.11")).unwrap();
+        let out = apply(&tag, &out.text, &at("v1.15.11")).unwrap();
+        assert_eq!(
+            out.text,
+            "ARG VERSION=\"1.15.11\"\nFROM x\nARG TAG=\"v1.15.11\"\n"
+        );
+    }
+
+    fn at(tag: &str) -> Placeholders {
+        Placeholders {
+            version: tag.into(),
+            semver: tag.trim_start_matches('v').into(),
+            commit: None,
+        }
     }
 }

@@ -1,10 +1,10 @@
 //! A git upstream, read through git2.
 //!
-//! Tags are listed from the remote directly (`ls-remote`); files are read
-//! from a bare mirror kept in the cache (`<cache>/git/<sha256 of url>`),
-//! into which only the tags asked for are fetched. A vendored directory is
-//! listed from the mirror's tree at the tag, each file with its blob id, so
-//! nothing but the tag is fetched for it.
+//! Tags and branch heads are listed from the remote directly (`ls-remote`);
+//! files are read from a bare mirror kept in the cache (`<cache>/git/<sha256
+//! of url>`), into which only the tags (or commits) asked for are fetched. A
+//! vendored directory is listed from the mirror's tree at the rev, each file
+//! with its blob id, so nothing but the rev is fetched for it.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +13,7 @@ use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
 use super::cache::Cache;
 use super::tree_hash::{Mode, TreeHasher};
 use super::{Listed, Release, Source, SourceTree};
+use crate::config::is_commit;
 use crate::error::{Error, Result};
 use crate::image::Digest;
 
@@ -69,30 +70,48 @@ impl Git {
         }
     }
 
-    /// The mirror with `refs/tags/<tag>` present.
-    fn with_tag(&self, tag: &str) -> Result<Repository> {
+    /// The mirror with `rev` present: `refs/tags/<tag>`, or the commit
+    /// itself (fetched by its sha, which a branch's old head needs).
+    fn with_tag(&self, rev: &str) -> Result<Repository> {
         let repo = self.repo()?;
-        let refname = format!("refs/tags/{tag}");
-        if repo.find_reference(&refname).is_err() {
+        let (present, spec) = if is_commit(rev) {
+            let present = git2::Oid::from_str(rev).is_ok_and(|oid| repo.find_commit(oid).is_ok());
+            (present, rev.to_owned())
+        } else {
+            let refname = format!("refs/tags/{rev}");
+            (
+                repo.find_reference(&refname).is_ok(),
+                format!("+{refname}:{refname}"),
+            )
+        };
+        if !present {
             self.offline_guard()?;
             let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
             remote
-                .fetch(&[format!("+{refname}:{refname}")], None, None)
-                .map_err(|e| self.err(format!("cannot fetch tag {tag}: {}", e.message())))?;
+                .fetch(&[spec], None, None)
+                .map_err(|e| self.err(format!("cannot fetch {rev}: {}", e.message())))?;
         }
         Ok(repo)
     }
 
-    fn tree_at<'r>(&self, repo: &'r Repository, tag: &str) -> Result<git2::Tree<'r>> {
-        let obj = repo
-            .revparse_single(&format!("refs/tags/{tag}"))
-            .map_err(|e| self.err(format!("no tag {tag}: {}", e.message())))?;
-        obj.peel_to_tree().map_err(|e| self.err(e))
+    fn object_at<'r>(&self, repo: &'r Repository, rev: &str) -> Result<git2::Object<'r>> {
+        let spec = if is_commit(rev) {
+            rev.to_owned()
+        } else {
+            format!("refs/tags/{rev}")
+        };
+        repo.revparse_single(&spec)
+            .map_err(|e| self.err(format!("no {rev}: {}", e.message())))
     }
-}
 
-impl Source for Git {
-    fn releases(&self) -> Result<Vec<Release>> {
+    fn tree_at<'r>(&self, repo: &'r Repository, rev: &str) -> Result<git2::Tree<'r>> {
+        self.object_at(repo, rev)?
+            .peel_to_tree()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every ref the remote advertises, with the commit it names.
+    fn remote_heads(&self) -> Result<Vec<(String, String)>> {
         self.offline_guard()?;
         let repo = self.repo()?;
         let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
@@ -100,9 +119,19 @@ impl Source for Git {
             .connect_auth(Direction::Fetch, None, None)
             .map_err(|e| self.err(e.message().to_string()))?;
         let heads = conn.list().map_err(|e| self.err(e))?;
+        Ok(heads
+            .iter()
+            .map(|h| (h.name().to_owned(), h.oid().to_string()))
+            .collect())
+    }
+}
+
+impl Source for Git {
+    fn releases(&self) -> Result<Vec<Release>> {
+        let heads = self.remote_heads()?;
         let mut out: Vec<Release> = heads
             .iter()
-            .filter_map(|h| h.name().strip_prefix("refs/tags/"))
+            .filter_map(|(name, _)| name.strip_prefix("refs/tags/"))
             .filter(|t| !t.ends_with("^{}"))
             .map(|t| Release {
                 tag: t.to_string(),
@@ -131,11 +160,23 @@ impl Source for Git {
 
     fn commit(&self, tag: &str) -> Result<Option<String>> {
         let repo = self.with_tag(tag)?;
-        let obj = repo
-            .revparse_single(&format!("refs/tags/{tag}"))
+        let commit = self
+            .object_at(&repo, tag)?
+            .peel_to_commit()
             .map_err(|e| self.err(e))?;
-        let commit = obj.peel_to_commit().map_err(|e| self.err(e))?;
         Ok(Some(commit.id().to_string()))
+    }
+
+    fn branch(&self, name: &str) -> Result<String> {
+        let wanted = format!("refs/heads/{name}");
+        self.remote_heads()?
+            .into_iter()
+            .find(|(r, _)| *r == wanted)
+            .map(|(_, oid)| oid)
+            .ok_or_else(|| Error::NotFound {
+                what: format!("branch `{name}`"),
+                url: crate::net::redact(&self.url),
+            })
     }
 
     fn list(&self, tag: &str, dir: &str, _cache: &Cache) -> Result<Vec<Listed>> {

@@ -80,6 +80,17 @@ pub enum Rev<'a> {
     Commit(&'a str),
 }
 
+impl<'a> Rev<'a> {
+    /// A full commit sha as a commit, anything else as a tag.
+    pub fn of(rev: &'a str) -> Rev<'a> {
+        if crate::config::is_commit(rev) {
+            Rev::Commit(rev)
+        } else {
+            Rev::Tag(rev)
+        }
+    }
+}
+
 /// The URL of `path` in `repo` (`owner/name`) at `rev`, on `REVENDOR_RAW_URL`.
 pub fn raw_file_url(env: &Env, repo: &str, rev: Rev<'_>, path: &str) -> String {
     match rev {
@@ -164,7 +175,7 @@ impl Source for GitHub<'_> {
     }
 
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
-        let url = raw_file_url(self.env, &self.repo, Rev::Tag(tag), path);
+        let url = raw_file_url(self.env, &self.repo, Rev::of(tag), path);
         match self.client.get(&url) {
             Ok(r) => Ok(r.body),
             Err(HttpError::NotFound { url }) => Err(Error::NotFound {
@@ -245,10 +256,11 @@ impl Source for GitHub<'_> {
     }
 
     fn tree(&self, tag: &str) -> Result<SourceTree> {
-        let url = format!(
-            "{}/{}/archive/refs/tags/{tag}.tar.gz",
-            self.env.server_url, self.repo
-        );
+        let at = match Rev::of(tag) {
+            Rev::Tag(tag) => format!("refs/tags/{tag}"),
+            Rev::Commit(sha) => sha.to_owned(),
+        };
+        let url = format!("{}/{}/archive/{at}.tar.gz", self.env.server_url, self.repo);
         let resp = self
             .client
             .get(&url)
@@ -265,6 +277,24 @@ impl Source for GitHub<'_> {
         })?;
         cache.put_tree(&tree.tree_sha256, &archive_sha256);
         Ok(tree)
+    }
+
+    fn branch(&self, name: &str) -> Result<String> {
+        let url = format!(
+            "{}/repos/{}/commits/refs/heads/{name}",
+            self.env.api_url, self.repo
+        );
+        let resp = self
+            .client
+            .get_with(&url, &[("Accept", "application/vnd.github+json")])
+            .map_err(|e| self.not_found(e, &format!("branch {name}")))?;
+        let commit: ApiCommit =
+            serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
+                what: "a commit".into(),
+                url: url.clone(),
+                detail: e.to_string(),
+            })?;
+        Ok(commit.sha)
     }
 }
 

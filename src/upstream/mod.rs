@@ -1,21 +1,26 @@
 //! Where upstream releases and files come from.
 //!
-//! 1. [`open`] picks the [`Source`] for `[upstream]`: [`github::GitHub`]
+//! 1. [`open`] picks the [`Source`] for an `[upstream]`: [`github::GitHub`]
 //!    (releases API, raw files, archives) or [`git::Git`] (any repository,
 //!    through git2).
-//! 2. [`resolve`] chooses the release: `--to TAG`, or the highest version
-//!    inside `track`.
+//! 2. [`choose`] picks the version `update` moves to, by the upstream's
+//!    [`Selection`]: `--to TAG`, or the highest release inside `track`
+//!    ([`resolve`]); a branch's head commit; a commit stays.
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
 //!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
 //!    verified against the lock's [`tree_hash`] at the locked version, and
 //!    [`locked_tree`] reads that tree from the cache when it is there.
-//! 4. A vendored directory is [`Source::list`]ed at a tag: its files, each
+//! 4. A vendored directory is [`Source::list`]ed at a rev: its files, each
 //!    with its git blob id, then [`fetch_listed`] one by one: from the cache
 //!    by blob id when a release before had the same file, else downloaded
 //!    and checked against that id. A source that serves whole archives (the
 //!    next ones: Helm chart repositories, release assets) lists the archive's
 //!    files with the blob ids of their bytes and caches them as it lists.
+//!
+//! Every method of [`Source`] that takes a `rev` takes a tag or a full
+//! commit sha ([`is_commit`]): a branch is read at the commit the lock
+//! records, never at its moving head.
 
 pub mod archive;
 pub mod cache;
@@ -24,14 +29,14 @@ pub mod github;
 mod pristine;
 mod suggest;
 pub mod tree_hash;
-pub mod version;
 
 pub use pristine::Pristine;
 
 use std::collections::BTreeMap;
 
-use crate::config::lock::Lock;
-use crate::config::{Config, UpstreamSource};
+use crate::config::lock::LockedUpstream;
+use crate::config::version::in_track;
+use crate::config::{Selection, Upstream, UpstreamSource, is_commit};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::net::Client;
@@ -66,22 +71,24 @@ pub struct Listed {
     pub blob: String,
 }
 
-/// Read access to an upstream.
+/// Read access to an upstream. A `rev` is a tag or a full commit sha.
 pub trait Source {
     /// Every published release or tag (drafts excluded).
     fn releases(&self) -> Result<Vec<Release>>;
-    /// One file at a tag.
-    fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>>;
-    /// The commit a tag points to, when the source says.
-    fn commit(&self, tag: &str) -> Result<Option<String>>;
-    /// The whole source tree at a tag.
-    fn tree(&self, tag: &str) -> Result<SourceTree>;
+    /// One file at a rev.
+    fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>>;
+    /// The commit a rev points to, when the source says.
+    fn commit(&self, rev: &str) -> Result<Option<String>>;
+    /// The whole source tree at a rev.
+    fn tree(&self, rev: &str) -> Result<SourceTree>;
+    /// The commit at the head of a branch now.
+    fn branch(&self, name: &str) -> Result<String>;
     /// Every regular file under `dir` (a path ending with `/`, or empty for
-    /// the root) at a tag, recursively, sorted by path; symlinks and
+    /// the root) at a rev, recursively, sorted by path; symlinks and
     /// submodules are left out, as an archive leaves them. A directory that
     /// does not exist there is [`Error::NotFound`]. A source that had to
     /// read whole files to list them keeps them in `cache` by blob id.
-    fn list(&self, tag: &str, dir: &str, cache: &cache::Cache) -> Result<Vec<Listed>>;
+    fn list(&self, rev: &str, dir: &str, cache: &cache::Cache) -> Result<Vec<Listed>>;
 }
 
 /// The files of a listing by their blob ids, for a source that read them
@@ -135,9 +142,18 @@ pub fn fetch_listed(
     Ok(bytes)
 }
 
-/// The source for a package's `[upstream]`.
-pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    match &config.upstream.source {
+/// The source of an upstream.
+pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
+    open_source(&upstream.source, env, client)
+}
+
+/// The source `source` names (an upstream's, or the lock's old one).
+pub fn open_source<'a>(
+    source: &UpstreamSource,
+    env: &'a Env,
+    client: &'a Client,
+) -> Box<dyn Source + 'a> {
+    match source {
         UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
         UpstreamSource::Git { url } => {
             Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
@@ -152,27 +168,27 @@ pub fn open<'a>(config: &Config, env: &'a Env, client: &'a Client) -> Box<dyn So
 /// it is fetched when neither has it. `None` when it is not at hand offline.
 /// Whatever the route, a tree that is not the locked one is never returned.
 pub fn locked_tree(
-    config: &Config,
+    upstream: &Upstream,
     env: &Env,
     client: &Client,
     cache: &cache::Cache,
-    lock: &Lock,
+    locked: &LockedUpstream,
     online: bool,
 ) -> Result<Option<SourceTree>> {
-    let version = &lock.upstream.version;
-    match &config.upstream.source {
+    let version = &locked.version;
+    match &upstream.source {
         UpstreamSource::GitHub { .. } => {
-            if let Some(tree) = cached_tree(cache, lock)? {
+            if let Some(tree) = cached_tree(cache, locked)? {
                 return Ok(Some(tree));
             }
             if !online {
                 return Ok(None);
             }
-            fetch_tree(&*open(config, env, client), version, Some(lock)).map(Some)
+            fetch_tree(&*open(upstream, env, client), version, Some(locked)).map(Some)
         }
         UpstreamSource::Git { url } => {
             let git = git::Git::new(url, &env.cache_dir, !online);
-            match fetch_tree(&git, version, Some(lock)) {
+            match fetch_tree(&git, version, Some(locked)) {
                 Ok(tree) => Ok(Some(tree)),
                 Err(e @ Error::Checksum { .. }) => Err(e),
                 Err(_) if !online => Ok(None),
@@ -185,8 +201,7 @@ pub fn locked_tree(
 /// The locked tree from an archive in the download cache: found by the
 /// lock's tree hash and kept only if it unpacks to that tree, or, for a lock
 /// written before the tree hash, by the archive's sha256 it recorded.
-fn cached_tree(cache: &cache::Cache, lock: &Lock) -> Result<Option<SourceTree>> {
-    let up = &lock.upstream;
+fn cached_tree(cache: &cache::Cache, up: &LockedUpstream) -> Result<Option<SourceTree>> {
     let found = match (&up.source_tree_sha256, &up.source_sha256) {
         (Some(tree), _) => cache.tree_archive(tree),
         (None, Some(sha)) => cache.get(sha).map(|bytes| (sha.clone(), bytes)),
@@ -216,10 +231,30 @@ pub struct Resolved {
     pub warning: Option<String>,
 }
 
+/// The version `update` moves `up` to, by its [`Selection`]: for release
+/// tags, [`resolve`] over the releases listed; for a branch, `to` when it
+/// is a commit, else the branch's head; for a commit, `to`, else the
+/// commit vendor.toml names.
+pub fn choose(up: &Upstream, source: &dyn Source, to: Option<&str>) -> Result<Resolved> {
+    let asked = |tag: &str| Resolved {
+        tag: tag.to_owned(),
+        warning: None,
+    };
+    match (&up.selection, to) {
+        (Selection::Tags(_), _) => resolve(up, &source.releases()?, to),
+        (Selection::Branch(_), Some(to)) if !is_commit(to) => Err(Error::usage(
+            format!("`{to}` is not a commit: {} follows a branch", up.label()),
+            "pass the full 40-hex sha of a commit to --to, or none for the branch's head",
+        )),
+        (Selection::Branch(branch), None) => Ok(asked(&source.branch(branch)?)),
+        (_, Some(to)) => Ok(asked(to)),
+        (Selection::Commit, None) => Ok(asked(up.version.as_deref().unwrap_or_default())),
+    }
+}
+
 /// Picks the target release: `to` when given (it must exist), else the
-/// highest release inside `track`.
-pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Result<Resolved> {
-    let up = &config.upstream;
+/// highest release inside `track`, by the upstream's tag pattern.
+pub fn resolve(up: &Upstream, releases: &[Release], to: Option<&str>) -> Result<Resolved> {
     if let Some(to) = to {
         let Some(rel) = releases.iter().find(|r| r.tag == to) else {
             return Err(Error::usage(
@@ -227,8 +262,8 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
                 suggest::unknown_tag(to, releases),
             ));
         };
-        let warning = match version::parse_tag(&rel.tag) {
-            Some(v) if !version::in_track(&v, up.track.as_ref(), true) => Some(format!(
+        let warning = match up.semver(&rel.tag) {
+            Some(v) if !in_track(&v, up.track.as_ref(), true) => Some(format!(
                 "{to} is outside track `{}`",
                 up.track.as_ref().map(|t| t.to_string()).unwrap_or_default()
             )),
@@ -243,8 +278,8 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
     let best = releases
         .iter()
         .filter(|r| !r.prerelease || up.allow_prerelease)
-        .filter_map(|r| version::parse_tag(&r.tag).map(|v| (v, r)))
-        .filter(|(v, _)| version::in_track(v, up.track.as_ref(), up.allow_prerelease))
+        .filter_map(|r| up.semver(&r.tag).map(|v| (v, r)))
+        .filter(|(v, _)| in_track(v, up.track.as_ref(), up.allow_prerelease))
         .max_by(|a, b| a.0.cmp(&b.0));
     match best {
         Some((_, r)) => Ok(Resolved {
@@ -252,7 +287,7 @@ pub fn resolve(config: &Config, releases: &[Release], to: Option<&str>) -> Resul
             warning: None,
         }),
         None => Err(Error::NoRelease {
-            upstream: up.source.describe(),
+            upstream: up.label(),
             track: up
                 .track
                 .as_ref()
@@ -290,14 +325,19 @@ pub fn fetch_file(
     Ok(bytes)
 }
 
-/// The source tree at `tag`. When `lock` is at `tag` and records a tree
-/// hash, the tree must have it: the same tag serving other files is an
-/// [`Error::Checksum`], however the archive's bytes changed or not.
-pub fn fetch_tree(source: &dyn Source, tag: &str, lock: Option<&Lock>) -> Result<SourceTree> {
+/// The source tree at `tag`. When `locked` (the upstream as the lock has
+/// it) is at `tag` and records a tree hash, the tree must have it: the same
+/// tag serving other files is an [`Error::Checksum`], however the archive's
+/// bytes changed or not.
+pub fn fetch_tree(
+    source: &dyn Source,
+    tag: &str,
+    locked: Option<&LockedUpstream>,
+) -> Result<SourceTree> {
     let tree = source.tree(tag)?;
-    if let Some(expected) = lock
-        .filter(|l| l.upstream.version == tag)
-        .and_then(|l| l.upstream.source_tree_sha256.as_ref())
+    if let Some(expected) = locked
+        .filter(|l| l.version == tag)
+        .and_then(|l| l.source_tree_sha256.as_ref())
         && *expected != tree.tree_sha256
     {
         return Err(Error::Checksum {
@@ -312,6 +352,7 @@ pub fn fetch_tree(source: &dyn Source, tag: &str, lock: Option<&Lock>) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use std::path::Path;
 
     /// A GitHub-style archive of one file, `go.mod`, under `r-1.0/`.
@@ -326,11 +367,12 @@ mod tests {
         gz.finish().unwrap()
     }
 
-    fn lock(tree: Option<&str>, archive: Option<&str>) -> Lock {
-        let mut lock = Lock::default();
-        lock.upstream.source_tree_sha256 = tree.map(str::to_owned);
-        lock.upstream.source_sha256 = archive.map(str::to_owned);
-        lock
+    fn lock(tree: Option<&str>, archive: Option<&str>) -> LockedUpstream {
+        LockedUpstream {
+            source_tree_sha256: tree.map(str::to_owned),
+            source_sha256: archive.map(str::to_owned),
+            ..LockedUpstream::default()
+        }
     }
 
     #[test]
@@ -367,11 +409,14 @@ mod tests {
         assert_eq!(old.tree_sha256, good_tree);
     }
 
-    fn config(track: &str, pre: bool) -> Config {
+    fn config(track: &str, pre: bool) -> Upstream {
         let text = format!(
             "[upstream]\ngithub = \"o/r\"\nversion = \"v4.2.3\"\ntrack = \"{track}\"\nallow-prerelease = {pre}\n"
         );
-        Config::parse(Path::new("."), Path::new("vendor.toml"), &text).unwrap()
+        Config::parse(Path::new("."), Path::new("vendor.toml"), &text)
+            .unwrap()
+            .upstreams
+            .remove(0)
     }
 
     fn rel(tag: &str, pre: bool) -> Release {

@@ -57,7 +57,11 @@ impl Pristine {
         if vendor.created {
             return Ok(Pristine::Verified(Vec::new()));
         }
-        let Some(sha) = lock.file_sha256(&vendor.from) else {
+        let upstream = vendor.upstream.as_deref();
+        let (Some(sha), Some(version)) = (
+            lock.file_sha256(upstream, &vendor.from),
+            lock.version(upstream),
+        ) else {
             return Ok(Pristine::NotLocked);
         };
         if let Some(bytes) = paths::read_opt(&root.join(vendor.pristine()))? {
@@ -77,13 +81,7 @@ impl Pristine {
         let Some(source) = download else {
             return Ok(Pristine::Missing);
         };
-        match fetch_file(
-            source,
-            cache,
-            &lock.upstream.version,
-            &vendor.from,
-            Some(sha),
-        ) {
+        match fetch_file(source, cache, version, &vendor.from, Some(sha)) {
             Ok(bytes) => Ok(Pristine::Verified(bytes)),
             Err(e @ Error::Checksum { .. }) => Ok(Pristine::Unverifiable(e.to_string())),
             Err(e) => Err(e),
@@ -121,7 +119,7 @@ impl Pristine {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::config::lock::LockedFile;
+    use crate::config::lock::{LockedFile, LockedUpstream};
 
     fn vendor() -> Vendor {
         let config = Config::parse(
@@ -135,7 +133,12 @@ mod tests {
 
     fn lock(sha256: &str) -> Lock {
         Lock {
+            upstreams: vec![LockedUpstream {
+                version: "v1".into(),
+                ..LockedUpstream::default()
+            }],
             files: vec![LockedFile {
+                upstream: None,
                 from: "a.yml".into(),
                 sha256: sha256.into(),
             }],

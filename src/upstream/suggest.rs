@@ -10,7 +10,7 @@
 use semver::Version;
 
 use super::Release;
-use super::version::parse_tag;
+use crate::config::version::parse_tag;
 
 /// How many releases a hint names at most.
 const NEAREST: usize = 3;

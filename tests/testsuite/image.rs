@@ -460,7 +460,7 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
         run.stdout
     );
     assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
-    let locked = lock(&pkg).image.unwrap();
+    let locked = lock(&pkg).image(None).cloned().unwrap();
     assert_eq!(locked.reference, pinned);
     assert_eq!(locked.platforms, child_digests(&image));
     assert_eq!(
@@ -479,7 +479,7 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
     pkg.write(PATCH, patch.replace("hello, patched,", "hello again,"));
     rv.run(&["image", "build", "--push"]).expect(0);
     assert!(fake.argv_log().exists(), "the builder must run again");
-    let rebuilt = lock(&pkg).image.unwrap();
+    let rebuilt = lock(&pkg).image(None).cloned().unwrap();
     assert_ne!(rebuilt.content_hash, locked.content_hash);
     assert_eq!(
         rebuilt.content_hash.as_deref(),
@@ -604,7 +604,7 @@ fn registry_tags_caches_and_builder_arguments_as_make_image_passes_them() {
         run.stdout
     );
     assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
-    assert_eq!(lock(&pkg).image.unwrap().reference, pinned);
+    assert_eq!(lock(&pkg).image(None).cloned().unwrap().reference, pinned);
 
     // The same build again is up to date; other builder arguments are another build.
     std::fs::remove_file(fake.argv_log()).unwrap();
@@ -777,7 +777,7 @@ fn pin_resolves_verifies_and_pins_every_site_and_the_lock() {
         run.stdout
     );
     assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
-    let locked = lock(&pkg).image.unwrap();
+    let locked = lock(&pkg).image(None).cloned().unwrap();
     assert_eq!(locked.reference, pinned);
     assert_eq!(locked.platforms, child_digests(&new));
     assert_eq!(locked.content_hash, None);
@@ -787,7 +787,10 @@ fn pin_resolves_verifies_and_pins_every_site_and_the_lock() {
     rv.run(&["image", "pin", "--digest", &digest]).expect(0);
     let pinned = format!("{repository}:{TAG}@{digest}");
     assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
-    assert_eq!(lock(&pkg).image.unwrap().platforms, child_digests(&old));
+    assert_eq!(
+        lock(&pkg).image(None).cloned().unwrap().platforms,
+        child_digests(&old)
+    );
 
     // Pinning what is pinned changes no byte.
     let before = pkg.snapshot();
@@ -813,7 +816,7 @@ fn pin_resolves_where_registry_and_image_tag_say() {
         "{}/ci/multus-cni:main@{}",
         registry.host, image.index.digest
     );
-    assert_eq!(lock(&pkg).image.unwrap().reference, pinned);
+    assert_eq!(lock(&pkg).image(None).cloned().unwrap().reference, pinned);
     assert_eq!(pkg.read_string(TEMPLATE), pinned_template(&pinned));
     // Pinned once where REGISTRY put it, the sites are found again.
     let before = pkg.snapshot();
@@ -907,7 +910,7 @@ fn pin_reads_credentials_from_docker_config_for_basic_and_token_auth() {
         );
         rv.run(&["image", "pin"]).expect(0);
         assert_eq!(
-            lock(&pkg).image.unwrap().reference,
+            lock(&pkg).image(None).cloned().unwrap().reference,
             format!("{repository}:{TAG}@{}", image.index.digest)
         );
         let all = rv.run(&["-v", "image", "pin"]).expect(0).all();
@@ -986,7 +989,7 @@ fn pin_retries_a_500_and_then_pins() {
     let pkg = fake_package(&server);
     revendor(&pkg).run(&["image", "pin"]).expect(0);
     assert_eq!(
-        lock(&pkg).image.unwrap().reference,
+        lock(&pkg).image(None).cloned().unwrap().reference,
         format!("{}/{REPO}:{TAG}@{}", server.host(), image.index.digest)
     );
     assert_eq!(server.requests()[0].method, "GET");
@@ -1081,7 +1084,7 @@ fn pin_base_pins_every_from_image_and_moves_go_only_when_asked() {
         run.stdout
     );
     assert_eq!(
-        lock(&pkg).image.unwrap().bases,
+        lock(&pkg).image(None).cloned().unwrap().bases,
         BTreeMap::from([
             ("golang:1.26".to_owned(), golang.clone()),
             ("debian:stable-slim".to_owned(), debian.clone()),
@@ -1123,7 +1126,10 @@ fn pin_base_pins_every_from_image_and_moves_go_only_when_asked() {
         pkg.read_string("vendor.toml"),
         vendor_toml.replace("go = \"1.26\"", "go = \"1.27\"")
     );
-    assert_eq!(lock(&pkg).image.unwrap().bases["golang:1.27"], golang_127);
+    assert_eq!(
+        lock(&pkg).image(None).cloned().unwrap().bases["golang:1.27"],
+        golang_127
+    );
     // The recipe passes the build's checks at the new Go minor.
     rv.run(&["--offline", "image", "build", "--push", "--dry-run"])
         .expect(0);

@@ -191,7 +191,10 @@ replaces = ["ghcr.io/k8snetworkplumbingwg/multus-cni"]
 
     // 1. Build, push, read back, verify, pin.
     let run = rv.run(&["image", "build", "--push"]).expect(0);
-    let first = lock(&pkg).image.expect("the lock pins the image");
+    let first = lock(&pkg)
+        .image(None)
+        .cloned()
+        .expect("the lock pins the image");
     let pinned = Reference::parse(&first.reference).unwrap();
     let index = pinned.digest().unwrap().clone();
     assert_eq!(
@@ -227,13 +230,13 @@ replaces = ["ghcr.io/k8snetworkplumbingwg/multus-cni"]
     // 2. Nothing changed: skipped (benches/image_skip.rs measures how fast).
     let run = rv.run(&["image", "build", "--push"]).expect(0);
     assert!(run.stdout.starts_with("up to date: "), "{}", run.all());
-    assert_eq!(lock(&pkg).image.unwrap(), first);
+    assert_eq!(lock(&pkg).image(None).cloned().unwrap(), first);
 
     // 3. The source patch changed: rebuilt, a new index pinned everywhere.
     let patch = pkg.read_string(PATCH);
     pkg.write(PATCH, patch.replace("hello, patched,", "hello again,"));
     rv.run(&["image", "build", "--push"]).expect(0);
-    let second = lock(&pkg).image.unwrap();
+    let second = lock(&pkg).image(None).cloned().unwrap();
     assert_ne!(second.content_hash, first.content_hash);
     assert_ne!(second.reference, first.reference);
     assert_eq!(

@@ -119,7 +119,7 @@ fn context(pkg: &TempPackage, cache: &std::path::Path) -> Context {
 
 fn to(version: &str) -> UpdateOptions {
     UpdateOptions {
-        to: Some(version.to_owned()),
+        to: vec![version.to_owned()],
         ..UpdateOptions::default()
     }
 }

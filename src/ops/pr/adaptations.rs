@@ -9,7 +9,7 @@
 //! line counts.
 
 use crate::config::Config;
-use crate::config::lock::{LOCK_PATH, Lock};
+use crate::config::lock::{LOCK_PATH, Lock, LockedUpstream};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::pr::{Adaptation, PatchResult};
 
@@ -38,7 +38,7 @@ pub(super) fn describe(
     new: Option<&[u8]>,
 ) -> Adaptation {
     let path = change.path.as_str();
-    let to = &k.lock.upstream.version;
+    let to = first(k.lock).version.as_str();
     let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
     let counts = || counts(old, new);
     let vendor_from = k
@@ -161,8 +161,8 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
         return "rewritten (it does not parse)".to_owned();
     };
     let Some(before) = k.base_lock else {
-        let mut parts = vec![format!("written: {} {}", k.name, now.upstream.version)];
-        if let Some(c) = &now.upstream.commit {
+        let mut parts = vec![format!("written: {} {}", k.name, first(&now).version)];
+        if let Some(c) = &first(&now).commit {
             parts[0].push_str(&format!(" at {}", short(c)));
         }
         parts.push(format!(
@@ -175,10 +175,10 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
             now.patches.len(),
             if now.patches.len() == 1 { "" } else { "es" }
         ));
-        if let Some(d) = &now.upstream.go_directive {
+        if let Some(d) = &first(&now).go_directive {
             parts.push(format!("go.mod `go {d}`"));
         }
-        if let Some(image) = &now.image {
+        for image in &now.images {
             parts.push(format!("image {}", image.reference));
         }
         return parts.join(", ");
@@ -193,29 +193,45 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
             ));
         }
     };
-    field(
-        "version",
-        Some(&before.upstream.version),
-        Some(&now.upstream.version),
-    );
-    fn commit(l: &Lock) -> Option<&str> {
-        l.upstream.commit.as_deref().map(short)
+    // Each upstream's and image's fields, after its name when it has one.
+    for up in &now.upstreams {
+        let was = before.upstream(up.name.as_deref());
+        let key = |k: &str| match &up.name {
+            Some(n) => format!("{n} {k}"),
+            None => k.to_owned(),
+        };
+        field(
+            &key("version"),
+            was.map(|w| w.version.as_str()),
+            Some(&up.version),
+        );
+        fn commit(u: &LockedUpstream) -> Option<&str> {
+            u.commit.as_deref().map(short)
+        }
+        field(&key("commit"), was.and_then(commit), commit(up));
+        field(
+            &key("go-directive"),
+            was.and_then(|w| w.go_directive.as_deref()),
+            up.go_directive.as_deref(),
+        );
     }
-    field("commit", commit(before), commit(&now));
-    field(
-        "go-directive",
-        before.upstream.go_directive.as_deref(),
-        now.upstream.go_directive.as_deref(),
-    );
-    field(
-        "image",
-        before.image.as_ref().map(|i| i.reference.as_str()),
-        now.image.as_ref().map(|i| i.reference.as_str()),
-    );
+    for image in &now.images {
+        let key = match &image.name {
+            Some(n) => format!("image {n}"),
+            None => "image".to_owned(),
+        };
+        field(
+            &key,
+            before
+                .image(image.name.as_deref())
+                .map(|i| i.reference.as_str()),
+            Some(&image.reference),
+        );
+    }
     let files: Vec<&str> = now
         .files
         .iter()
-        .filter(|f| before.file_sha256(&f.from) != Some(f.sha256.as_str()))
+        .filter(|f| before.file_sha256(f.upstream.as_deref(), &f.from) != Some(f.sha256.as_str()))
         .map(|f| f.from.as_str())
         .collect();
     if !files.is_empty() {
@@ -230,12 +246,7 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
     if !patches.is_empty() {
         parts.push(format!("sha256 of patch {}", patches.join(", ")));
     }
-    let platforms = |l: &Lock| {
-        l.image
-            .as_ref()
-            .map(|i| i.platforms.clone())
-            .unwrap_or_default()
-    };
+    let platforms = |l: &Lock| -> Vec<_> { l.images.iter().map(|i| i.platforms.clone()).collect() };
     if platforms(before) != platforms(&now) {
         parts.push("per-platform digests".to_owned());
     }
@@ -290,7 +301,7 @@ fn dockerfile(config: &Config, path: &str, old: &[u8], new: &[u8]) -> Option<Str
         .rsplit('/')
         .next()
         .is_some_and(|n| n.contains("Dockerfile"))
-        || config.image.as_ref().is_some_and(|i| i.dockerfile == path);
+        || config.images.iter().any(|i| i.dockerfile == path);
     if !named {
         return None;
     }
@@ -374,6 +385,21 @@ fn short(sha: &str) -> &str {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The first upstream of a lock (an empty one for a lock without any), as
+/// the single-upstream lines name it.
+fn first(lock: &Lock) -> &LockedUpstream {
+    const NONE: &LockedUpstream = &LockedUpstream {
+        name: None,
+        source: String::new(),
+        version: String::new(),
+        commit: None,
+        source_tree_sha256: None,
+        source_sha256: None,
+        go_directive: None,
+    };
+    lock.upstreams.first().unwrap_or(NONE)
 }
 
 #[cfg(test)]

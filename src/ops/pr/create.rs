@@ -220,7 +220,7 @@ fn managed(config: &Config, path: &str) -> bool {
         || config.rewrites.iter().any(|r| r.file == path)
         || config.pins.iter().any(|p| p.file == path)
         || config.markers.iter().any(|m| m.file == path)
-        || config.image.as_ref().is_some_and(|i| i.dockerfile == path)
+        || config.images.iter().any(|i| i.dockerfile == path)
 }
 
 /// A change revendor did not make would go into its commit: refuse. That is

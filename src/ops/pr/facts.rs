@@ -21,7 +21,7 @@ use super::base::{Change, Repo};
 use super::patches::{self, Copy, Inputs, Trees};
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::{LOCK_PATH, Lock};
-use crate::config::{Config, UpstreamSource};
+use crate::config::{Config, Selection, Upstream, UpstreamSource};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::error::{Error, Result};
 use crate::go;
@@ -47,8 +47,33 @@ pub(super) struct Gathered {
 /// The base commit's side of the package.
 struct Before {
     config: Option<Config>,
+    /// The first upstream's version, even when the config does not parse.
     version: Option<String>,
     lock: Option<Lock>,
+}
+
+impl Before {
+    /// The version upstream `up` was at in the base commit: its vendor.toml
+    /// version (the first upstream's as read when it does not parse), else
+    /// its lock's (a branch's commit).
+    fn version_of(&self, up: &Upstream, first: bool) -> Option<String> {
+        let name = up.name.as_deref();
+        let declared = match &self.config {
+            Some(c) => c
+                .upstreams
+                .iter()
+                .find(|u| u.name.as_deref() == name)
+                .and_then(|u| u.version.clone()),
+            None if first => self.version.clone(),
+            None => None,
+        };
+        declared.or_else(|| {
+            self.lock
+                .as_ref()
+                .and_then(|l| l.version(name))
+                .map(str::to_owned)
+        })
+    }
 }
 
 /// Gathers the summary of the package at `ctx.root` against `base`;
@@ -65,33 +90,83 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
     let before = before(ctx, repo, &tree);
     let changes = repo.changed(&tree)?;
     let base_config = before.config.as_ref().unwrap_or(&config);
-    let to = lock.upstream.version.clone();
-    let from = before.version.clone();
-
-    let source = upstream::open(&config, &ctx.env, &ctx.client);
-    let base_source = upstream::open(base_config, &ctx.env, &ctx.client);
-    let copies = copies(ctx, repo, &tree, &config, &before, &*base_source);
+    let sides: Vec<Side<'_>> = config
+        .upstreams
+        .iter()
+        .enumerate()
+        .map(|(i, up)| {
+            let name = up.name.as_deref();
+            let was = base_config
+                .upstreams
+                .iter()
+                .find(|u| u.name.as_deref() == name)
+                .unwrap_or(up);
+            Side {
+                up,
+                from: before.version_of(up, i == 0),
+                to: lock.version(name).unwrap_or_default().to_owned(),
+                source: upstream::open(up, &ctx.env, &ctx.client),
+                base_source: upstream::open(was, &ctx.env, &ctx.client),
+            }
+        })
+        .collect();
+    let copies = copies(ctx, repo, &tree, &config, &before, &sides);
 
     let base_bytes: BTreeMap<String, Vec<u8>> = base_config
         .patches
         .iter()
         .filter_map(|p| Some((p.name.clone(), repo.read_at(&tree, &p.file)?)))
         .collect();
-    let mut trees = Trees::new(&*base_source, &*source);
-    let patch_results = patches::results(
-        &Inputs {
-            config: &config,
-            base_config,
-            base_bytes: &base_bytes,
-            from: from.as_deref(),
-            to: &to,
-            copies: &copies,
-        },
-        &mut trees,
-    )?;
+    let mut patch_results = Vec::new();
+    for side in &sides {
+        let mut trees = Trees::new(&*side.base_source, &*side.source);
+        patch_results.extend(patches::results(
+            &Inputs {
+                config: &config,
+                upstream: side.up.name.as_deref(),
+                base_config,
+                base_bytes: &base_bytes,
+                from: side.from.as_deref(),
+                to: &side.to,
+                copies: &copies,
+            },
+            &mut trees,
+        )?);
+    }
+    patch_results.sort_by_key(|r| {
+        config
+            .patches
+            .iter()
+            .position(|p| p.name == r.name)
+            .unwrap_or(usize::MAX)
+    });
 
     let (findings, checks) = offline_check(ctx);
-    let upstream = upstream_facts(ctx, &config, &lock, from.clone());
+    let (arrived_now, gone_now) = match &before.lock {
+        Some(old) => (arrived(&lock, old), arrived(old, &lock)),
+        None => (Vec::new(), Vec::new()),
+    };
+    let mut upstreams: Vec<pr::Upstream> = sides
+        .iter()
+        .map(|side| {
+            let mine = |files: &[(Option<String>, String)]| {
+                files
+                    .iter()
+                    .filter(|(u, _)| *u == side.up.name)
+                    .map(|(_, f)| f.clone())
+                    .collect()
+            };
+            pr::Upstream {
+                added: mine(&arrived_now),
+                removed: mine(&gone_now),
+                ..upstream_facts(ctx, side, &lock)
+            }
+        })
+        .collect();
+    let upstream = upstreams[0].clone();
+    if upstreams.len() == 1 {
+        upstreams.clear();
+    }
     let adaptations = {
         let known = Known {
             config: &config,
@@ -109,24 +184,24 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             })
             .collect()
     };
+    let mut images = images(repo, &tree, &config, &lock, before.lock.as_ref());
+    let image = images.first().cloned();
+    if images.len() == 1 {
+        images.clear();
+    }
+    drop(sides);
     let summary = Summary {
         package: scope.to_owned(),
         upstream,
+        upstreams,
         patches: patch_results,
         builder: builder(ctx, repo, &tree, &config, &lock, before.lock.as_ref()),
-        image: image(repo, &tree, &config, &lock, before.lock.as_ref()),
+        image,
+        images,
         markers: markers(ctx, repo, &tree, &config, &lock, &findings),
         diffstat: copies.iter().map(diffstat).collect(),
-        added: before
-            .lock
-            .as_ref()
-            .map(|old| arrived(&lock, old))
-            .unwrap_or_default(),
-        removed: before
-            .lock
-            .as_ref()
-            .map(|old| arrived(old, &lock))
-            .unwrap_or_default(),
+        added: arrived_now.into_iter().map(|(_, f)| f).collect(),
+        removed: gone_now.into_iter().map(|(_, f)| f).collect(),
         adaptations,
         checks,
     };
@@ -156,7 +231,7 @@ fn before(ctx: &Context, repo: &Repo, tree: &git2::Tree<'_>) -> Before {
     });
     let version = config
         .as_ref()
-        .map(|c| c.upstream.version.clone())
+        .and_then(|c| c.upstreams[0].version.clone())
         .or_else(|| {
             let table: toml::Table = toml::from_str(text.as_deref()?).ok()?;
             Some(table.get("upstream")?.get("version")?.as_str()?.to_owned())
@@ -171,24 +246,42 @@ fn before(ctx: &Context, repo: &Repo, tree: &git2::Tree<'_>) -> Before {
     }
 }
 
-/// Each vendored file at both versions.
+/// One upstream of the package, at the base commit and in the working tree.
+struct Side<'a> {
+    up: &'a Upstream,
+    /// The version in the base commit, when it had the upstream.
+    from: Option<String>,
+    /// The locked version in the working tree.
+    to: String,
+    source: Box<dyn upstream::Source + 'a>,
+    /// The base commit's source of the upstream.
+    base_source: Box<dyn upstream::Source + 'a>,
+}
+
+/// Each vendored file at both versions, each of its upstream (`sides`).
 fn copies(
     ctx: &Context,
     repo: &Repo,
     tree: &git2::Tree<'_>,
     config: &Config,
     before: &Before,
-    base_source: &dyn upstream::Source,
+    sides: &[Side<'_>],
 ) -> Vec<Copy> {
     config
         .vendor
         .iter()
         .map(|v| {
-            let vendored_before = before
-                .config
-                .as_ref()
-                .is_none_or(|c| c.vendor.iter().any(|b| b.from == v.from));
-            let old = match (repo.read_at(tree, &v.pristine()), &before.version) {
+            let side = sides
+                .iter()
+                .find(|s| s.up.name == v.upstream)
+                .unwrap_or(&sides[0]);
+            let base_source = &*side.base_source;
+            let vendored_before = before.config.as_ref().is_none_or(|c| {
+                c.vendor
+                    .iter()
+                    .any(|b| b.from == v.from && b.upstream == v.upstream)
+            });
+            let old = match (repo.read_at(tree, &v.pristine()), &side.from) {
                 (Some(bytes), _) => Ok(bytes),
                 (None, _) if !vendored_before => {
                     Err("not vendored in the base commit".to_owned())
@@ -199,7 +292,10 @@ fn copies(
                         "Fetching",
                         format!("{} at {version} (the base commit holds no pristine copy)", v.from),
                     );
-                    let expected = before.lock.as_ref().and_then(|l| l.file_sha256(&v.from));
+                    let expected = before
+                        .lock
+                        .as_ref()
+                        .and_then(|l| l.file_sha256(v.upstream.as_deref(), &v.from));
                     upstream::fetch_file(base_source, &ctx.cache, version, &v.from, expected)
                         .map_err(|e| {
                             format!("the base commit holds no pristine copy, and fetching it at {version} failed: {e}")
@@ -257,19 +353,16 @@ fn offline_check(ctx: &Context) -> (Vec<Finding>, Checks) {
     (findings, checks)
 }
 
-fn upstream_facts(
-    ctx: &Context,
-    config: &Config,
-    lock: &Lock,
-    from: Option<String>,
-) -> pr::Upstream {
-    let to = lock.upstream.version.clone();
+fn upstream_facts(ctx: &Context, side: &Side<'_>, lock: &Lock) -> pr::Upstream {
+    let (from, to) = (side.from.clone(), side.to.clone());
     let server = &ctx.env.server_url;
-    let (name, url, release_notes, compare) = match &config.upstream.source {
+    // A branch or a commit has no release page.
+    let tags = matches!(side.up.selection, Selection::Tags(_));
+    let (name, url, release_notes, compare) = match &side.up.source {
         UpstreamSource::GitHub { repo } => (
             repo.rsplit('/').next().unwrap_or(repo).to_owned(),
             Some(format!("{server}/{repo}")),
-            Some(format!("{server}/{repo}/releases/tag/{to}")),
+            tags.then(|| format!("{server}/{repo}/releases/tag/{to}")),
             from.as_ref()
                 .filter(|f| **f != to)
                 .map(|f| format!("{server}/{repo}/compare/{f}...{to}")),
@@ -287,14 +380,19 @@ fn upstream_facts(
         ),
     };
     pr::Upstream {
-        source: config.upstream.source.describe(),
+        label: side.up.name.clone(),
+        source: side.up.source.describe(),
         name,
         url,
         from,
         to,
         release_notes,
         compare,
-        commit: lock.upstream.commit.clone(),
+        commit: lock
+            .upstream(side.up.name.as_deref())
+            .and_then(|l| l.commit.clone()),
+        added: Vec::new(),
+        removed: Vec::new(),
     }
 }
 
@@ -318,7 +416,8 @@ fn builder(
     lock: &Lock,
     base_lock: Option<&Lock>,
 ) -> Option<pr::Builder> {
-    let image = config.image.as_ref()?;
+    let image = config.images.first()?;
+    let upstream = config.image_upstream(image);
     let now = paths::read_opt(&ctx.root.join(&image.dockerfile))
         .ok()
         .flatten()
@@ -327,12 +426,14 @@ fn builder(
         .read_at(tree, &image.dockerfile)
         .and_then(|b| golang(&b))
         .map(|(r, _)| r);
-    let directive = lock.upstream.go_directive.clone();
+    let directive = lock.upstream(upstream).and_then(|u| u.go_directive.clone());
     let satisfied = match (&now, directive.as_deref().and_then(go::Version::parse)) {
         (Some((_, Some(have))), Some(needed)) => Some(have.satisfies(&needed)),
         _ => None,
     };
-    let before = base_lock.and_then(|l| l.upstream.go_directive.clone());
+    let before = base_lock
+        .and_then(|l| l.upstream(upstream))
+        .and_then(|u| u.go_directive.clone());
     Some(pr::Builder {
         dockerfile: image.dockerfile.clone(),
         image_before: was.filter(|w| now.as_ref().is_none_or(|(n, _)| n != w)),
@@ -344,22 +445,34 @@ fn builder(
     })
 }
 
-fn image(
+/// Each pinned image, in the lock's order.
+fn images(
     repo: &Repo,
     tree: &git2::Tree<'_>,
     config: &Config,
     lock: &Lock,
     base_lock: Option<&Lock>,
-) -> Option<pr::Image> {
-    let now = lock.image.as_ref()?;
-    let before = base_lock
-        .and_then(|l| l.image.as_ref().map(|i| i.reference.clone()))
-        .or_else(|| {
-            render::read_pin(config, |f| repo.read_at(tree, f))
-                .ok()
-                .flatten()
-        });
-    Some(pr::Image {
+) -> Vec<pr::Image> {
+    let read = render::read_pins(config, |f| repo.read_at(tree, f)).unwrap_or_default();
+    lock.images
+        .iter()
+        .map(|now| {
+            let name = now.name.as_deref();
+            let before = base_lock
+                .and_then(|l| l.image(name).map(|i| i.reference.clone()))
+                .or_else(|| {
+                    read.iter()
+                        .find(|(n, _)| n.as_deref() == name)
+                        .map(|(_, r)| r.clone())
+                });
+            image(now, before)
+        })
+        .collect()
+}
+
+fn image(now: &crate::config::lock::LockedImage, before: Option<String>) -> pr::Image {
+    pr::Image {
+        name: now.name.clone(),
         reference: now.reference.clone(),
         before: before.filter(|b| *b != now.reference),
         platforms: now
@@ -370,7 +483,7 @@ fn image(
                 digest: digest.clone(),
             })
             .collect(),
-    })
+    }
 }
 
 fn markers(
@@ -457,17 +570,20 @@ fn diffstat(copy: &Copy) -> FileStat {
 }
 
 /// The rendered paths of the upstream files `now` vouches for and `before`
-/// did not: what arrived between the two locks (the other way round, what
-/// went). A file without an `[[output]]` record is named by its upstream path.
-fn arrived(now: &Lock, before: &Lock) -> Vec<String> {
+/// did not, each with its upstream: what arrived between the two locks (the
+/// other way round, what went). A file without an `[[output]]` record is
+/// named by its upstream path.
+fn arrived(now: &Lock, before: &Lock) -> Vec<(Option<String>, String)> {
     now.files
         .iter()
-        .filter(|f| before.file_sha256(&f.from).is_none())
+        .filter(|f| before.file_sha256(f.upstream.as_deref(), &f.from).is_none())
         .map(|f| {
-            now.outputs
+            let file = now
+                .outputs
                 .iter()
-                .find(|o| o.from == f.from)
-                .map_or_else(|| f.from.clone(), |o| o.file.clone())
+                .find(|o| o.from == f.from && o.upstream == f.upstream)
+                .map_or_else(|| f.from.clone(), |o| o.file.clone());
+            (f.upstream.clone(), file)
         })
         .collect()
 }

@@ -39,15 +39,18 @@ pub(super) struct Copy {
 pub(super) struct Inputs<'a> {
     /// The working tree's vendor.toml.
     pub config: &'a Config,
+    /// The upstream whose patches these are (`None`: the unnamed one).
+    pub upstream: Option<&'a str>,
     /// The base commit's (the working tree's when it has none that parses).
     pub base_config: &'a Config,
     /// Each patch's bytes at the base, by name.
     pub base_bytes: &'a BTreeMap<String, Vec<u8>>,
-    /// The old version, when the base had the package.
+    /// The old version of `upstream`, when the base had it.
     pub from: Option<&'a str>,
-    /// The new version.
+    /// Its new version.
     pub to: &'a str,
-    /// Each vendored file at both versions, in vendor.toml order.
+    /// Each vendored file at both versions, in vendor.toml order (of every
+    /// upstream: the `[[vendor]]`s of others are passed over).
     pub copies: &'a [Copy],
 }
 
@@ -83,9 +86,10 @@ impl<'a> Trees<'a> {
     }
 }
 
-/// Every patch's result: the working tree's patches in vendor.toml order,
-/// then those only the base had.
+/// Every patch's result of `inputs.upstream`: the working tree's patches in
+/// vendor.toml order, then those only the base had.
 pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<PatchResult>> {
+    let ours = |p: &&LoadedPatch| p.upstream.as_deref() == inputs.upstream;
     let read_base = |p: &crate::config::Patch| Ok(inputs.base_bytes.get(&p.name).cloned());
     let base_vendor = Patches::load_with(inputs.base_config, AppliesTo::Vendor, read_base)?;
     let base_source = Patches::load_with(inputs.base_config, AppliesTo::Source, read_base)?;
@@ -99,7 +103,7 @@ pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<
         (&base_vendor, &work_vendor, "vendor"),
         (&base_source, &work_source, "source"),
     ] {
-        for w in work.loaded() {
+        for w in work.loaded().iter().filter(ours) {
             let sides = match base.loaded().iter().find(|b| b.name == w.name) {
                 Some(b) => Sides::Both(b, w),
                 None => Sides::New(w),
@@ -109,7 +113,12 @@ pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<
         }
     }
     for (base, kind) in [(&base_vendor, "vendor"), (&base_source, "source")] {
-        for b in base.loaded().iter().filter(|b| !seen.contains(&b.name)) {
+        for b in base
+            .loaded()
+            .iter()
+            .filter(ours)
+            .filter(|b| !seen.contains(&b.name))
+        {
             out.push(result(
                 inputs,
                 kind,
@@ -192,10 +201,17 @@ fn vendor_sections(
     work: &Patches,
 ) -> BTreeMap<String, Vec<Section>> {
     let mut out: BTreeMap<String, Vec<Section>> = BTreeMap::new();
-    for (vendor, copy) in inputs.config.vendor.iter().zip(inputs.copies) {
+    for (vendor, copy) in inputs
+        .config
+        .vendor
+        .iter()
+        .zip(inputs.copies)
+        .filter(|(v, _)| v.upstream.as_deref() == inputs.upstream)
+    {
         let targets = |set: &Patches| -> Vec<String> {
             set.loaded()
                 .iter()
+                .filter(|p| p.upstream == vendor.upstream)
                 .filter(|p| {
                     p.set.files.iter().any(|fp| {
                         fp.target_path(p.strip)
@@ -454,6 +470,7 @@ mod tests {
         LoadedPatch {
             name: "p".into(),
             file: "p.patch".into(),
+            upstream: None,
             strip: 1,
             bytes: text.as_bytes().to_vec(),
             sha256: String::new(),

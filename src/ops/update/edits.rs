@@ -12,7 +12,7 @@
 use super::summary::EditReport;
 use crate::config::{Config, Vendor};
 use crate::error::{Error, Result};
-use crate::render::{self, Patches};
+use crate::render::{self, Patches, Stamp};
 
 /// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a
 /// patch. `command` (`update`, `render`) is the one the advice names.
@@ -22,8 +22,7 @@ pub(in crate::ops) fn fold(
     patches: &mut Patches,
     vendor: &Vendor,
     base: &[u8],
-    base_version: &str,
-    pin: Option<&str>,
+    stamp: &Stamp,
     current: Option<&[u8]>,
     adopt: bool,
     command: &str,
@@ -39,9 +38,11 @@ pub(in crate::ops) fn fold(
             vendor.to
         )));
     }
-    let walk = patches.stack(vendor, base_version).apply(base);
+    let walk = patches
+        .stack(vendor, stamp.version(vendor.upstream.as_deref()))
+        .apply(base);
     let patched = walk.output?;
-    let expected = render::finish(config, &vendor.to, &patched, base_version, pin)?;
+    let expected = render::finish(config, &vendor.to, &patched, stamp)?;
     if expected == current {
         return Ok(Vec::new());
     }

@@ -1,7 +1,7 @@
 //! The vendored files an update moves: a directory `[[vendor]]` holds other
 //! files at the target than at the locked version.
 //!
-//! 1. [`Plan::new`] lists each vendored directory at the target
+//! 1. [`Plan::new`] lists each vendored directory at its upstream's target
 //!    ([`Source::list`]: files and their git blob ids). At the locked version
 //!    the lock's `[[file]]` entries list it; a directory the lock has nothing
 //!    of (adopting the package, or a `[[vendor]]` new in vendor.toml) is
@@ -19,13 +19,15 @@
 //! a patch changes it or the rendered file has edits no patch carries, which
 //! stop the update. What upstream added arrives, unless the package already
 //! has another file at that path. A file that upstream removed and another it
-//! added with the same bytes is reported as renamed.
+//! added with the same bytes (of the same upstream) is reported as renamed;
+//! each under its upstream's name ([`Moved`]).
 
 use std::collections::BTreeMap;
 
 use super::edits;
 use super::locked::Locked;
 use super::summary::{Renamed, UpdateReport};
+use super::upstreams::{self, Move};
 use crate::config::lock::Lock;
 use crate::config::{Config, Vendor};
 use crate::error::{Error, Result};
@@ -33,6 +35,10 @@ use crate::image::Digest;
 use crate::paths;
 use crate::render::{self, Patches};
 use crate::upstream::{self, Listed, Source};
+
+/// An upstream path with the name of its upstream (`None`: the unnamed
+/// `[upstream]`): two upstreams may both have a `charts/`.
+type Path = (Option<String>, String);
 use crate::workspace::Context;
 
 /// The vendored files at the locked version and at the target.
@@ -42,79 +48,77 @@ pub(super) struct Plan {
     pub base: Vec<Vendor>,
     /// The vendored files at the target.
     pub target: Vec<Vendor>,
-    /// Upstream's listing at the target, by path.
-    listed: BTreeMap<String, Listed>,
+    /// Upstream's listing at the target, by upstream and path.
+    listed: BTreeMap<Path, Listed>,
     /// Upstream's listing at the locked version, for the directories the
-    /// lock has nothing of, by path.
-    base_listed: BTreeMap<String, Listed>,
+    /// lock has nothing of, by upstream and path.
+    base_listed: BTreeMap<Path, Listed>,
     /// The `to` of each directory whose locked listing came from upstream.
     adopting: Vec<String>,
 }
 
-/// The versions an update moves between, and where each is read.
-#[derive(Clone, Copy)]
-pub(super) struct Between<'a> {
-    /// The locked version (vendor.toml's when there is no lock).
-    pub base_version: &'a str,
-    /// The release the update moves to.
-    pub target: &'a str,
-    /// Where the locked version is read (the old repository when
-    /// vendor.toml moved to another one).
-    pub base_source: &'a dyn Source,
-    /// Where the target is read.
-    pub source: &'a dyn Source,
-    /// The target is the locked release of the same repository.
-    pub same_release: bool,
-}
-
 impl Plan {
-    /// Lists every vendored directory (see the module docs).
+    /// Lists every vendored directory, each at its upstream's versions in
+    /// `moves` (see the module docs).
     pub fn new(
         ctx: &Context,
         config: &Config,
         lock: Option<&Lock>,
         patches: &Patches,
-        at: Between<'_>,
+        moves: &[Move<'_>],
     ) -> Result<Plan> {
         let mut listed = BTreeMap::new();
         let mut base_listed = BTreeMap::new();
         let mut adopting = Vec::new();
-        let mut base_paths: Vec<String> = lock
-            .map(|l| l.files.iter().map(|f| f.from.clone()).collect())
+        let mut base_paths: Vec<Path> = lock
+            .map(|l| {
+                l.files
+                    .iter()
+                    .map(|f| (f.upstream.clone(), f.from.clone()))
+                    .collect()
+            })
             .unwrap_or_default();
-        let mut lists: BTreeMap<&str, Vec<Listed>> = BTreeMap::new();
+        let mut lists: BTreeMap<Path, Vec<Listed>> = BTreeMap::new();
         for dir in config.vendor.iter().filter(|v| v.is_dir()) {
+            let mv = upstreams::of(moves, dir.upstream.as_deref());
             let shown = if dir.from.is_empty() { "./" } else { &dir.from };
-            if !lists.contains_key(dir.from.as_str()) {
+            let key = (dir.upstream.clone(), dir.from.clone());
+            if !lists.contains_key(&key) {
                 ctx.shell
-                    .status("Listing", format!("{shown} at {}", at.target));
-                let found = at.source.list(at.target, &dir.from, &ctx.cache)?;
-                lists.insert(&dir.from, found);
+                    .status("Listing", format!("{shown} at {}", mv.target));
+                let found = mv.source.list(&mv.target, &dir.from, &ctx.cache)?;
+                lists.insert(key.clone(), found);
             }
-            let at_target = &lists[dir.from.as_str()];
-            let locked =
-                lock.is_some_and(|l| l.files.iter().any(|f| dir.selects_from(&f.from).is_some()));
+            let at_target = &lists[&key];
+            let locked = lock.is_some_and(|l| {
+                l.files
+                    .iter()
+                    .any(|f| f.upstream == dir.upstream && dir.selects_from(&f.from).is_some())
+            });
             if !locked {
-                let at_base = if at.same_release {
+                let at_base = if mv.same_release {
                     at_target.clone()
                 } else {
                     ctx.shell
-                        .status("Listing", format!("{shown} at {}", at.base_version));
-                    at.base_source
-                        .list(at.base_version, &dir.from, &ctx.cache)?
+                        .status("Listing", format!("{shown} at {}", mv.base_version));
+                    mv.base_source()
+                        .list(&mv.base_version, &dir.from, &ctx.cache)?
                 };
                 for l in at_base {
-                    base_paths.push(l.path.clone());
-                    base_listed.insert(l.path.clone(), l);
+                    base_paths.push((dir.upstream.clone(), l.path.clone()));
+                    base_listed.insert((dir.upstream.clone(), l.path.clone()), l);
                 }
                 adopting.push(dir.to.clone());
             }
             for l in at_target {
-                listed.insert(l.path.clone(), l.clone());
+                listed.insert((dir.upstream.clone(), l.path.clone()), l.clone());
             }
         }
-        let base = render::files(config, base_paths.iter().map(String::as_str), patches)?;
-        let target = render::files(config, listed.keys().map(String::as_str), patches)?;
+        fn pair((u, p): &Path) -> (Option<&str>, &str) {
+            (u.as_deref(), p.as_str())
+        }
+        let base = render::files(config, base_paths.iter().map(pair), patches)?;
+        let target = render::files(config, listed.keys().map(pair), patches)?;
         Ok(Plan {
             base,
             target,
@@ -146,10 +150,11 @@ impl Plan {
         out
     }
 
-    /// Upstream's listing of `from` at the locked version, when it was
-    /// listed there.
-    pub fn base_listed(&self, from: &str) -> Option<&Listed> {
-        self.base_listed.get(from)
+    /// Upstream's listing of `vendor`'s file at the locked version, when it
+    /// was listed there.
+    pub fn base_listed(&self, vendor: &Vendor) -> Option<&Listed> {
+        self.base_listed
+            .get(&(vendor.upstream.clone(), vendor.from.clone()))
     }
 
     /// `vendor`'s bytes at the target: empty for a file a patch creates,
@@ -164,7 +169,10 @@ impl Plan {
         if vendor.created {
             return Ok(Vec::new());
         }
-        match self.listed.get(&vendor.from) {
+        match self
+            .listed
+            .get(&(vendor.upstream.clone(), vendor.from.clone()))
+        {
             Some(listed) => {
                 ctx.shell
                     .step("Fetching", format!("{} at {target}", vendor.from));
@@ -179,7 +187,8 @@ impl Plan {
     }
 
     /// Adopting a directory compares all of it with what is committed: a
-    /// file it selects that upstream does not have at `version` and no patch
+    /// file it selects that its upstream does not have at the locked version
+    /// (in `moves`) and no patch
     /// creates stops the update, for it would be neither rendered nor
     /// deleted, only reported by every `check` after. A file the lock
     /// records as rendered is not a stray: it is carried, or removed with
@@ -189,14 +198,14 @@ impl Plan {
         ctx: &Context,
         config: &Config,
         lock: Option<&Lock>,
-        version: &str,
+        moves: &[Move<'_>],
     ) -> Result<()> {
-        let mut strays = Vec::new();
         for dir in config
             .vendor
             .iter()
             .filter(|v| self.adopting.contains(&v.to))
         {
+            let mut strays = Vec::new();
             for path in paths::list(&ctx.root, &dir.to)? {
                 let known = self.base.iter().any(|b| b.to == path)
                     || lock.is_some_and(|l| l.output(&path).is_some());
@@ -204,22 +213,30 @@ impl Plan {
                     strays.push(format!("`{path}`"));
                 }
             }
+            let version = &upstreams::of(moves, dir.upstream.as_deref()).base_version;
+            stray_error(&strays, version)?;
         }
-        if strays.is_empty() {
-            return Ok(());
-        }
-        let (verb, them) = if strays.len() == 1 {
-            ("is", "it")
-        } else {
-            ("are", "them")
-        };
-        Err(Error::Conflict(format!(
-            "{} {verb} in a vendored directory, but upstream {version} does not have {them} and no patch creates {them}; \
-             nothing was written: delete {them}, carry each in a patch that creates it (`--- /dev/null`), \
-             or leave {them} out of the directory with `exclude`",
-            strays.join(", ")
-        )))
+        Ok(())
     }
+}
+
+/// The error of a directory adopted with `strays` (upstream has none of
+/// them at `version`), if there are any.
+fn stray_error(strays: &[String], version: &str) -> Result<()> {
+    if strays.is_empty() {
+        return Ok(());
+    }
+    let (verb, them) = if strays.len() == 1 {
+        ("is", "it")
+    } else {
+        ("are", "them")
+    };
+    Err(Error::Conflict(format!(
+        "{} {verb} in a vendored directory, but upstream {version} does not have {them} and no patch creates {them}; \
+         nothing was written: delete {them}, carry each in a patch that creates it (`--- /dev/null`), \
+         or leave {them} out of the directory with `exclude`",
+        strays.join(", ")
+    )))
 }
 
 /// A file upstream removed at `target`: it goes, unless a patch changes it
@@ -233,7 +250,8 @@ pub(super) fn removed(
     on_disk: Option<&[u8]>,
     target: &str,
 ) -> Result<()> {
-    let stack = patches.stack(vendor, locked.version);
+    let version = locked.version(vendor);
+    let stack = patches.stack(vendor, version);
     if let Some(&id) = stack.sections().first() {
         let (p, _) = patches.section(id);
         return Err(Error::Conflict(format!(
@@ -245,7 +263,7 @@ pub(super) fn removed(
     let Some(current) = on_disk else {
         return Ok(());
     };
-    let expected = locked.finish(&vendor.to, base, locked.version)?;
+    let expected = locked.finish(&vendor.to, base, locked.stamp)?;
     if expected == current {
         return Ok(());
     }
@@ -277,50 +295,99 @@ pub(super) fn added(
     }
 }
 
-/// Records in `report` the files that upstream added and removed (by their
-/// rendered paths), a removed and an added file with the same bytes as a
-/// rename. `added` and `removed` are `(to, sha256 of the pristine copy)`.
-pub(super) fn report(
-    report: &mut UpdateReport,
-    added: Vec<(String, String)>,
-    removed: Vec<(String, String)>,
-) {
-    let mut added = added;
-    for (to, sha) in removed {
-        match added.iter().position(|(_, s)| *s == sha) {
-            Some(i) => {
-                let (new, _) = added.remove(i);
-                report.renamed.push(Renamed { from: to, to: new });
-            }
-            None => report.removed.push(to),
-        }
-    }
-    report.added.extend(added.into_iter().map(|(to, _)| to));
+/// The files of vendored directories that upstream added and removed, each
+/// with its upstream and the sha256 of its pristine copy: what the summary
+/// and the pull-request body say arrived, went, or moved.
+#[derive(Debug, Default)]
+pub(super) struct Moved {
+    added: Vec<(Option<String>, String, String)>,
+    removed: Vec<(Option<String>, String, String)>,
 }
 
-/// The sha256 of a pristine copy, for [`report`].
-pub(super) fn sha(bytes: &[u8]) -> String {
-    Digest::of(bytes).hex().to_owned()
+impl Moved {
+    /// `vendor` arrives, its pristine copy `bytes`.
+    pub fn arrived(&mut self, vendor: &Vendor, bytes: &[u8]) {
+        self.added.push(entry(vendor, bytes));
+    }
+
+    /// `vendor` goes, its pristine copy at the locked version `bytes`.
+    pub fn gone(&mut self, vendor: &Vendor, bytes: &[u8]) {
+        self.removed.push(entry(vendor, bytes));
+    }
+
+    /// Records them in `report` (by their rendered paths), in the report's
+    /// lists and under each upstream: a removed and an added file of the
+    /// same upstream with the same bytes as a rename.
+    pub fn report(self, report: &mut UpdateReport) {
+        let mut added = self.added;
+        for (upstream, to, sha) in self.removed {
+            let renamed = added
+                .iter()
+                .position(|(u, _, s)| *u == upstream && *s == sha);
+            let up = report.upstream_mut(upstream.as_deref());
+            match renamed {
+                Some(i) => {
+                    let (_, new, _) = added.remove(i);
+                    up.renamed.push(Renamed { from: to, to: new });
+                }
+                None => up.removed.push(to),
+            }
+        }
+        for (upstream, to, _) in added {
+            report.upstream_mut(upstream.as_deref()).added.push(to);
+        }
+        for up in &report.upstreams {
+            report.added.extend(up.added.iter().cloned());
+            report.removed.extend(up.removed.iter().cloned());
+            report.renamed.extend(up.renamed.iter().cloned());
+        }
+    }
+}
+
+fn entry(vendor: &Vendor, bytes: &[u8]) -> (Option<String>, String, String) {
+    (
+        vendor.upstream.clone(),
+        vendor.to.clone(),
+        Digest::of(bytes).hex().to_owned(),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn upstream(name: Option<&str>) -> super::super::UpstreamMove {
+        super::super::UpstreamMove {
+            name: name.map(str::to_owned),
+            source: "github:o/r".into(),
+            from: "v1".into(),
+            to: "v2".into(),
+            moved_from: None,
+            adopted: false,
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
+        }
+    }
+
+    fn file(upstream: Option<&str>, to: &str, sha: &str) -> (Option<String>, String, String) {
+        (upstream.map(str::to_owned), to.into(), sha.into())
+    }
+
     #[test]
     fn a_removed_and_an_added_file_with_the_same_bytes_are_a_rename() {
-        let mut r = UpdateReport::new("v1", "v2", false, false);
-        report(
-            &mut r,
-            vec![
-                ("c/new.yaml".into(), "1".into()),
-                ("c/moved.yaml".into(), "2".into()),
+        let mut r = UpdateReport::new(vec![upstream(None)], false, false);
+        Moved {
+            added: vec![
+                file(None, "c/new.yaml", "1"),
+                file(None, "c/moved.yaml", "2"),
             ],
-            vec![
-                ("c/gone.yaml".into(), "3".into()),
-                ("c/old.yaml".into(), "2".into()),
+            removed: vec![
+                file(None, "c/gone.yaml", "3"),
+                file(None, "c/old.yaml", "2"),
             ],
-        );
+        }
+        .report(&mut r);
         assert_eq!(r.added, ["c/new.yaml"]);
         assert_eq!(r.removed, ["c/gone.yaml"]);
         assert_eq!(
@@ -330,5 +397,22 @@ mod tests {
                 to: "c/moved.yaml".into()
             }]
         );
+        assert_eq!(r.upstreams[0].added, ["c/new.yaml"]);
+    }
+
+    #[test]
+    fn files_are_told_under_their_upstream_and_renamed_within_it_only() {
+        let mut r = UpdateReport::new(vec![upstream(Some("a")), upstream(Some("b"))], false, false);
+        Moved {
+            added: vec![file(Some("b"), "b/new.yaml", "1")],
+            removed: vec![file(Some("a"), "a/old.yaml", "1")],
+        }
+        .report(&mut r);
+        assert!(r.renamed.is_empty());
+        assert_eq!(r.upstreams[0].removed, ["a/old.yaml"]);
+        assert_eq!(r.upstreams[1].added, ["b/new.yaml"]);
+        let human = r.human();
+        assert!(human.contains("upstream a removed a/old.yaml\n"), "{human}");
+        assert!(human.contains("upstream b added b/new.yaml\n"), "{human}");
     }
 }

@@ -2,12 +2,12 @@
 //! asks of each rendered file before it moves (hand edits, removed patches,
 //! a pending conflict).
 
-use crate::config::Config;
 use crate::config::lock::Lock;
+use crate::config::{Config, Vendor};
 use crate::error::Result;
-use crate::render;
+use crate::render::{self, Stamp};
 
-/// vendor.toml, the lock, and the version and pin the rendered files on
+/// vendor.toml, the lock, and the versions and pins the rendered files on
 /// disk were made with.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::ops) struct Locked<'a> {
@@ -15,15 +15,18 @@ pub(in crate::ops) struct Locked<'a> {
     pub config: &'a Config,
     /// The lock; `None` when the package is being adopted.
     pub lock: Option<&'a Lock>,
-    /// The locked version (vendor.toml's when there is no lock).
-    pub version: &'a str,
-    /// The pinned image reference.
-    pub pin: Option<&'a str>,
+    /// The locked versions (vendor.toml's when there is no lock) and pins.
+    pub stamp: &'a Stamp,
 }
 
-impl Locked<'_> {
-    /// `patched` finished as the output `to` at `version` ([`render::finish`]).
-    pub fn finish(&self, to: &str, patched: &[u8], version: &str) -> Result<Vec<u8>> {
-        render::finish(self.config, to, patched, version, self.pin)
+impl<'a> Locked<'a> {
+    /// `patched` finished as the output `to` with `stamp` ([`render::finish`]).
+    pub fn finish(&self, to: &str, patched: &[u8], stamp: &Stamp) -> Result<Vec<u8>> {
+        render::finish(self.config, to, patched, stamp)
+    }
+
+    /// The locked version of `vendor`'s upstream.
+    pub fn version(&self, vendor: &Vendor) -> &'a str {
+        self.stamp.version(vendor.upstream.as_deref())
     }
 }

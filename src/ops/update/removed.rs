@@ -48,20 +48,22 @@ pub(in crate::ops) fn settle(
     if gone.is_empty() {
         return Ok(current);
     }
-    let now = patches.stack(vendor, locked.version).apply(base).output?;
-    if locked.finish(&vendor.to, &now, locked.version)? == on_disk {
+    let version = locked.version(vendor);
+    let now = patches.stack(vendor, version).apply(base).output?;
+    if locked.finish(&vendor.to, &now, locked.stamp)? == on_disk {
         return Ok(current);
     }
     let mut loaded = Vec::new();
     for p in &gone {
         loaded.push(origin::load_removed(
             p,
+            vendor.upstream.clone(),
             bytes_of(ctx, lock, p, &vendor.to)?,
         )?);
     }
     let before = origin::restore(patches, record, loaded);
-    let walk = before.stack(vendor, locked.version).apply(base);
-    let expected = locked.finish(&vendor.to, &walk.output?, locked.version)?;
+    let walk = before.stack(vendor, version).apply(base);
+    let expected = locked.finish(&vendor.to, &walk.output?, locked.stamp)?;
     if expected == on_disk {
         return Ok(None);
     }

@@ -25,6 +25,7 @@
 use super::carry::{self, Carried};
 use super::locked::Locked;
 use super::summary::ConflictReport;
+use super::upstreams::Move;
 use super::{UpdateOptions, edits};
 use crate::config::Vendor;
 use crate::config::lock::{
@@ -35,7 +36,7 @@ use crate::image::Digest;
 use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Outcome};
 use crate::paths::{self, Transaction};
-use crate::render::{Patches, Step, origin};
+use crate::render::{Patches, Stamp, Step, origin};
 
 /// A pending update being finished.
 #[derive(Debug, Clone, Copy)]
@@ -58,29 +59,32 @@ impl<'a> Resume<'a> {
         }
     }
 
-    /// The release the pending update moves to.
-    pub fn version(&self) -> &'a str {
-        &self.pending.version
+    /// The release the pending update moves upstream `name` to.
+    pub fn version(&self, name: Option<&str>) -> Option<&'a str> {
+        self.pending.version_of(name)
     }
 
     /// Carries `vendor`'s patches to the pending release so that they
     /// render the file on disk (`current`): the resolution, for an output
     /// that was written with markers; else the file as `--keep-conflicts`
     /// wrote it. `patches` are refreshed on the new pristine copy `theirs`.
+    #[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
     pub fn rebase(
         &self,
         locked: &Locked<'_>,
+        at_target: &Stamp,
         patches: &mut Patches,
         vendor: &Vendor,
         base: &[u8],
         theirs: &[u8],
         current: Option<&[u8]>,
     ) -> Result<Carried> {
-        let target = self.version();
+        let target = at_target.version(vendor.upstream.as_deref());
+        let version = locked.version(vendor);
         let to = &vendor.to;
         if !self.pending.conflicts.iter().any(|c| &c.file == to) {
-            let carried = carry::carry(patches, vendor, base, theirs, locked.version, target)?;
-            let rendered = locked.finish(to, &carried.output, target)?;
+            let carried = carry::carry(patches, vendor, base, theirs, version, target)?;
+            let rendered = locked.finish(to, &carried.output, at_target)?;
             if !carried.conflicts.is_empty() || current != Some(rendered.as_slice()) {
                 let found = current
                     .map(|c| edits::list(&edits::edited_lines(to, &rendered, c)))
@@ -99,12 +103,12 @@ impl<'a> Resume<'a> {
             ));
         };
         refuse_markers(to, resolved)?;
-        let at_lock = patches.stack(vendor, locked.version).apply(base).output?;
-        if locked.finish(to, &at_lock, locked.version)? == resolved {
+        let at_lock = patches.stack(vendor, version).apply(base).output?;
+        if locked.finish(to, &at_lock, locked.stamp)? == resolved {
             return Err(Error::usage(
                 format!(
                     "`{to}` is back as the lock renders it at {}: there is no resolution to continue with",
-                    locked.version
+                    version
                 ),
                 format!(
                     "run `revendor update --keep-conflicts` to start the update to {target} again"
@@ -112,9 +116,7 @@ impl<'a> Resume<'a> {
             ));
         }
 
-        let walk = patches
-            .stack(vendor, locked.version)
-            .carry(base, theirs, target);
+        let walk = patches.stack(vendor, version).carry(base, theirs, target);
         let marked = walk.output?;
         let Some(first) = walk
             .steps
@@ -130,7 +132,7 @@ impl<'a> Resume<'a> {
                 ),
             ));
         };
-        let wanted = take_back(locked, to, target, &marked, resolved)?;
+        let wanted = take_back(locked, to, at_target, &marked, resolved)?;
         let reports = onto(patches, to, &walk.steps, first, &wanted)?;
         let check = patches.stack(vendor, target).apply(theirs).output;
         if check.as_deref().ok() != Some(wanted.as_slice()) {
@@ -154,7 +156,7 @@ impl<'a> Resume<'a> {
 fn take_back(
     locked: &Locked<'_>,
     to: &str,
-    target: &str,
+    target: &Stamp,
     marked: &[u8],
     resolved: &[u8],
 ) -> Result<Vec<u8>> {
@@ -240,23 +242,29 @@ fn onto(
     Ok(reports)
 }
 
-/// The lock of a package adopted at `locked.version`, for a first update
-/// that stopped on a conflict: the pristine copies it was adopted from
-/// (`files`), its vendor patches as read (each applied strictly there), the
+/// The lock of a package adopted at each upstream's base version in
+/// `moves`, for a first update that stopped on a conflict: the pristine
+/// copies it was adopted from (`files`, of the vendored files `vendored`),
+/// its vendor patches as read (each applied strictly there), the
 /// pin found in its rendered files. Source patches are left out: nothing
 /// verified them yet.
 pub(super) fn adoption(
     locked: &Locked<'_>,
+    moves: &[Move<'_>],
     patches: &Patches,
     vendored: &[Vendor],
     files: Vec<LockedFile>,
 ) -> Lock {
     Lock {
-        upstream: LockedUpstream {
-            source: locked.config.upstream.source.describe(),
-            version: locked.version.to_owned(),
-            ..LockedUpstream::default()
-        },
+        upstreams: moves
+            .iter()
+            .map(|m| LockedUpstream {
+                name: m.upstream.name.clone(),
+                source: m.upstream.source.describe(),
+                version: m.base_version.clone(),
+                ..LockedUpstream::default()
+            })
+            .collect(),
         files,
         patches: patches
             .loaded()
@@ -266,28 +274,44 @@ pub(super) fn adoption(
                 sha256: p.sha256.clone(),
             })
             .collect(),
-        image: locked.pin.map(|reference| LockedImage {
-            reference: reference.to_owned(),
-            ..LockedImage::default()
-        }),
+        images: locked
+            .stamp
+            .pins()
+            .iter()
+            .map(|(name, reference)| LockedImage {
+                name: name.clone(),
+                reference: reference.clone(),
+                ..LockedImage::default()
+            })
+            .collect(),
         outputs: origin::outputs(vendored, patches),
         pending: None,
     }
 }
 
-/// Records the update to `target` as pending in `lock`, staged in `keep`,
-/// with the sha256 of each conflicted output as staged there.
+/// Records the update to `targets` (each upstream's, by name) as pending
+/// in `lock`, staged in `keep`, with the sha256 of each conflicted output
+/// as staged there.
 pub(super) fn record(
     keep: &mut Transaction,
     root: &std::path::Path,
     lock: Lock,
-    target: &str,
+    targets: &[(Option<String>, String)],
     conflicts: &[ConflictReport],
 ) -> Result<()> {
     let mut pending = Pending {
-        version: target.to_owned(),
+        version: None,
+        versions: Default::default(),
         conflicts: Vec::new(),
     };
+    for (name, target) in targets {
+        match name {
+            Some(name) => {
+                pending.versions.insert(name.clone(), target.clone());
+            }
+            None => pending.version = Some(target.clone()),
+        }
+    }
     for c in conflicts {
         if pending.conflicts.iter().any(|p| p.file == c.file) {
             continue;
@@ -324,15 +348,20 @@ pub(super) fn guard(
         return Ok(());
     };
     let to = &vendor.to;
-    let target = &pending.version;
+    let target = pending
+        .version_of(vendor.upstream.as_deref())
+        .unwrap_or_default();
     if let Some(line) = patch::marker_lines(current).first() {
         return Err(Error::Conflict(format!(
             "{to}:{line}: `{to}` still holds the conflict markers of the pending update to {target}; \
              resolve them, then run `revendor update --continue`"
         )));
     }
-    let patched = patches.stack(vendor, locked.version).apply(base).output?;
-    if locked.finish(to, &patched, locked.version)? != current {
+    let patched = patches
+        .stack(vendor, locked.version(vendor))
+        .apply(base)
+        .output?;
+    if locked.finish(to, &patched, locked.stamp)? != current {
         return Err(Error::Conflict(format!(
             "`{to}` holds a resolution of the pending update to {target}: run `revendor update --continue` to finish it \
              (or restore the file as the lock renders it to give the update up)"

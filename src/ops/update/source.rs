@@ -9,13 +9,13 @@
 
 use super::summary::{ConflictReport, UpdateReport};
 use super::upstreamed;
+use super::upstreams::Move;
 use crate::config::Config;
-use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::go;
 use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
-use crate::upstream::{self, Source, SourceTree};
+use crate::upstream::{self, SourceTree};
 use crate::workspace::Context;
 
 /// What the source side of an update found.
@@ -29,26 +29,25 @@ pub(super) struct SourceFacts {
     pub patch_files: Vec<(String, Vec<u8>)>,
 }
 
-/// Verifies and refreshes the source patches at `target`. `moved_from` is
-/// the upstream the lock vendored from when vendor.toml names another: the
-/// tree at `base_version` then comes from it. `lock` is `None` when there is
-/// no lock or it is of that other source (its tree hash says nothing
-/// about this one).
-#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
+/// Verifies and refreshes the source patches of `mv`'s upstream at its
+/// target. After a move to another source, the tree at the base version
+/// comes from the old one, and the lock's tree hash (of that other source)
+/// says nothing about this one.
 pub(super) fn verify(
     ctx: &Context,
     config: &Config,
-    source: &dyn Source,
-    moved_from: Option<&dyn Source>,
-    lock: Option<&Lock>,
-    base_version: &str,
-    target: &str,
+    mv: &Move<'_>,
     report: &mut UpdateReport,
 ) -> Result<SourceFacts> {
-    let patches = super::source_patches(config)?;
+    let (source, base_version, target) =
+        (&*mv.source, mv.base_version.as_str(), mv.target.as_str());
+    let moved_from = mv.old_source.as_deref();
+    let locked = mv.locked.filter(|_| mv.moved_from.is_none());
+    let mut patches = super::source_patches(config)?;
+    patches.retain(|_, p| p.upstream.as_deref() == mv.name());
     let mut facts = SourceFacts::default();
     if patches.is_empty() {
-        if config.image.is_some() {
+        if !config.images.is_empty() {
             facts.go_directive = match source.file(target, "go.mod") {
                 Ok(bytes) => go::Version::from_go_mod(&bytes).map(|v| v.to_string()),
                 Err(Error::NotFound { .. }) => None,
@@ -59,7 +58,7 @@ pub(super) fn verify(
     }
     ctx.shell
         .status("Fetching", format!("the source tree at {target}"));
-    let tree = upstream::fetch_tree(source, target, lock)?;
+    let tree = upstream::fetch_tree(source, target, locked)?;
     facts.tree_sha256 = Some(tree.tree_sha256.clone());
     facts.go_directive = tree
         .files
@@ -96,7 +95,7 @@ pub(super) fn verify(
                                     "Fetching",
                                     format!("the source tree at {base_version}"),
                                 );
-                                upstream::fetch_tree(base.unwrap_or(source), base_version, lock)?
+                                upstream::fetch_tree(base.unwrap_or(source), base_version, locked)?
                             }
                         });
                     }

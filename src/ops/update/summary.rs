@@ -3,7 +3,48 @@
 use serde::Serialize;
 
 use super::closing::ClosingFinding;
+use super::upstreams::Move;
 use crate::ops::outcome::PatchResult;
+
+/// One upstream of the update: where it comes from and where it went.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpstreamMove {
+    /// Its `name`; `None` for an unnamed `[upstream]`.
+    pub name: Option<String>,
+    /// `github:owner/name` or `git:URL`.
+    pub source: String,
+    /// The version before.
+    pub from: String,
+    /// The version after.
+    pub to: String,
+    /// The source the lock vendored from, when vendor.toml now names another.
+    pub moved_from: Option<String>,
+    /// This upstream had no lock entry and was adopted.
+    pub adopted: bool,
+    /// Files of its vendored directories that arrive (rendered paths).
+    pub added: Vec<String>,
+    /// Files of its vendored directories that go.
+    pub removed: Vec<String>,
+    /// Files it moved inside a vendored directory.
+    pub renamed: Vec<Renamed>,
+}
+
+impl UpstreamMove {
+    /// What the report says of `mv`.
+    pub(super) fn of(mv: &Move<'_>) -> UpstreamMove {
+        UpstreamMove {
+            name: mv.upstream.name.clone(),
+            source: mv.upstream.source.describe(),
+            from: mv.base_version.clone(),
+            to: mv.target.clone(),
+            moved_from: mv.moved_from.clone(),
+            adopted: mv.locked.is_none(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
+        }
+    }
+}
 
 /// One conflicting hunk.
 #[derive(Debug, Clone, Serialize)]
@@ -88,10 +129,12 @@ pub struct Renamed {
 /// Everything `update` did or would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateReport {
-    /// The version before.
+    /// The version before (of the first upstream, when there are several).
     pub from: String,
-    /// The version after.
+    /// The version after (of the first upstream, when there are several).
     pub to: String,
+    /// Every upstream, in vendor.toml order.
+    pub upstreams: Vec<UpstreamMove>,
     /// The source the lock vendored from, when vendor.toml now names another
     /// and the update moved the package to it.
     pub moved_from: Option<String>,
@@ -109,7 +152,8 @@ pub struct UpdateReport {
     /// removed output deleted.
     pub notes: Vec<String>,
     /// Files of vendored directories that arrive: upstream added them (or
-    /// vendor.toml now selects them). Rendered paths.
+    /// vendor.toml now selects them). Rendered paths, of every upstream
+    /// (each [`UpstreamMove`] has its own).
     pub added: Vec<String>,
     /// Files of vendored directories that go: upstream removed them.
     pub removed: Vec<String>,
@@ -129,11 +173,14 @@ pub struct UpdateReport {
 }
 
 impl UpdateReport {
-    pub(super) fn new(from: &str, to: &str, adopted: bool, dry_run: bool) -> UpdateReport {
+    /// The report of an update of `upstreams` (at least one).
+    pub(super) fn new(upstreams: Vec<UpstreamMove>, adopted: bool, dry_run: bool) -> UpdateReport {
+        let first = &upstreams[0];
         UpdateReport {
-            from: from.into(),
-            to: to.into(),
-            moved_from: None,
+            from: first.from.clone(),
+            to: first.to.clone(),
+            moved_from: first.moved_from.clone(),
+            upstreams,
             adopted,
             dry_run,
             patches: Vec::new(),
@@ -150,6 +197,17 @@ impl UpdateReport {
         }
     }
 
+    /// The upstream of that name in the report (the first for an unknown
+    /// one, as [`crate::config::Config::upstream`] resolves it).
+    pub(super) fn upstream_mut(&mut self, name: Option<&str>) -> &mut UpstreamMove {
+        let i = self
+            .upstreams
+            .iter()
+            .position(|u| u.name.as_deref() == name)
+            .unwrap_or(0);
+        &mut self.upstreams[i]
+    }
+
     /// The closing findings this update caused (`error`s the check before
     /// it did not report): the update is written, and exits 1.
     pub fn caused(&self) -> impl Iterator<Item = &ClosingFinding> {
@@ -164,26 +222,38 @@ impl UpdateReport {
         } else {
             "updated"
         };
-        if self.adopted {
-            let adopt = if self.dry_run {
-                "would adopt"
-            } else {
-                "adopted"
-            };
-            s.push_str(&format!(
-                "{adopt} the package at {} (no lock before)\n",
-                self.from
-            ));
-        }
-        if let Some(old) = &self.moved_from {
-            s.push_str(&format!(
-                "upstream source: moved from {old} (the locked copies are the merge base)\n"
-            ));
-        }
-        if self.from == self.to {
-            s.push_str(&format!("upstream: up to date at {}\n", self.to));
+        let adopt = if self.dry_run {
+            "would adopt"
         } else {
-            s.push_str(&format!("upstream: {} -> {}\n", self.from, self.to));
+            "adopted"
+        };
+        let several = self.upstreams.len() > 1;
+        if self.adopted && several {
+            s.push_str(&format!("{adopt} the package (no lock before)\n"));
+        }
+        for u in &self.upstreams {
+            let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
+            if self.adopted && !several {
+                s.push_str(&format!(
+                    "{adopt} the package at {} (no lock before)\n",
+                    u.from
+                ));
+            } else if u.adopted && !self.adopted {
+                s.push_str(&format!(
+                    "{adopt} upstream{named} at {} (not in the lock before)\n",
+                    u.from
+                ));
+            }
+            if let Some(old) = &u.moved_from {
+                s.push_str(&format!(
+                    "upstream{named} source: moved from {old} (the locked copies are the merge base)\n"
+                ));
+            }
+            if u.from == u.to {
+                s.push_str(&format!("upstream{named}: up to date at {}\n", u.to));
+            } else {
+                s.push_str(&format!("upstream{named}: {} -> {}\n", u.from, u.to));
+            }
         }
         for f in &self.fuzzy {
             s.push_str(&format!(
@@ -191,14 +261,17 @@ impl UpdateReport {
                 f.patch, f.target, f.hunk, f.file, f.line, f.why
             ));
         }
-        for f in &self.added {
-            s.push_str(&format!("upstream added {f}\n"));
-        }
-        for f in &self.removed {
-            s.push_str(&format!("upstream removed {f}\n"));
-        }
-        for r in &self.renamed {
-            s.push_str(&format!("upstream renamed {} -> {}\n", r.from, r.to));
+        for u in &self.upstreams {
+            let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
+            for f in &u.added {
+                s.push_str(&format!("upstream{named} added {f}\n"));
+            }
+            for f in &u.removed {
+                s.push_str(&format!("upstream{named} removed {f}\n"));
+            }
+            for r in &u.renamed {
+                s.push_str(&format!("upstream{named} renamed {} -> {}\n", r.from, r.to));
+            }
         }
         for p in &self.patches {
             s.push_str(&format!("{p}\n"));

@@ -130,7 +130,18 @@ mod tests {
 
     #[test]
     fn a_patch_is_whole_when_every_section_is_upstream() {
-        let mut report = UpdateReport::new("v1", "v2", false, false);
+        let upstream = super::super::summary::UpstreamMove {
+            name: None,
+            source: "github:o/r".into(),
+            from: "v1".into(),
+            to: "v2".into(),
+            moved_from: None,
+            adopted: false,
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
+        };
+        let mut report = UpdateReport::new(vec![upstream], false, false);
         for target in ["a.yml", "b.yml"] {
             report.patches.push(PatchResult::described(
                 "p",
