@@ -49,7 +49,12 @@ lint-workflows:
 	shellcheck .ci/run scripts/*
 	./scripts/test-workflow-scripts
 
+# Each prints its figures and ratios against the peer on the same input; the
+# README's "Speed" section quotes them. REVENDOR_REALWORLD is needed by
+# update_vs_shell and check.
 bench:
-	$(CARGO) bench --bench update_vs_shell
+	$(CARGO) bench --bench render_vs_patch
+	$(CARGO) bench --bench rebase_vs_merge_file
 	$(CARGO) bench --bench check
+	$(CARGO) bench --bench update_vs_shell
 	$(CARGO) bench --bench image_skip

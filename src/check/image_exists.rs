@@ -4,7 +4,11 @@
 //! [`registry::Client::resolve_index`] reads the index by its digest and
 //! checks it: an OCI index or Docker manifest list, one child per configured
 //! platform, every child distinct from the others and from the index, every
-//! child a single-platform image manifest that exists. Credentials come from
+//! child a single-platform image manifest that exists. Each manifest read by
+//! `GET` is kept in the download cache by its digest, so the next run (a
+//! nightly check with nothing new) asks by `HEAD` only, and reads by `GET`
+//! again only from a registry that announces no `Docker-Content-Digest`.
+//! Credentials come from
 //! `DOCKER_CONFIG`, mirrors from `REVENDOR_REGISTRY_MIRRORS`. A registry that
 //! does not answer is the finding `unreachable`; one that refuses us is a
 //! failure (exit 3), not a finding: an [`Error::PinnedImage`] that keeps the
@@ -13,9 +17,10 @@
 
 use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::error::{Error, Result};
-use crate::image::{Platform, Reference};
+use crate::image::{Digest, Platform, Reference};
 use crate::registry;
 use crate::render::pin::repository_of;
+use crate::upstream::cache::Cache;
 
 /// `image-exists`.
 pub const IMAGE_EXISTS: Id = Id {
@@ -76,7 +81,7 @@ fn check_image(
     let client = input.ctx.registry()?;
     let (file, line) =
         site(input, &locked.reference)?.unwrap_or(("vendor.toml".to_owned(), image.line));
-    match client.resolve_index(&reference, &platforms, Some(&digest)) {
+    match client.resolve_index_known(&reference, &platforms, Some(&digest), &input.ctx.cache) {
         Ok(index) => {
             input.ctx.shell.verbose(format!(
                 "image-exists: {} is an index of {}",
@@ -121,6 +126,19 @@ fn check_image(
                 other => other.map(drop),
             }
         }
+    }
+}
+
+/// Manifests are kept in the content-addressed download cache, by their
+/// sha256: a nightly check asks the registry for the pinned index and its
+/// children by `HEAD` only.
+impl registry::KnownManifests for Cache {
+    fn get(&self, digest: &Digest) -> Option<Vec<u8>> {
+        Cache::get(self, digest.hex())
+    }
+
+    fn keep(&self, body: &[u8]) {
+        self.put(body);
     }
 }
 

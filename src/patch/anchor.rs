@@ -13,24 +13,58 @@
 
 use imara_diff::Token;
 
+/// An aligned position in two texts: line `.0` of the old one is line `.1` of the new one.
+pub(crate) type Cut = (usize, usize);
+
+/// Where to cut base against ours, and base against theirs.
+pub(crate) type Cuts = (Vec<Cut>, Vec<Cut>);
+
 /// Aligned cut positions `(old, new)`, strictly increasing in both, inside runs of common lines.
-pub(crate) fn cuts(old: &[Token], new: &[Token], tokens: u32) -> Vec<(usize, usize)> {
-    let anchors = anchors(old, new, tokens);
-    let mut cuts = Vec::new();
-    let mut run = 0;
-    while run < anchors.len() {
-        let (o, n) = anchors[run];
+pub(crate) fn cuts(old: &[Token], new: &[Token], tokens: u32) -> Vec<Cut> {
+    middles(anchors(old, new, tokens).into_iter().map(|(o, n)| [o, n]))
+        .map(|[o, n]| (o as usize, n as usize))
+        .collect()
+}
+
+/// Cut positions for the two diffs of a 3-way merge, `base` against `ours` and against
+/// `theirs`, at the same lines of `base`: where both sides made the same change, both diffs
+/// then see the same pieces and place the change alike (cut apart, a repeated line can go to
+/// different places in each, and a change both made looks like two).
+pub(crate) fn shared_cuts(base: &[Token], ours: &[Token], theirs: &[Token], tokens: u32) -> Cuts {
+    let to_ours = anchors(base, ours, tokens);
+    let to_theirs = anchors(base, theirs, tokens);
+    let mut theirs_at = to_theirs.iter().peekable();
+    // Base lines anchored on both sides, as (base, ours, theirs): both lists go up in base.
+    let both = to_ours.iter().filter_map(move |&(b, o)| {
+        while theirs_at.next_if(|&&(tb, _)| tb < b).is_some() {}
+        theirs_at
+            .next_if(|&&(tb, _)| tb == b)
+            .map(|&(_, t)| [b, o, t])
+    });
+    middles(both)
+        .map(|[b, o, t]| {
+            let (b, o, t) = (b as usize, o as usize, t as usize);
+            ((b, o), (b, t))
+        })
+        .unzip()
+}
+
+/// The middle of each run of `anchors` that follow one another in every text.
+fn middles<const N: usize>(
+    anchors: impl Iterator<Item = [u32; N]>,
+) -> impl Iterator<Item = [u32; N]> {
+    let mut anchors = anchors.peekable();
+    std::iter::from_fn(move || {
+        let first = anchors.next()?;
         let mut len = 1;
         while anchors
-            .get(run + len)
-            .is_some_and(|&(a, b)| a == o + len && b == n + len)
+            .next_if(|next| (0..N).all(|k| next[k] == first[k] + len))
+            .is_some()
         {
             len += 1;
         }
-        cuts.push((o + len / 2, n + len / 2));
-        run += len;
-    }
-    cuts
+        Some(first.map(|at| at + len / 2))
+    })
 }
 
 /// How often a token occurs in each text (0, 1, or 2 for more), and where it last is in `new`.
@@ -41,8 +75,9 @@ struct Seen {
     new_at: u32,
 }
 
-/// The longest chain of lines unique in both texts that keeps their order in both.
-fn anchors(old: &[Token], new: &[Token], tokens: u32) -> Vec<(usize, usize)> {
+/// The longest chain of lines unique in both texts that keeps their order in both (line
+/// numbers as `u32`, as imara-diff's tokens: a million anchors take 8 MB).
+fn anchors(old: &[Token], new: &[Token], tokens: u32) -> Vec<(u32, u32)> {
     let mut seen = vec![Seen::default(); tokens as usize];
     for (at, &token) in new.iter().enumerate() {
         let s = &mut seen[u32::from(token) as usize];
@@ -63,9 +98,6 @@ fn anchors(old: &[Token], new: &[Token], tokens: u32) -> Vec<(usize, usize)> {
         .collect();
     drop(seen);
     longest_increasing(&unique)
-        .into_iter()
-        .map(|(o, n)| (o as usize, n as usize))
-        .collect()
 }
 
 /// The longest subsequence of `pairs` (increasing in `.0`) that increases in `.1` too.
@@ -120,6 +152,16 @@ mod tests {
         let (old, new) = (tokens("abcdXefg"), tokens("abcdYefg"));
         assert_eq!(cuts(&old, &new, 256), [(2, 2), (6, 6)]);
         assert_eq!(cuts(&tokens("aa"), &tokens("aa"), 256), []);
+    }
+
+    #[test]
+    fn shared_cuts_are_at_the_same_base_lines() {
+        // `b` anchors base and ours only, `d e` and `e f` follow on in one side only: the runs
+        // are those of all three texts.
+        let (base, ours, theirs) = (tokens("abcdefgh"), tokens("abcdXefgh"), tokens("acdefgYh"));
+        let (to_ours, to_theirs) = shared_cuts(&base, &ours, &theirs, 256);
+        assert_eq!(to_ours, [(0, 0), (3, 3), (5, 6), (7, 8)]);
+        assert_eq!(to_theirs, [(0, 0), (3, 2), (5, 4), (7, 7)]);
     }
 
     #[test]

@@ -160,7 +160,8 @@ fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyEr
     if creates && !base.is_empty() {
         return Err(ApplyError::NotNew { file: patch.name() });
     }
-    let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
+    let mut lines: Vec<&[u8]> = Vec::with_capacity(super::diff::estimate(base));
+    lines.extend(super::diff::split(base));
     // Lines are slices of `base`: where line `i` starts, so unchanged runs copy in one piece.
     let at_line = |i: usize| {
         lines

@@ -49,7 +49,7 @@ pub fn apply_fuzzy(patch: &FilePatch, base: &[u8], max_fuzz: usize) -> Result<Fu
     if patch.is_new() && !base.is_empty() {
         return Err(ApplyError::NotNew { file: patch.name() });
     }
-    let lines: Vec<&[u8]> = base.split_inclusive(|&b| b == b'\n').collect();
+    let lines: Vec<&[u8]> = super::diff::split(base).collect();
     let n = lines.len();
     let mut out = Output {
         lines: &lines,

@@ -80,6 +80,17 @@ impl Outcome {
         }
     }
 
+    /// [`Outcome::content`] by value, for a caller done with the rest.
+    pub fn into_content(self) -> Vec<u8> {
+        match self {
+            Outcome::Exact { content }
+            | Outcome::Offset { content, .. }
+            | Outcome::Merged { content }
+            | Outcome::AlreadyUpstream { content } => content,
+            Outcome::Conflict { marked, .. } => marked,
+        }
+    }
+
     /// A short stable name: `exact`, `offset`, `merged`, `conflict` or `already-upstream`.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -155,7 +166,11 @@ pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8], labels: &Labels<'_>) -> M
     let t = lines.intern_like(theirs, &b);
     let tokens = [b, o, t];
     let [b, o, t] = &tokens;
-    let regions = regions(&lines.changes(b, o), &lines.changes(b, t));
+    let (to_ours, to_theirs) = lines.shared_cuts(b, o, t);
+    let regions = regions(
+        &lines.changes_cut(b, o, to_ours),
+        &lines.changes_cut(b, t, to_theirs),
+    );
     let mut cursors = [Cursor::new(base), Cursor::new(ours), Cursor::new(theirs)];
     let mut pieces = Vec::with_capacity(2 * regions.len() + 1);
     let mut done = 0;

@@ -129,7 +129,7 @@ pub fn parse_recounted(input: &[u8]) -> Result<(PatchSet, Vec<Recounted>), Parse
 }
 
 fn read(input: &[u8], mut recount: Option<&mut Vec<Recounted>>) -> Result<PatchSet, ParseError> {
-    let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
+    let lines: Vec<&[u8]> = super::diff::split(input).collect();
     let mut set = PatchSet {
         preamble: Vec::new(),
         files: Vec::new(),

@@ -79,7 +79,7 @@ pub fn refresh(original: &FilePatch, old: &[u8], new: &[u8]) -> FilePatch {
         .hunks
         .first()
         .is_some_and(|h| h.section.ends_with(b"\r"));
-    let old_lines: Vec<&[u8]> = old.split_inclusive(|&b| b == b'\n').collect();
+    let old_lines: Vec<&[u8]> = super::diff::split(old).collect();
     for hunk in &mut hunks {
         if wants_context {
             hunk.section = function_context(&old_lines, hunk);

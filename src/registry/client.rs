@@ -20,7 +20,7 @@ use reqwest::{Method, StatusCode};
 
 use super::auth::{self, Authorization, Challenge};
 use super::error::parse_api_errors;
-use super::{Credential, Credentials, Error, Mirrors};
+use super::{Credential, Credentials, Error, KnownManifests, Mirrors};
 use crate::image::{Digest, Manifest, MediaType, Reference};
 use crate::net::{self, Answer, Backoff, Request, Transport, error_message};
 
@@ -204,6 +204,51 @@ impl Client {
             manifest,
             body: answer.body,
         })
+    }
+
+    /// The manifest `reference` names, asking the registry as little as it can: when the
+    /// reference is pinned by digest and `known` holds that body, only whether the registry
+    /// still has it, by `HEAD` (its `Docker-Content-Digest` must be that digest). A registry
+    /// that announces no digest, or a body not known, is read by `GET`
+    /// ([`Client::get_manifest`]'s checks) and the body kept in `known`.
+    pub fn manifest_known(
+        &self,
+        reference: &Reference,
+        known: &dyn KnownManifests,
+    ) -> Result<FetchedManifest, Error> {
+        if let Some(digest) = reference.digest()
+            && let Some(body) = known.get(digest).filter(|b| &Digest::of(b) == digest)
+        {
+            let answer = self.manifest_request(Method::HEAD, reference)?;
+            match answer.header(DOCKER_CONTENT_DIGEST).map(Digest::parse) {
+                Some(Ok(announced)) if &announced == digest => {
+                    let manifest =
+                        Manifest::parse(&body, answer.header(CONTENT_TYPE)).map_err(|source| {
+                            Error::Manifest {
+                                reference: reference.to_string(),
+                                source,
+                            }
+                        })?;
+                    return Ok(FetchedManifest {
+                        digest: announced,
+                        manifest,
+                        body,
+                    });
+                }
+                Some(Ok(announced)) => {
+                    return Err(Error::DigestMismatch {
+                        reference: reference.to_string(),
+                        expected: digest.clone(),
+                        actual: announced,
+                        source_of_expected: "requested",
+                    });
+                }
+                Some(Err(_)) | None => {}
+            }
+        }
+        let fetched = self.get_manifest(reference)?;
+        known.keep(&fetched.body);
+        Ok(fetched)
     }
 
     /// A blob of `reference`'s repository, by `digest`, checked against it. Only small JSON

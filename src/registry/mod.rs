@@ -34,4 +34,4 @@ pub use credentials::{Credential, Credentials};
 pub use error::{ApiError, Error, ErrorCode};
 pub use mirror::Mirrors;
 pub use secret::Secret;
-pub use verify::{VerifiedIndex, metadata_digest};
+pub use verify::{KnownManifests, VerifiedIndex, metadata_digest};

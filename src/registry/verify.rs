@@ -45,6 +45,28 @@ impl VerifiedIndex {
     }
 }
 
+/// Manifests read and verified before, kept by digest. A manifest is named by the hash of
+/// its body, so a kept one never goes stale: the registry need only be asked whether it
+/// still holds it, by `HEAD` ([`Client::manifest_known`]). A nightly check of a pinned image
+/// then transfers no manifest body.
+pub trait KnownManifests {
+    /// The body whose sha256 is `digest`, if one is kept.
+    fn get(&self, digest: &Digest) -> Option<Vec<u8>>;
+    /// Keeps `body`, read by `GET` and verified against its digest.
+    fn keep(&self, body: &[u8]);
+}
+
+/// Keeps nothing: every manifest is read by `GET`.
+struct Unknown;
+
+impl KnownManifests for Unknown {
+    fn get(&self, _: &Digest) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn keep(&self, _: &[u8]) {}
+}
+
 impl Client {
     /// Reads `reference` and verifies it is a multi-platform index holding exactly `platforms`
     /// (see the module doc for every check), optionally pinned to `expected`.
@@ -54,7 +76,19 @@ impl Client {
         platforms: &[Platform],
         expected: Option<&Digest>,
     ) -> Result<VerifiedIndex, Error> {
-        let fetched = self.get_manifest(reference)?;
+        self.resolve_index_known(reference, platforms, expected, &Unknown)
+    }
+
+    /// [`Client::resolve_index`], reading each manifest `known` holds by `HEAD` only
+    /// ([`Client::manifest_known`]) and keeping there the ones it reads by `GET`.
+    pub fn resolve_index_known(
+        &self,
+        reference: &Reference,
+        platforms: &[Platform],
+        expected: Option<&Digest>,
+        known: &dyn KnownManifests,
+    ) -> Result<VerifiedIndex, Error> {
+        let fetched = self.manifest_known(reference, known)?;
         if let Some(expected) = expected
             && expected != &fetched.digest
         {
@@ -72,7 +106,7 @@ impl Client {
         };
         let children = match_platforms(reference, &fetched.digest, index.children(), platforms)?;
         for (_, digest) in &children {
-            let child = self.get_manifest(&reference.with_digest(digest.clone()))?;
+            let child = self.manifest_known(&reference.with_digest(digest.clone()), known)?;
             if let Manifest::Index(nested) = child.manifest {
                 return Err(Error::ChildNotImage {
                     reference: reference.to_string(),

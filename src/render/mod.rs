@@ -35,16 +35,24 @@ pub mod yaml_pin;
 pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
 pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
-pub use stack::{FuzzyStep, SectionError, Stack, Step, Walk};
+pub use stack::{FuzzyStep, Landed, SectionError, Stack, Step, Walk};
 pub use stamp::Stamp;
+
+use std::borrow::Cow;
 
 use crate::config::{Config, Pin, RewriteKind};
 use crate::error::{Error, Result};
 
 /// Rewrites (with each one's upstream's placeholders) and pins (each one's
-/// image's reference) applied to one rendered file.
-pub fn finish(config: &Config, to: &str, patched: &[u8], stamp: &Stamp) -> Result<Vec<u8>> {
-    let mut text = String::from_utf8(patched.to_vec()).map_err(|_| Error::Render {
+/// image's reference) applied to one rendered file. Given the patched bytes
+/// by value, a file no rewrite or pin changes is returned without a copy.
+pub fn finish<'a>(
+    config: &Config,
+    to: &str,
+    patched: impl Into<Cow<'a, [u8]>>,
+    stamp: &Stamp,
+) -> Result<Vec<u8>> {
+    let mut text = String::from_utf8(patched.into().into_owned()).map_err(|_| Error::Render {
         file: to.to_owned(),
         line: None,
         message: "not UTF-8 text; rewrites and pins need text".into(),

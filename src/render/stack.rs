@@ -57,6 +57,32 @@ pub struct Walk {
     pub output: Result<Vec<u8>, SectionError>,
 }
 
+/// A [`Stack`] applied by [`Stack::land`]: how each section landed, without
+/// the file each was given.
+#[derive(Debug, Clone)]
+pub struct Landed {
+    /// The sections that landed, in order, with their outcomes; each one's
+    /// content is the next one's input.
+    pub outcomes: Vec<(SectionId, Outcome)>,
+    /// The section that stopped the walk, if one did.
+    pub stopped: Option<SectionError>,
+}
+
+impl Landed {
+    /// The file after the last section (`pristine` when none targets it), or
+    /// the section that stopped the walk, as the conflict it is for a command
+    /// that needs every section to apply.
+    pub fn into_output(self, pristine: &[u8]) -> Result<Vec<u8>, Error> {
+        if let Some(error) = self.stopped {
+            return Err(error.into());
+        }
+        Ok(match self.outcomes.into_iter().next_back() {
+            Some((_, outcome)) => outcome.into_content(),
+            None => pristine.to_vec(),
+        })
+    }
+}
+
 /// One section of [`Stack::fuzz`].
 #[derive(Debug, Clone)]
 pub struct FuzzyStep {
@@ -229,36 +255,59 @@ impl<'a> Stack<'a> {
         Ok(steps)
     }
 
-    fn run(&self, pristine: &[u8], upstreamed_goes_on: bool) -> Walk {
-        let mut text = pristine.to_vec();
-        let mut steps = Vec::new();
+    /// [`Stack::apply`] without keeping the file each section was given:
+    /// each section reads the one before it in place, and the result is the
+    /// last one's content ([`Landed::into_output`]), so nothing is copied but
+    /// what the patches write (`render` of a large file).
+    pub fn land(&self, pristine: &[u8]) -> Landed {
+        self.land_on(pristine, false)
+    }
+
+    fn land_on(&self, pristine: &[u8], upstreamed_goes_on: bool) -> Landed {
+        let mut outcomes: Vec<(SectionId, Outcome)> = Vec::new();
         for &id in &self.ids {
             let (_, fp) = self.patches.section(id);
-            let outcome = match patch::apply(fp, &text) {
+            let text = outcomes.last().map_or(pristine, |(_, o)| o.content());
+            let outcome = match patch::apply(fp, text) {
                 Ok(applied) => Outcome::from(applied),
-                Err(_) if upstreamed_goes_on && patch::apply_reverse(fp, &text).is_ok() => {
+                Err(_) if upstreamed_goes_on && patch::apply_reverse(fp, text).is_ok() => {
                     Outcome::AlreadyUpstream {
-                        content: text.clone(),
+                        content: text.to_vec(),
                     }
                 }
                 Err(error) => {
-                    return Walk {
-                        steps,
-                        output: Err(self.error(id, error)),
+                    return Landed {
+                        outcomes,
+                        stopped: Some(self.error(id, error)),
                     };
                 }
             };
-            let next = outcome.content().to_vec();
-            steps.push(Step {
-                id,
-                input: std::mem::replace(&mut text, next),
-                outcome,
-            });
+            outcomes.push((id, outcome));
         }
-        Walk {
-            steps,
-            output: Ok(text),
+        Landed {
+            outcomes,
+            stopped: None,
         }
+    }
+
+    fn run(&self, pristine: &[u8], upstreamed_goes_on: bool) -> Walk {
+        let landed = self.land_on(pristine, upstreamed_goes_on);
+        let mut steps: Vec<Step> = Vec::with_capacity(landed.outcomes.len());
+        let last = |steps: &[Step]| {
+            steps
+                .last()
+                .map_or(pristine, |s| s.outcome.content())
+                .to_vec()
+        };
+        for (id, outcome) in landed.outcomes {
+            let input = last(&steps);
+            steps.push(Step { id, input, outcome });
+        }
+        let output = match landed.stopped {
+            Some(error) => Err(error),
+            None => Ok(last(&steps)),
+        };
+        Walk { steps, output }
     }
 
     fn error(&self, id: SectionId, error: ApplyError) -> SectionError {

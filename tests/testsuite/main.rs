@@ -34,6 +34,7 @@ mod pr;
 mod properties;
 mod reference_doc;
 mod registry;
+mod registry_head;
 mod removed;
 mod render;
 mod source_tree;

@@ -80,6 +80,16 @@ pub struct Registry {
 
 impl Registry {
     pub fn start(auth: Auth) -> Registry {
+        Registry::start_with(auth, false)
+    }
+
+    /// [`Registry::start`] with the access log on, in [`Registry::log`]: one line per request
+    /// (`"HEAD /v2/… HTTP/1.1" 200`), for counting what a run asked (`benches/check.rs`).
+    pub fn start_logged(auth: Auth) -> Registry {
+        Registry::start_with(auth, true)
+    }
+
+    fn start_with(auth: Auth, access_log: bool) -> Registry {
         let dir = tempfile::tempdir().unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -89,9 +99,10 @@ impl Registry {
         let host = format!("127.0.0.1:{port}");
         let root = dir.path().join("data");
         let mut config = format!(
-            "version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\n\
+            "version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: {}\n\
              storage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\n\
              http:\n  addr: {host}\n  secret: revendor-test\n",
+            !access_log,
             root.display()
         );
         let token = match auth {
