@@ -36,9 +36,19 @@ pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error>
 /// `new` for an ARG whose value was `old`: when `old` ends in an
 /// `@sha256:` digest and `new` names none, the digest stays, so a rewrite
 /// of the tag in `ARG IMAGE=repo:v1@sha256:…` keeps the pin beside it.
+/// Only a whole digest at the very end counts: anything after it would be
+/// carried into the new value (found by fuzzing: a quoted value running on
+/// into ` AS builder`).
 pub fn kept_digest(old: &str, new: &str) -> String {
-    match old.find("@sha256:") {
-        Some(at) if !new.contains('@') => format!("{new}{}", &old[at..]),
+    let suffix = old.rfind("@sha256:").map(|at| &old[at..]).filter(|suffix| {
+        let hex = &suffix["@sha256:".len()..];
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    });
+    match suffix {
+        Some(digest) if !new.contains('@') => format!("{new}{digest}"),
         _ => new.to_owned(),
     }
 }
@@ -79,15 +89,34 @@ mod tests {
 
     #[test]
     fn quotes_and_a_digest_suffix_are_kept() {
-        let text = "ARG VERSION=\"1.15.10\"\nARG TAG='v1.15.10'\nARG BASE=x:v1@sha256:00\n";
-        let out = rewrite_arg(text, "VERSION", "1.15.11").unwrap();
+        let digest = format!("@sha256:{}", "0a".repeat(32));
+        let text = format!("ARG VERSION=\"1.15.10\"\nARG TAG='v1.15.10'\nARG BASE=x:v1{digest}\n");
+        let out = rewrite_arg(&text, "VERSION", "1.15.11").unwrap();
         let out = rewrite_arg(&out, "TAG", "v1.15.11").unwrap();
         let out = rewrite_arg(&out, "BASE", "x:v2").unwrap();
         assert_eq!(
             out,
-            "ARG VERSION=\"1.15.11\"\nARG TAG='v1.15.11'\nARG BASE=x:v2@sha256:00\n"
+            format!("ARG VERSION=\"1.15.11\"\nARG TAG='v1.15.11'\nARG BASE=x:v2{digest}\n")
         );
         assert_eq!(kept_digest("a@sha256:1", "b@sha256:2"), "b@sha256:2");
+    }
+
+    /// Found by fuzzing: a quoted value that runs on past a digest into ` AS builder` kept
+    /// everything after `@sha256:` as if it were the digest, and the rewritten line no longer
+    /// parsed. Only a whole digest at the value's end is kept.
+    #[test]
+    fn only_a_whole_digest_at_the_end_is_kept() {
+        let digest = format!("@sha256:{}", "0a".repeat(32));
+        assert_eq!(kept_digest(&format!("x:v1{digest} AS b"), "v2"), "v2");
+        assert_eq!(kept_digest("x:v1@sha256:0a", "v2"), "v2");
+        assert_eq!(
+            kept_digest(&format!("x:v1{digest}"), "v2"),
+            format!("v2{digest}")
+        );
+        let text = format!("FROM a\nARG VERSION=\"x{digest} AS b\u{1}ARG VERSION=v1\n");
+        let out = rewrite_arg(&text, "VERSION", "v9").unwrap();
+        assert_eq!(out, "FROM a\nARG VERSION=v9\n");
+        Dockerfile::parse(&out).unwrap();
     }
 
     #[test]
