@@ -309,6 +309,7 @@ fn pr_of_two_upstreams_and_two_images_names_each_with_its_own_versions() {
             ("tool", reference("tool", "v2", &tool_now)),
         ]
     );
+    assert_documented(&report);
     assert_eq!(
         summary["added"],
         serde_json::json!(["charts/app/templates/new.yaml"])
@@ -355,4 +356,64 @@ fn pr_of_two_upstreams_and_two_images_names_each_with_its_own_versions() {
          packages/app/upstream/lock.toml\npackages/app/upstream/tool/deploy/tool.yaml\n\
          packages/app/values.yaml\npackages/app/vendor.toml"
     );
+}
+
+/// `pr --format json`'s `report` has the shape docs/json.md's example has,
+/// key for key at every depth (an element of a list as the example's first,
+/// an object the example has may be `null`, a `detail` may be absent), and
+/// the doc's table names every key of the example's top level and summary.
+pub(crate) fn assert_documented(report: &serde_json::Value) {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md")).unwrap();
+    let section = doc
+        .split_once("\n## revendor pr\n")
+        .expect("docs/json.md has `## revendor pr`")
+        .1;
+    let example = section
+        .split_once("```json\n")
+        .unwrap()
+        .1
+        .split_once("```")
+        .unwrap()
+        .0;
+    let example: serde_json::Value = serde_json::from_str(example).expect("the example is JSON");
+    same_shape(&example, report, "");
+    let table = section.split_once("| key | meaning |").unwrap().1;
+    for (prefix, object) in [("", &example), ("summary.", &example["summary"])] {
+        for key in object.as_object().unwrap().keys() {
+            assert!(
+                table.contains(&format!("`{prefix}{key}`")),
+                "docs/json.md's pr table does not name `{prefix}{key}`"
+            );
+        }
+    }
+}
+
+fn same_shape(doc: &serde_json::Value, got: &serde_json::Value, at: &str) {
+    use serde_json::Value;
+    match (doc, got) {
+        (Value::Object(_), Value::Null) => {}
+        (Value::Object(d), Value::Object(g)) => {
+            for key in g.keys() {
+                assert!(d.contains_key(key), "`{at}.{key}` is not in docs/json.md");
+            }
+            for (key, value) in d {
+                match g.get(key) {
+                    Some(v) => same_shape(value, v, &format!("{at}.{key}")),
+                    None => assert_eq!(key, "detail", "`{at}.{key}` is documented, not printed"),
+                }
+            }
+        }
+        (Value::Array(d), Value::Array(g)) => {
+            if let Some(first) = d.first() {
+                for (i, v) in g.iter().enumerate() {
+                    same_shape(first, v, &format!("{at}[{i}]"));
+                }
+            }
+        }
+        (Value::Object(_) | Value::Array(_), _) | (_, Value::Object(_) | Value::Array(_)) => {
+            panic!("`{at}` is {got}, docs/json.md has {doc}")
+        }
+        _ => {}
+    }
 }

@@ -212,10 +212,10 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
             .upstreams
             .iter()
             .map(|up| {
-                let name = up.name.as_deref().map_or_else(
-                    || k.upstreams.first().map_or("upstream", |u| u.called()),
-                    |n| n,
-                );
+                let name = up
+                    .name
+                    .as_deref()
+                    .unwrap_or_else(|| k.upstreams.first().map_or("upstream", |u| u.called()));
                 let mut text = format!("{name} {}", up.version);
                 if let Some(c) = &up.commit {
                     text.push_str(&format!(" at {}", short(c)));
@@ -487,6 +487,26 @@ mod tests {
         let old = b"[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n";
         let new = b"[upstream]\ngithub = \"o/r\"\nversion = \"v2\"\n";
         assert_eq!(vendor_toml(old, new), "[upstream] version v1 → v2");
+    }
+
+    #[test]
+    fn vendor_toml_names_each_upstream_that_moved_with_its_own_versions() {
+        let toml = |a: &str, b: &str| {
+            format!(
+                "[[upstream]]\nname = \"chart\"\ngithub = \"o/a\"\nversion = \"{a}\"\n\n\
+                 [[upstream]]\nname = \"tool\"\ngithub = \"o/t\"\nversion = \"{b}\"\n"
+            )
+        };
+        let (old, new) = (toml("v1", "v2"), toml("v1", "v3"));
+        assert_eq!(
+            vendor_toml(old.as_bytes(), new.as_bytes()),
+            "[[upstream]] tool version v2 → v3"
+        );
+        let new = toml("v1.1", "v3");
+        assert_eq!(
+            vendor_toml(old.as_bytes(), new.as_bytes()),
+            "[[upstream]] chart version v1 → v1.1, [[upstream]] tool version v2 → v3"
+        );
     }
 
     #[test]
