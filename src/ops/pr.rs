@@ -113,7 +113,7 @@ pub fn pr(ctx: &Context, opts: &PrOptions) -> Result<PrReport> {
     let mut report = PrReport {
         title: pr::title(&gathered.summary),
         body: pr::body(&gathered.summary),
-        branch: format!("revendor/{name}-{}", gathered.summary.upstream.to),
+        branch: branch(&name, &gathered.summary),
         summary: gathered.summary.clone(),
         repository,
         url: None,
@@ -125,6 +125,21 @@ pub fn pr(ctx: &Context, opts: &PrOptions) -> Result<PrReport> {
         create::create(ctx, &repo, &base, &gathered, opts, &mut report)?;
     }
     Ok(report)
+}
+
+/// `revendor/<package>-<version>`; with several upstreams, each one's name
+/// and version (`revendor/app-chart-v1.1.0-tool-v2.1.0`), so a move of any
+/// of them is a new branch, as a new version of one upstream is.
+fn branch(name: &str, s: &Summary) -> String {
+    if s.upstreams.is_empty() {
+        return format!("revendor/{name}-{}", s.upstream.to);
+    }
+    let each: Vec<String> = s
+        .upstreams
+        .iter()
+        .map(|u| format!("{}-{}", u.called(), u.to))
+        .collect();
+    format!("revendor/{name}-{}", each.join("-"))
 }
 
 /// `owner/name` of `origin` when it is a GitHub URL (https, ssh, or under

@@ -1,4 +1,5 @@
-//! The commit message of the upgrade: the title, the versions, each patch's
+//! The commit message of the upgrade: the title, the versions (of each
+//! upstream, when there are several), each patch's
 //! result, the `Adaptations:` lines, and the trailers (revendor's own, which
 //! tells its commits from a maintainer's, and `Signed-off-by:` for DCO).
 
@@ -10,18 +11,28 @@ use super::summary::Summary;
 /// The message for `summary`; `trailers` (`Key`, `value`) end it, one per
 /// line, as git's trailer block.
 pub fn commit_message(s: &Summary, trailers: &[(String, String)]) -> String {
-    let u = &s.upstream;
     let mut m = format!("{}\n\n", super::title(s));
-    match &u.from {
-        Some(from) if *from != u.to => {
-            let _ = writeln!(m, "{} {from} -> {}", u.name, u.to);
+    let each = match s.upstreams.as_slice() {
+        [] => std::slice::from_ref(&s.upstream),
+        several => several,
+    };
+    for u in each {
+        let name = if s.upstreams.is_empty() {
+            u.name.as_str()
+        } else {
+            u.called()
+        };
+        match &u.from {
+            Some(from) if *from != u.to => {
+                let _ = writeln!(m, "{name} {from} -> {}", u.to);
+            }
+            _ => {
+                let _ = writeln!(m, "{name} {}", u.to);
+            }
         }
-        _ => {
-            let _ = writeln!(m, "{} {}", u.name, u.to);
+        if let Some(url) = u.compare.as_ref().or(u.release_notes.as_ref()) {
+            let _ = writeln!(m, "{url}");
         }
-    }
-    if let Some(url) = u.compare.as_ref().or(u.release_notes.as_ref()) {
-        let _ = writeln!(m, "{url}");
     }
     if !s.patches.is_empty() {
         m.push_str("\nPatches:\n");

@@ -31,6 +31,7 @@ mod patch_fuzz_gnu;
 mod patch_golden;
 mod patch_merge_file;
 mod pr;
+mod pr_upstreams;
 mod properties;
 mod reference_doc;
 mod registry;

@@ -179,6 +179,7 @@ Adaptations:
     assert_eq!(rv.run(&["pr", "--format", "json"]).expect(0).stdout, json);
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["body"], expected.split_once("\n\n").unwrap().1);
+    crate::pr_upstreams::assert_documented(&report);
     assert_eq!(report["summary"]["upstream"]["from"], "v1.0.0");
     assert_eq!(report["summary"]["adaptations"][3]["file"], "vendor.toml");
     assert_eq!(report["branch"], BRANCH);
@@ -1029,6 +1030,7 @@ fn cozystacks_multus_upgrade_from_v4_2_3_without_a_lock_is_one_honest_pull_reque
     // The JSON carries the facts the body was rendered from.
     let json = rv.run(&["pr", "--format", "json"]).expect(0).stdout;
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    crate::pr_upstreams::assert_documented(&report);
     let customize = &report["summary"]["patches"][0];
     assert_eq!(customize["name"], "customize-deployment");
     assert_eq!(

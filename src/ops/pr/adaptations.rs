@@ -11,20 +11,22 @@
 use crate::config::Config;
 use crate::config::lock::{LOCK_PATH, Lock, LockedUpstream};
 use crate::dockerfile::{Base, Dockerfile};
-use crate::pr::{Adaptation, PatchResult};
+use crate::pr::{Adaptation, PatchResult, Upstream};
 
 use super::base::{Change, Status};
+use super::patches::Copy;
 
 /// What the descriptions draw on.
 pub(super) struct Known<'a> {
     /// The working tree's vendor.toml.
     pub config: &'a Config,
-    /// The working tree's lock.
-    pub lock: &'a Lock,
     /// The base commit's lock, if it had one.
     pub base_lock: Option<&'a Lock>,
-    /// The upstream's name.
-    pub name: &'a str,
+    /// Every upstream, in vendor.toml order (one for an unnamed
+    /// `[upstream]`): each file is told with its own upstream's versions.
+    pub upstreams: &'a [Upstream],
+    /// Each vendored file at both versions, a directory's one by one.
+    pub copies: &'a [Copy],
     /// Each patch's result.
     pub patches: &'a [PatchResult],
 }
@@ -38,38 +40,61 @@ pub(super) fn describe(
     new: Option<&[u8]>,
 ) -> Adaptation {
     let path = change.path.as_str();
-    let to = first(k.lock).version.as_str();
     let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
     let counts = || counts(old, new);
-    let vendor_from = k
-        .config
-        .vendor
-        .iter()
-        .find(|v| v.pristine() == path)
-        .map(|v| v.from.as_str());
-    let change_text = match (change.status, path) {
-        (Status::Deleted, _) if path.starts_with("upstream/") => {
+    let pristine = k.copies.iter().find(|c| c.vendor.pristine() == path);
+    let rendered = k.copies.iter().find(|c| c.vendor.to == path);
+    // The upstream a vendored file comes from, as the text names it.
+    let of = |c: &Copy| {
+        let name = c.vendor.upstream.as_deref();
+        let u = k
+            .upstreams
+            .iter()
+            .find(|u| u.label.as_deref() == name)
+            .or(k.upstreams.first());
+        (
+            u.map_or("upstream", |u| u.called()),
+            u.map_or("", |u| u.to.as_str()),
+        )
+    };
+    // `deploy/app.yml`, or with several upstreams `tool`'s.
+    let upstream_file = |c: &Copy| match &c.vendor.upstream {
+        Some(name) => format!("upstream `{name}`'s `{}`", c.vendor.from),
+        None => format!("upstream `{}`", c.vendor.from),
+    };
+    let change_text = match (change.status, path, pristine, rendered) {
+        (Status::Deleted, _, Some(c), _) if c.removed_upstream() => {
+            let (name, to) = of(c);
+            format!("pristine copy removed: {name} {to} no longer has it")
+        }
+        (Status::Deleted, _, _, Some(c)) if c.removed_upstream() => {
+            let (name, to) = of(c);
+            format!("removed: {name} {to} no longer has `{}`", c.vendor.from)
+        }
+        (Status::Deleted, _, _, _) if path.starts_with("upstream/") => {
             "pristine copy removed: no longer vendored".to_owned()
         }
-        (Status::Deleted, _) => "removed".to_owned(),
-        (_, "vendor.toml") => vendor_toml(old, new),
-        (_, LOCK_PATH) => lock(k, new),
-        _ if vendor_from.is_some() => match change.status {
-            Status::Added => format!(
-                "pristine copy of upstream `{}` at {to} (added)",
-                vendor_from.unwrap_or_default()
-            ),
-            _ => format!(
-                "pristine copy of upstream `{}` at {to} ({})",
-                vendor_from.unwrap_or_default(),
+        (Status::Deleted, _, _, _) => "removed".to_owned(),
+        (_, "vendor.toml", _, _) => vendor_toml(old, new),
+        (_, LOCK_PATH, _, _) => lock(k, new),
+        (status, _, Some(c), _) => {
+            let how = match status {
+                Status::Added => "added".to_owned(),
+                _ => counts(),
+            };
+            format!(
+                "pristine copy of {} at {} ({how})",
+                upstream_file(c),
+                of(c).1
+            )
+        }
+        (_, _, None, Some(c)) => {
+            let (name, to) = of(c);
+            format!(
+                "rendered from {name} {to} with its patches, rewrites and pin ({})",
                 counts()
-            ),
-        },
-        _ if k.config.vendor_rendering(path).is_some() => format!(
-            "rendered from {} {to} with its patches, rewrites and pin ({})",
-            k.name,
-            counts()
-        ),
+            )
+        }
         _ if k.patches.iter().any(|p| p.file == path) => patch(
             k.patches
                 .iter()
@@ -127,29 +152,50 @@ fn changed_lines(old: &[u8], new: &[u8]) -> (Vec<String>, Vec<String>) {
     (removed, added)
 }
 
+/// vendor.toml's versions: `[upstream] version a → b`, or with several
+/// upstreams each that moved (`[[upstream]] chart version a → b`).
 fn vendor_toml(old: &[u8], new: &[u8]) -> String {
-    let version = |b: &[u8]| -> Option<String> {
-        let table: toml::Table = toml::from_str(&String::from_utf8_lossy(b)).ok()?;
-        table
-            .get("upstream")?
-            .get("version")?
-            .as_str()
-            .map(str::to_owned)
-    };
     let (removed, added) = changed_lines(old, new);
-    match (version(old), version(new)) {
-        (Some(a), Some(b)) if a != b => {
-            let other = removed.len().max(added.len()).saturating_sub(1);
-            if other == 0 {
-                format!("[upstream] version {a} → {b}")
-            } else {
-                format!(
-                    "[upstream] version {a} → {b}, and {other} other line{} changed",
-                    plural(other)
-                )
-            }
-        }
-        _ => generic(Status::Modified, old, new),
+    let (before, now) = (versions(old), versions(new));
+    let moved: Vec<String> = now
+        .iter()
+        .filter_map(|(name, b)| {
+            let a = before.iter().find(|(n, _)| n == name)?.1.as_str();
+            (a != b).then(|| match name {
+                Some(n) => format!("[[upstream]] {n} version {a} → {b}"),
+                None => format!("[upstream] version {a} → {b}"),
+            })
+        })
+        .collect();
+    if moved.is_empty() {
+        return generic(Status::Modified, old, new);
+    }
+    let other = removed.len().max(added.len()).saturating_sub(moved.len());
+    let mut text = moved.join(", ");
+    if other > 0 {
+        text.push_str(&format!(
+            ", and {other} other line{} changed",
+            plural(other)
+        ));
+    }
+    text
+}
+
+/// Each upstream's `version` in a vendor.toml, with its `name` (`None` for
+/// an unnamed `[upstream]`); empty when it does not parse.
+fn versions(text: &[u8]) -> Vec<(Option<String>, String)> {
+    let Ok(table) = toml::from_str::<toml::Table>(&String::from_utf8_lossy(text)) else {
+        return Vec::new();
+    };
+    let of = |t: &toml::Value| -> Option<(Option<String>, String)> {
+        let version = t.get("version")?.as_str()?.to_owned();
+        let name = t.get("name").and_then(|n| n.as_str()).map(str::to_owned);
+        Some((name, version))
+    };
+    match table.get("upstream") {
+        Some(toml::Value::Array(all)) => all.iter().filter_map(of).collect(),
+        Some(one) => of(one).into_iter().collect(),
+        None => Vec::new(),
     }
 }
 
@@ -161,9 +207,24 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
         return "rewritten (it does not parse)".to_owned();
     };
     let Some(before) = k.base_lock else {
-        let mut parts = vec![format!("written: {} {}", k.name, first(&now).version)];
-        if let Some(c) = &first(&now).commit {
-            parts[0].push_str(&format!(" at {}", short(c)));
+        // Each upstream with its version and commit, after its name.
+        let mut parts: Vec<String> = now
+            .upstreams
+            .iter()
+            .map(|up| {
+                let name = up
+                    .name
+                    .as_deref()
+                    .unwrap_or_else(|| k.upstreams.first().map_or("upstream", |u| u.called()));
+                let mut text = format!("{name} {}", up.version);
+                if let Some(c) = &up.commit {
+                    text.push_str(&format!(" at {}", short(c)));
+                }
+                text
+            })
+            .collect();
+        if let Some(first) = parts.first_mut() {
+            first.insert_str(0, "written: ");
         }
         parts.push(format!(
             "{} pristine file{}",
@@ -175,8 +236,13 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
             now.patches.len(),
             if now.patches.len() == 1 { "" } else { "es" }
         ));
-        if let Some(d) = &first(&now).go_directive {
-            parts.push(format!("go.mod `go {d}`"));
+        for up in &now.upstreams {
+            if let Some(d) = &up.go_directive {
+                match &up.name {
+                    Some(n) => parts.push(format!("{n}'s go.mod `go {d}`")),
+                    None => parts.push(format!("go.mod `go {d}`")),
+                }
+            }
         }
         for image in &now.images {
             parts.push(format!("image {}", image.reference));
@@ -236,6 +302,15 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
         .collect();
     if !files.is_empty() {
         parts.push(format!("sha256 of {}", files.join(", ")));
+    }
+    let gone: Vec<&str> = before
+        .files
+        .iter()
+        .filter(|f| now.file_sha256(f.upstream.as_deref(), &f.from).is_none())
+        .map(|f| f.from.as_str())
+        .collect();
+    if !gone.is_empty() {
+        parts.push(format!("no longer {}", gone.join(", ")));
     }
     let patches: Vec<&str> = now
         .patches
@@ -387,21 +462,6 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The first upstream of a lock (an empty one for a lock without any), as
-/// the single-upstream lines name it.
-fn first(lock: &Lock) -> &LockedUpstream {
-    const NONE: &LockedUpstream = &LockedUpstream {
-        name: None,
-        source: String::new(),
-        version: String::new(),
-        commit: None,
-        source_tree_sha256: None,
-        source_sha256: None,
-        go_directive: None,
-    };
-    lock.upstreams.first().unwrap_or(NONE)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,6 +487,26 @@ mod tests {
         let old = b"[upstream]\ngithub = \"o/r\"\nversion = \"v1\"\n";
         let new = b"[upstream]\ngithub = \"o/r\"\nversion = \"v2\"\n";
         assert_eq!(vendor_toml(old, new), "[upstream] version v1 → v2");
+    }
+
+    #[test]
+    fn vendor_toml_names_each_upstream_that_moved_with_its_own_versions() {
+        let toml = |a: &str, b: &str| {
+            format!(
+                "[[upstream]]\nname = \"chart\"\ngithub = \"o/a\"\nversion = \"{a}\"\n\n\
+                 [[upstream]]\nname = \"tool\"\ngithub = \"o/t\"\nversion = \"{b}\"\n"
+            )
+        };
+        let (old, new) = (toml("v1", "v2"), toml("v1", "v3"));
+        assert_eq!(
+            vendor_toml(old.as_bytes(), new.as_bytes()),
+            "[[upstream]] tool version v2 → v3"
+        );
+        let new = toml("v1.1", "v3");
+        assert_eq!(
+            vendor_toml(old.as_bytes(), new.as_bytes()),
+            "[[upstream]] chart version v1 → v1.1, [[upstream]] tool version v2 → v3"
+        );
     }
 
     #[test]

@@ -210,12 +210,12 @@ fn left_alone(
 }
 
 /// The files revendor writes in a package: vendor.toml, `upstream/`, the
-/// rendered outputs, the patches, and the files rewrites, pins and markers
+/// rendered outputs (each file a vendored directory selects), the patches, and the files rewrites, pins and markers
 /// name.
 fn managed(config: &Config, path: &str) -> bool {
     path == "vendor.toml"
         || path.starts_with("upstream/")
-        || config.vendor.iter().any(|v| v.to == path)
+        || config.vendor.iter().any(|v| v.renders(path))
         || config.patches.iter().any(|p| p.file == path)
         || config.rewrites.iter().any(|r| r.file == path)
         || config.pins.iter().any(|p| p.file == path)

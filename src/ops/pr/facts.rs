@@ -18,17 +18,17 @@ use std::path::Path;
 
 use super::adaptations::{self, Known};
 use super::base::{Change, Repo};
-use super::patches::{self, Copy, Inputs, Trees};
+use super::patches::{self, Copy, Inputs, NOT_BEFORE, NOT_NOW, Trees};
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::{LOCK_PATH, Lock};
-use crate::config::{Config, Selection, Upstream, UpstreamSource};
+use crate::config::{Config, Selection, Upstream, UpstreamSource, Vendor};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::error::{Error, Result};
 use crate::go;
 use crate::ops::check::{CheckOptions, check};
 use crate::paths;
 use crate::pr::{self, Checks, FileStat, PlatformDigest, Reverified, Summary};
-use crate::render;
+use crate::render::{self, Patches};
 use crate::upstream;
 use crate::workspace::Context;
 
@@ -110,7 +110,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             }
         })
         .collect();
-    let copies = copies(ctx, repo, &tree, &config, &before, &sides);
+    let copies = copies(ctx, repo, &tree, &config, &lock, &before, &sides)?;
 
     let base_bytes: BTreeMap<String, Vec<u8>> = base_config
         .patches
@@ -163,16 +163,12 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             }
         })
         .collect();
-    let upstream = upstreams[0].clone();
-    if upstreams.len() == 1 {
-        upstreams.clear();
-    }
     let adaptations = {
         let known = Known {
             config: &config,
-            lock: &lock,
             base_lock: before.lock.as_ref(),
-            name: &upstream.name,
+            upstreams: &upstreams,
+            copies: &copies,
             patches: &patch_results,
         };
         changes
@@ -184,6 +180,10 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             })
             .collect()
     };
+    let upstream = upstreams[0].clone();
+    if upstreams.len() == 1 {
+        upstreams.clear();
+    }
     let mut images = images(repo, &tree, &config, &lock, before.lock.as_ref());
     let image = images.first().cloned();
     if images.len() == 1 {
@@ -199,7 +199,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         image,
         images,
         markers: markers(ctx, repo, &tree, &config, &lock, &findings),
-        diffstat: copies.iter().map(diffstat).collect(),
+        diffstat: diffstats(&config, &copies),
         added: arrived_now.into_iter().map(|(_, f)| f).collect(),
         removed: gone_now.into_iter().map(|(_, f)| f).collect(),
         adaptations,
@@ -258,34 +258,50 @@ struct Side<'a> {
     base_source: Box<dyn upstream::Source + 'a>,
 }
 
-/// Each vendored file at both versions, each of its upstream (`sides`).
+/// Each vendored file at both versions, each of its upstream (`sides`): a
+/// directory's files are those either lock lists (and those a patch
+/// creates), so a file upstream added or removed is one too.
 fn copies(
     ctx: &Context,
     repo: &Repo,
     tree: &git2::Tree<'_>,
     config: &Config,
+    lock: &Lock,
     before: &Before,
     sides: &[Side<'_>],
-) -> Vec<Copy> {
-    config
-        .vendor
+) -> Result<Vec<Copy>> {
+    let listing = lock
+        .files
         .iter()
+        .chain(before.lock.iter().flat_map(|l| &l.files))
+        .map(|f| (f.upstream.as_deref(), f.from.as_str()));
+    let files = render::files(config, listing, &Patches::load(config)?)?;
+    let locked = |l: &Lock, v: &Vendor| l.file_sha256(v.upstream.as_deref(), &v.from).is_some();
+    Ok(files
+        .into_iter()
         .map(|v| {
+            if v.created {
+                // A patch creates it: its pristine copy is empty on both sides.
+                return Copy {
+                    vendor: v,
+                    old: Ok(Vec::new()),
+                    new: Ok(Vec::new()),
+                };
+            }
             let side = sides
                 .iter()
                 .find(|s| s.up.name == v.upstream)
                 .unwrap_or(&sides[0]);
             let base_source = &*side.base_source;
             let vendored_before = before.config.as_ref().is_none_or(|c| {
-                c.vendor
-                    .iter()
-                    .any(|b| b.from == v.from && b.upstream == v.upstream)
-            });
+                c.vendor.iter().any(|b| {
+                    b.upstream == v.upstream
+                        && (b.from == v.from || b.selects_from(&v.from).is_some())
+                })
+            }) && before.lock.as_ref().is_none_or(|l| locked(l, &v));
             let old = match (repo.read_at(tree, &v.pristine()), &side.from) {
                 (Some(bytes), _) => Ok(bytes),
-                (None, _) if !vendored_before => {
-                    Err("not vendored in the base commit".to_owned())
-                }
+                (None, _) if !vendored_before => Err(NOT_BEFORE.to_owned()),
                 (None, None) => Err("the base commit has no such package".to_owned()),
                 (None, Some(version)) => {
                     ctx.shell.status(
@@ -304,16 +320,13 @@ fn copies(
             };
             let new = match paths::read_opt(&ctx.root.join(v.pristine())) {
                 Ok(Some(bytes)) => Ok(bytes),
+                Ok(None) if !locked(lock, &v) => Err(NOT_NOW.to_owned()),
                 Ok(None) => Err(format!("the working tree has no `{}`", v.pristine())),
                 Err(e) => Err(e.to_string()),
             };
-            Copy {
-                from: v.from.clone(),
-                old,
-                new,
-            }
+            Copy { vendor: v, old, new }
         })
-        .collect()
+        .collect())
 }
 
 /// The offline check on the working tree, as findings and as the summary's
@@ -552,9 +565,27 @@ fn markers(
         .collect()
 }
 
+/// Each vendored file's line counts: every file `[[vendor]]`, and the files
+/// of directories that changed (a chart's unchanged files say nothing).
+fn diffstats(config: &Config, copies: &[Copy]) -> Vec<FileStat> {
+    let own = |c: &Copy| {
+        config
+            .vendor
+            .iter()
+            .any(|v| !v.is_dir() && v.upstream == c.vendor.upstream && v.from == c.vendor.from)
+    };
+    copies
+        .iter()
+        .filter(|c| !c.vendor.created)
+        .map(|c| (own(c), diffstat(c)))
+        .filter(|(own, s)| *own || s.status != "changed" || s.added + s.removed > 0)
+        .map(|(_, s)| s)
+        .collect()
+}
+
 fn diffstat(copy: &Copy) -> FileStat {
     let stat = |status: &str, (added, removed): (usize, usize), note: Option<String>| FileStat {
-        file: copy.from.clone(),
+        file: copy.vendor.from.clone(),
         added,
         removed,
         status: status.to_owned(),
@@ -562,8 +593,11 @@ fn diffstat(copy: &Copy) -> FileStat {
     };
     match (&copy.old, &copy.new) {
         (Ok(old), Ok(new)) => stat("changed", adaptations::line_counts(old, new), None),
-        (Err(why), Ok(new)) if why == "not vendored in the base commit" => {
+        (Err(why), Ok(new)) if why == NOT_BEFORE => {
             stat("added", adaptations::line_counts(b"", new), None)
+        }
+        (Ok(old), Err(why)) if why == NOT_NOW => {
+            stat("removed", adaptations::line_counts(old, b""), None)
         }
         (Err(why), _) | (_, Err(why)) => stat("unknown", (0, 0), Some(why.clone())),
     }

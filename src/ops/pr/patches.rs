@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{AppliesTo, Config};
+use crate::config::{AppliesTo, Config, Vendor};
 use crate::error::Result;
 use crate::patch::{self, FilePatch, Labels, LineKind, Outcome, PatchSet};
 use crate::pr::{HunkChange, HunkMove, PatchResult, Section};
@@ -27,12 +27,28 @@ use crate::upstream::{Source, SourceTree};
 /// One vendored file at both versions.
 #[derive(Debug, Clone)]
 pub(super) struct Copy {
-    /// Its upstream path.
-    pub from: String,
+    /// The file: a file `[[vendor]]`, or one file of a vendored directory
+    /// (at either version).
+    pub vendor: Vendor,
     /// The pristine copy at the old version, or why there is none.
     pub old: std::result::Result<Vec<u8>, String>,
     /// The pristine copy in the working tree, or why there is none.
     pub new: std::result::Result<Vec<u8>, String>,
+}
+
+/// Why a file has no pristine copy in the base commit: it was not vendored
+/// there (new in vendor.toml, or a file upstream added to a directory).
+pub(super) const NOT_BEFORE: &str = "not vendored in the base commit";
+
+/// Why a file of a vendored directory has no pristine copy now: upstream
+/// removed it.
+pub(super) const NOT_NOW: &str = "upstream removed it";
+
+impl Copy {
+    /// Whether upstream removed this file of a vendored directory.
+    pub fn removed_upstream(&self) -> bool {
+        self.new.as_ref().is_err_and(|why| why == NOT_NOW)
+    }
 }
 
 /// What the results are computed from.
@@ -201,13 +217,12 @@ fn vendor_sections(
     work: &Patches,
 ) -> BTreeMap<String, Vec<Section>> {
     let mut out: BTreeMap<String, Vec<Section>> = BTreeMap::new();
-    for (vendor, copy) in inputs
-        .config
-        .vendor
+    for copy in inputs
+        .copies
         .iter()
-        .zip(inputs.copies)
-        .filter(|(v, _)| v.upstream.as_deref() == inputs.upstream)
+        .filter(|c| c.vendor.upstream.as_deref() == inputs.upstream)
     {
+        let vendor = &copy.vendor;
         let targets = |set: &Patches| -> Vec<String> {
             set.loaded()
                 .iter()
