@@ -70,7 +70,7 @@ fn main() {
         let files = (input.base.len() + input.ours.len() + input.theirs.len()) as f64;
         let ours = median(runs, || {
             let out = File::create(dir.path().join("out")).expect("out");
-            Measured::of(Command::new(&me).arg("--child").arg(dir.path()).stdout(out))
+            Measured::of(Command::new(&me).arg("--child").arg(dir.path()), out)
         });
         same(&dir.path().join("out"), &input.merged, "revendor");
         let git = median(runs, || {
@@ -80,8 +80,8 @@ fn main() {
                     .current_dir(dir.path())
                     .env("GIT_CONFIG_NOSYSTEM", "1")
                     .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                    .args(["merge-file", "-p", "ours", "base", "theirs"])
-                    .stdout(out),
+                    .args(["merge-file", "-p", "ours", "base", "theirs"]),
+                out,
             )
         });
         same(&dir.path().join("out"), &input.merged, "git merge-file");

@@ -60,8 +60,7 @@ fn main() {
             if remove {
                 fs::remove_file(pkg.join(TEMPLATE)).expect("remove the rendered file");
             }
-            let mut cmd = rv.command(&["--offline", "render"]);
-            Measured::of(cmd.stdout(Stdio::null()))
+            Measured::of(&rv.command(&["--offline", "render"]), Stdio::null())
         })
     };
     let written = render(true);
@@ -82,8 +81,8 @@ fn main() {
             Command::new("patch")
                 .current_dir(scratch.path())
                 .args(["-s", "-F0", "-p1", "-i"])
-                .arg(&patch_file)
-                .stdout(Stdio::null()),
+                .arg(&patch_file),
+            Stdio::null(),
         )
     });
     assert!(

@@ -12,21 +12,45 @@ pub struct Measured {
     pub wall: Duration,
     /// User plus system time of the child.
     pub cpu: Duration,
-    /// Peak RSS in bytes, from the kernel's accounting of that child alone.
+    /// Peak RSS in bytes of the measured program alone, as GNU time reports it.
     pub peak_rss: u64,
 }
 
 impl Measured {
-    /// Runs `cmd` (stdin closed, stderr inherited) and panics unless it exits 0.
+    /// Runs `cmd` (stdin closed, stderr inherited, stdout to `stdout`) under GNU time and
+    /// panics unless it exits 0.
+    ///
+    /// Why GNU time: Linux charges a child the peak RSS of the process it was forked or
+    /// spawned from (the old address space's high-water mark is kept at exec), so a program
+    /// started by this benchmark, which holds the inputs, would report at least the
+    /// benchmark's own peak. GNU time is small, and what it forks reports its own peak. Its
+    /// fork and exec are in the wall and CPU times of every command measured, the peer's too.
     // The child is reaped by wait4, which std's `Child::wait` cannot stand in for.
     #[allow(clippy::zombie_processes)]
-    pub fn of(cmd: &mut Command) -> Measured {
+    pub fn of(cmd: &Command, stdout: impl Into<Stdio>) -> Measured {
+        let rss = tempfile::NamedTempFile::new().expect("a file for GNU time's report");
+        let mut timed = Command::new(GNU_TIME);
+        timed
+            .args(["-f", "%M", "-o"])
+            .arg(rss.path())
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
+        if let Some(dir) = cmd.get_current_dir() {
+            timed.current_dir(dir);
+        }
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => timed.env(key, value),
+                None => timed.env_remove(key),
+            };
+        }
         let started = Instant::now();
-        let child = cmd
+        let child = timed
             .stdin(Stdio::null())
+            .stdout(stdout)
             .stderr(Stdio::inherit())
             .spawn()
-            .expect("spawn");
+            .unwrap_or_else(|e| panic!("{GNU_TIME}: {e} (install the `time` package)"));
         let pid = libc::pid_t::try_from(child.id()).expect("pid");
         let mut status = 0;
         // SAFETY: an all-zero rusage is a valid value of a plain C struct.
@@ -44,14 +68,22 @@ impl Measured {
             Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
                 + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
         };
+        let report = std::fs::read_to_string(rss.path()).expect("GNU time's report");
+        let kib: u64 = report
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or_else(|| panic!("GNU time reported {report:?}"));
         Measured {
             wall,
             cpu: time(usage.ru_utime) + time(usage.ru_stime),
-            // Linux reports ru_maxrss in KiB.
-            peak_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+            peak_rss: kib * 1024,
         }
     }
 }
+
+/// GNU time (Debian's `time` package), which reports a program's own peak RSS.
+const GNU_TIME: &str = "/usr/bin/time";
 
 /// The medians of `runs` runs of `f`: wall time and CPU time each, and the largest peak RSS.
 pub fn median(runs: usize, mut f: impl FnMut() -> Measured) -> Measured {
