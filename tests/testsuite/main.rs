@@ -30,6 +30,7 @@ mod offline;
 mod patch_fuzz_gnu;
 mod patch_golden;
 mod patch_merge_file;
+mod pin_base_images;
 mod pr;
 mod pr_upstreams;
 mod properties;
