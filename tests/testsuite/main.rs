@@ -32,6 +32,7 @@ mod patch_golden;
 mod patch_merge_file;
 mod pin_base_images;
 mod pr;
+mod pr_builders;
 mod pr_upstreams;
 mod properties;
 mod reference_doc;
