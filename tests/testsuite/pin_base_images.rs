@@ -194,6 +194,16 @@ fn pin_base_pins_each_images_dockerfile_once_or_the_one_named() {
         run.stderr
     );
     assert_eq!(pkg.snapshot(), before);
+    // `check` gives the same next command.
+    let run = rv.run(&["--offline", "check"]);
+    assert!(
+        run.all().contains(
+            "run `revendor image pin-base tool --go 1.27`: it moves the builder to Go 1.27"
+        ),
+        "{}",
+        run.all()
+    );
+    assert_eq!(pkg.snapshot(), before);
     // Named or not, moving a shared Dockerfile moves the `go` of every image built from it.
     rv.run(&["image", "pin-base", "tool", "--go", "1.27"])
         .expect(0);
