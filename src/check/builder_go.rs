@@ -14,10 +14,13 @@
 //! `image build`'s preflight and `image pin-base` give the same next command
 //! for the same problem, and that command is always `revendor image
 //! pin-base` (with `--go` when the builder must move), which moves the
-//! builder, `[image] go` and the digest together.
+//! builder, `[image] go` and the digest together. With several images the
+//! command names the image (`revendor image pin-base <name> --go X.Y`), so
+//! it moves only that image's builder.
 
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::lock::LOCK_PATH;
+use crate::config::{Config, Image};
 use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile};
 use crate::error::Result;
 use crate::go;
@@ -59,7 +62,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     Ok(())
 }
 
-fn check_image(input: &Input<'_>, image: &crate::config::Image, sink: &mut Sink) -> Result<()> {
+fn check_image(input: &Input<'_>, image: &Image, sink: &mut Sink) -> Result<()> {
     let id = BUILDER_GO.name;
     // An upstream the lock lacks is lock-integrity's to report.
     let Some(locked) = input.lock.upstream(input.config.image_upstream(image)) else {
@@ -75,7 +78,8 @@ fn check_image(input: &Input<'_>, image: &crate::config::Image, sink: &mut Sink)
     };
     let version = &locked.version;
     let directive = locked.go_directive.as_deref();
-    for finding in findings(&df, file, image.go.as_ref(), directive, version) {
+    let name = command_name(input.config, image);
+    for finding in findings(&df, file, image.go.as_ref(), directive, version, name) {
         sink.push(finding);
     }
     if directive.is_none() {
@@ -96,18 +100,19 @@ fn check_image(input: &Input<'_>, image: &crate::config::Image, sink: &mut Sink)
 /// stages against `[image] go` (`go`; the Go release is not compared without
 /// one), then their Go against upstream's go.mod `directive` at `version`.
 /// `image build` stops at the first of these, with the same message and
-/// advice.
+/// advice; `image` is [`command_name`]'s.
 pub fn findings(
     df: &Dockerfile,
     file: &str,
     go: Option<&go::Version>,
     directive: Option<&str>,
     version: &str,
+    image: Option<&str>,
 ) -> Vec<Finding> {
     let id = BUILDER_GO.name;
     let mut out = Vec::new();
     for problem in dockerfile::check_builder(df, go) {
-        let fix = advice(&problem, go);
+        let fix = advice(&problem, go, image);
         out.push(Finding::error(id, file, problem.line(), problem.to_string()).fix(fix));
     }
     let Some((directive, needed)) = directive.and_then(|d| Some((d, go::Version::parse(d)?)))
@@ -137,25 +142,44 @@ pub fn findings(
                         "the builder's Go {tag} is older than `go {directive}` in upstream's go.mod at {version}"
                     ),
                 )
-                .fix(advice_older(go, &needed)),
+                .fix(advice_older(go, &needed, image)),
             );
         }
     }
     out
 }
 
+/// The image name the next command gives `image pin-base`: the image's
+/// `name` when the package has several, else none (`pin-base` alone).
+pub fn command_name<'c>(config: &'c Config, image: &'c Image) -> Option<&'c str> {
+    if config.images.len() > 1 {
+        image.name.as_deref()
+    } else {
+        None
+    }
+}
+
+/// `revendor image pin-base`, with the image's name when there is one.
+fn pin_base(image: Option<&str>) -> String {
+    match image {
+        Some(name) => format!("revendor image pin-base {name}"),
+        None => "revendor image pin-base".to_owned(),
+    }
+}
+
 /// What to do about a builder stage that falls short of `[image] go`
 /// (`go`): the one advice for `builder-go`, given by `check`, `image build`
-/// and `image pin-base` alike.
-pub fn advice(problem: &BuilderProblem, go: Option<&go::Version>) -> String {
+/// and `image pin-base` alike; `image` is [`command_name`]'s.
+pub fn advice(problem: &BuilderProblem, go: Option<&go::Version>, image: Option<&str>) -> String {
     let wanted = go.map(ToString::to_string).unwrap_or_default();
+    let command = pin_base(image);
     match problem {
         BuilderProblem::NoGolangStage => format!(
-            "build the Go binaries in a `FROM golang:{wanted} AS builder` stage and run `revendor image pin-base` to pin it, or drop `go` from [image] in vendor.toml"
+            "build the Go binaries in a `FROM golang:{wanted} AS builder` stage and run `{command}` to pin it, or drop `go` from [image] in vendor.toml"
         ),
-        BuilderProblem::GoVersion { .. } => move_to(&wanted, false),
+        BuilderProblem::GoVersion { .. } => move_to(&wanted, false, image),
         BuilderProblem::NotPinned { .. } => {
-            "run `revendor image pin-base` to pin it by its index digest".to_owned()
+            format!("run `{command}` to pin it by its index digest")
         }
     }
 }
@@ -163,23 +187,22 @@ pub fn advice(problem: &BuilderProblem, go: Option<&go::Version>) -> String {
 /// What to do about a builder whose Go is older than upstream's go.mod
 /// directive (`needed`): move to `[image] go` when that is new enough,
 /// else to the directive's minor, `[image] go` with it.
-fn advice_older(go: Option<&go::Version>, needed: &go::Version) -> String {
+fn advice_older(go: Option<&go::Version>, needed: &go::Version, image: Option<&str>) -> String {
     match go {
-        Some(go) if go.satisfies(needed) => move_to(&go.to_string(), false),
-        _ => move_to(&needed.minor_release().to_string(), true),
+        Some(go) if go.satisfies(needed) => move_to(&go.to_string(), false, image),
+        _ => move_to(&needed.minor_release().to_string(), true, image),
     }
 }
 
-/// `run revendor image pin-base --go <go>`, saying what it moves.
-fn move_to(go: &str, with_config: bool) -> String {
-    let what = if with_config {
-        "the builder and `[image] go`"
-    } else {
-        "the builder"
+/// `run revendor image pin-base [<image>] --go <go>`, saying what it moves.
+fn move_to(go: &str, with_config: bool, image: Option<&str>) -> String {
+    let what = match (with_config, image) {
+        (false, _) => "the builder".to_owned(),
+        (true, None) => "the builder and `[image] go`".to_owned(),
+        (true, Some(name)) => format!("the builder and image `{name}`'s `go`"),
     };
-    format!(
-        "run `revendor image pin-base --go {go}`: it moves {what} to Go {go} and pins it by digest"
-    )
+    let command = pin_base(image);
+    format!("run `{command} --go {go}`: it moves {what} to Go {go} and pins it by digest")
 }
 
 #[cfg(test)]
@@ -197,15 +220,33 @@ mod tests {
         };
         let v = |s| go::Version::parse(s).unwrap();
         let moved = "run `revendor image pin-base --go 1.26`: it moves the builder to Go 1.26 and pins it by digest";
-        assert_eq!(advice(&other, Some(&v("1.26"))), moved);
-        assert_eq!(advice_older(Some(&v("1.26")), &v("1.25.0")), moved);
+        assert_eq!(advice(&other, Some(&v("1.26")), None), moved);
+        assert_eq!(advice_older(Some(&v("1.26")), &v("1.25.0"), None), moved);
         assert_eq!(
-            advice_older(Some(&v("1.24")), &v("1.25.0")),
+            advice_older(Some(&v("1.24")), &v("1.25.0"), None),
             "run `revendor image pin-base --go 1.25`: it moves the builder and `[image] go` to Go 1.25 and pins it by digest"
         );
         assert_eq!(
-            advice_older(None, &v("1.25")),
-            advice_older(Some(&v("1.24")), &v("1.25.0"))
+            advice_older(None, &v("1.25"), None),
+            advice_older(Some(&v("1.24")), &v("1.25.0"), None)
+        );
+    }
+
+    /// With several images the next command names the one to move.
+    #[test]
+    fn the_advice_names_the_image_when_there_are_several() {
+        let v = |s| go::Version::parse(s).unwrap();
+        assert_eq!(
+            advice_older(Some(&v("1.24")), &v("1.25.0"), Some("tool")),
+            "run `revendor image pin-base tool --go 1.25`: it moves the builder and image `tool`'s `go` to Go 1.25 and pins it by digest"
+        );
+        let unpinned = BuilderProblem::NotPinned {
+            line: 1,
+            image: "golang:1.26".into(),
+        };
+        assert_eq!(
+            advice(&unpinned, Some(&v("1.26")), Some("tool")),
+            "run `revendor image pin-base tool` to pin it by its index digest"
         );
     }
 }

@@ -35,7 +35,9 @@ mod unreachable;
 mod upstream_newer;
 mod version_sync;
 
-pub use builder_go::{advice as builder_advice, findings as builder_findings};
+pub use builder_go::{
+    advice as builder_advice, command_name as builder_command_name, findings as builder_findings,
+};
 pub use input::Input;
 pub use unreachable::UNREACHABLE;
 

@@ -4,7 +4,7 @@ use crate::console::Format;
 use crate::error::{ExitCode, Result};
 use crate::ops::image_build::{BuildOptions, build};
 use crate::ops::image_pin::{PinOptions, PinReport, pin};
-use crate::ops::pin_base::{PinBaseOptions, pin_base};
+use crate::ops::pin_base::{PinBaseOptions, PinBaseReport, pin_base};
 use crate::workspace::Context;
 
 /// Subcommands of `revendor image`.
@@ -14,7 +14,7 @@ pub enum Command {
     Build(BuildArgs),
     /// Resolve and verify an existing image, and pin it.
     Pin(PinArgs),
-    /// Pin every FROM image of the Dockerfile to its multi-platform index digest.
+    /// Pin every FROM image of each image's Dockerfile to its multi-platform index digest.
     PinBase(PinBaseArgs),
 }
 
@@ -70,7 +70,12 @@ pub struct PinArgs {
 /// Flags of `revendor image pin-base`.
 #[derive(Debug, clap::Args)]
 pub struct PinBaseArgs {
-    /// Move the golang builder stages (and vendor.toml's `go`) to this Go minor.
+    /// The [[image]] whose Dockerfile to pin (by `name`); every image when left out, in one
+    /// write, each Dockerfile once.
+    #[arg(value_name = "NAME")]
+    pub image: Option<String>,
+    /// Move the golang builder stages (and the `go` in vendor.toml of every image built from them)
+    /// to this Go minor.
     #[arg(long, value_name = "X.Y")]
     pub go: Option<String>,
     /// Resolve and show the new FROM lines; write nothing.
@@ -118,17 +123,18 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
             }
         }
         Command::PinBase(args) => {
-            let report = pin_base(
+            let reports = pin_base(
                 ctx,
                 &PinBaseOptions {
+                    image: args.image,
                     go: args.go,
                     dry_run: args.dry_run,
                 },
             )?;
-            if json {
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            } else {
-                report.human()
+            match (json, reports.as_slice()) {
+                (true, [one]) => serde_json::to_string_pretty(one).unwrap_or_default(),
+                (true, all) => serde_json::to_string_pretty(all).unwrap_or_default(),
+                (false, all) => PinBaseReport::human_all(all),
             }
         }
     };

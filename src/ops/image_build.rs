@@ -359,6 +359,7 @@ fn preflight(
             image.go.as_ref(),
             upstream.go_directive.as_deref(),
             &upstream.version,
+            check::builder_command_name(config, image),
         )
         .into_iter()
         .next()

@@ -1,25 +1,31 @@
-//! `revendor image pin-base`: pin every `FROM` image of the Dockerfile to the
-//! digest of its multi-platform index.
+//! `revendor image pin-base [NAME]`: pin every `FROM` image of each image's
+//! Dockerfile to the digest of its multi-platform index.
+//!
+//! The images are every `[[image]]` or the one named; each of their
+//! Dockerfiles is pinned once, even when several images build from it: its
+//! bases are then verified for the platforms of all of them, and the lock
+//! entry and `go` of each of them follow it.
 //!
 //! 1. Parse the Dockerfile; every stage built on a registry image (not
 //!    `scratch`, not an earlier stage) must name it literally with a tag.
 //! 2. With `--go X`, the golang builder stages move to Go `X` (`golang:1.26`
-//!    becomes `golang:1.27`, a variant suffix kept) and vendor.toml's
-//!    `[image] go` follows. Without it a builder on another Go release than
-//!    vendor.toml's is an error: moving the builder is always explicit.
+//!    becomes `golang:1.27`, a variant suffix kept) and the `go` of every
+//!    image built from a Dockerfile with such a stage follows in vendor.toml. Without it a
+//!    builder on another Go release than its image's `go` is an error:
+//!    moving the builder is always explicit.
 //! 3. Resolve each `name:tag` by `HEAD` (free against Docker Hub's pull
 //!    limit); when the digest is new, read the index once to verify it holds
 //!    every configured platform.
 //! 4. Replace only the image word of each `FROM` with `name:tag@sha256:…`
 //!    (flags, `AS name`, spacing and comments stay), record the bases in the
-//!    lock when an image is pinned there, and commit it all at once.
+//!    lock entry of every image pinned there, and commit it all at once.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
-use toml_edit::DocumentMut;
+use toml_edit::{DocumentMut, Item};
 
-use super::image_pin::{image_config, platforms};
+use super::image_pin::{platforms, selected};
 use crate::check;
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, ConfigError, Image};
@@ -34,6 +40,8 @@ use crate::workspace::Context;
 /// Flags of `revendor image pin-base`.
 #[derive(Debug, Clone, Default)]
 pub struct PinBaseOptions {
+    /// The `[[image]]` whose Dockerfile to pin; every image when `None`.
+    pub image: Option<String>,
     /// Move the golang builder stages to this Go minor (`1.27`).
     pub go: Option<String>,
     /// Resolve and show; write nothing.
@@ -51,57 +59,92 @@ pub struct PinnedBase {
     pub after: String,
 }
 
-/// What `pin-base` did.
+/// What `pin-base` did to one Dockerfile.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PinBaseReport {
     /// The Dockerfile, relative to the package.
     pub dockerfile: String,
+    /// The names of the `[[image]]`s built from it; left out for an
+    /// unnamed `[image]`, so one image keeps its document's shape.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
     /// Every registry image of the Dockerfile.
     pub bases: Vec<PinnedBase>,
-    /// Files whose bytes changed (or would, with `--dry-run`).
+    /// Files whose bytes changed (or would, with `--dry-run`): this
+    /// Dockerfile and the vendor.toml and lock shared by every image.
     pub changed: Vec<String>,
     /// Nothing was written (`--dry-run`).
     pub dry_run: bool,
 }
 
 impl PinBaseReport {
-    /// Lines for people.
-    pub fn human(&self) -> String {
+    /// Lines for people: every Dockerfile's bases, then each file written
+    /// once.
+    pub fn human_all(reports: &[Self]) -> String {
         let mut s = String::new();
-        for b in &self.bases {
-            if b.before == b.after {
-                s.push_str(&format!(
-                    "{}:{}: {} (unchanged)\n",
-                    self.dockerfile, b.line, b.after
-                ));
-            } else {
-                s.push_str(&format!(
-                    "{}:{}: {} -> {}\n",
-                    self.dockerfile, b.line, b.before, b.after
-                ));
+        for r in reports {
+            for b in &r.bases {
+                if b.before == b.after {
+                    s.push_str(&format!(
+                        "{}:{}: {} (unchanged)\n",
+                        r.dockerfile, b.line, b.after
+                    ));
+                } else {
+                    s.push_str(&format!(
+                        "{}:{}: {} -> {}\n",
+                        r.dockerfile, b.line, b.before, b.after
+                    ));
+                }
             }
         }
-        if self.changed.is_empty() {
+        let mut changed: Vec<&String> = reports.iter().flat_map(|r| &r.changed).collect();
+        changed.sort();
+        changed.dedup();
+        if changed.is_empty() {
             s.push_str("no file changed\n");
         }
-        let verb = if self.dry_run { "would write" } else { "wrote" };
-        for f in &self.changed {
+        let verb = if reports.iter().any(|r| r.dry_run) {
+            "would write"
+        } else {
+            "wrote"
+        };
+        for f in changed {
             s.push_str(&format!("{verb} {f}\n"));
         }
         s
     }
 }
 
-/// Resolves and pins every base image of the configured Dockerfile.
-pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
-    let config = Config::load(&ctx.root)?;
-    let image = image_config(&config)?;
-    if config.images.len() > 1 {
-        return Err(Error::usage(
-            "`image pin-base` pins the bases of one [image], and this package has several",
-            "pin each Dockerfile's FROM lines by hand for now, or split the package",
-        ));
+/// One Dockerfile of a selected image, read and parsed, and every image
+/// built from it (pinning it moves them all).
+struct Recipe<'c> {
+    dockerfile: &'c str,
+    images: Vec<&'c Image>,
+    text: String,
+    df: Dockerfile,
+}
+
+impl Recipe<'_> {
+    /// Whether a stage builds on golang, which `--go` moves.
+    fn on_golang(&self) -> bool {
+        self.df
+            .stages
+            .iter()
+            .any(|s| matches!(&s.base, Base::Image(r) if r.is_docker_official("golang")))
     }
+}
+
+/// A Dockerfile pinned in memory.
+struct Pinned {
+    text: String,
+    bases: Vec<PinnedBase>,
+}
+
+/// Resolves and pins every base image of the Dockerfiles of the selected
+/// images (every image, or the one named), in one write.
+pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseReport>> {
+    let config = Config::load(&ctx.root)?;
+    let images = selected(&config, opts.image.as_deref())?;
     let go_flag = match &opts.go {
         Some(text) => match go::Version::parse(text) {
             Some(go) if go.is_minor() => Some(go),
@@ -114,24 +157,140 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
         },
         None => None,
     };
-    let path = ctx.root.join(&image.dockerfile);
-    let text = String::from_utf8(paths::read(&path)?)
-        .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
-    let df = parse_dockerfile(&path, &text)?;
-    let on_golang = |s: &Stage| matches!(&s.base, Base::Image(r) if r.is_docker_official("golang"));
-    if go_flag.is_some() && !df.stages.iter().any(on_golang) {
+    let mut recipes: Vec<Recipe<'_>> = Vec::new();
+    for image in images {
+        if recipes.iter().any(|r| r.dockerfile == image.dockerfile) {
+            continue;
+        }
+        let path = ctx.root.join(&image.dockerfile);
+        let text = String::from_utf8(paths::read(&path)?)
+            .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
+        let df = parse_dockerfile(&path, &text)?;
+        recipes.push(Recipe {
+            dockerfile: &image.dockerfile,
+            images: config
+                .images
+                .iter()
+                .filter(|i| i.dockerfile == image.dockerfile)
+                .collect(),
+            text,
+            df,
+        });
+    }
+    if go_flag.is_some() && !recipes.iter().any(Recipe::on_golang) {
         return Err(ConfigError::at(
-            &path,
+            ctx.root.join(recipes[0].dockerfile),
             None,
             "no stage builds on golang, so --go has nothing to move",
         )
         .into());
     }
-    let wrong_go = builder_on_other_go(&df, image, go_flag.as_ref());
-    let platforms = platforms(&config, image)?;
     let client = ctx.registry()?;
-
     let mut resolved: HashMap<String, Digest> = HashMap::new();
+    let mut pinned = Vec::new();
+    for recipe in &recipes {
+        pinned.push(pin_recipe(
+            ctx,
+            &config,
+            recipe,
+            go_flag.as_ref(),
+            &client,
+            &mut resolved,
+        )?);
+    }
+
+    let mut txn = Transaction::new(&ctx.root);
+    let mut lock = Lock::load(&ctx.root)?;
+    let mut lock_moved = false;
+    let vendor_path = ctx.root.join("vendor.toml");
+    let mut vendor_toml = String::from_utf8_lossy(&paths::read(&vendor_path)?).into_owned();
+    let mut go_moved = false;
+    for (recipe, p) in recipes.iter().zip(&pinned) {
+        let new_df = parse_dockerfile(&ctx.root.join(recipe.dockerfile), &p.text)?;
+        txn.stage(recipe.dockerfile, p.text.clone().into_bytes());
+        for image in &recipe.images {
+            if let Some(lock) = &mut lock
+                && let Some(locked) = lock.images.iter_mut().find(|i| i.name == image.name)
+            {
+                locked.bases = pinned_bases(&new_df);
+                lock_moved = true;
+            }
+            if let Some(go) = &go_flag
+                && recipe.on_golang()
+                && image.go.as_ref() != Some(go)
+            {
+                vendor_toml = set_go(&vendor_path, &vendor_toml, image.name.as_deref(), go)?;
+                go_moved = true;
+            }
+        }
+    }
+    if go_moved {
+        txn.stage("vendor.toml", vendor_toml.into_bytes());
+    }
+    if let Some(lock) = lock
+        && lock_moved
+    {
+        let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
+    }
+    let changed = if opts.dry_run {
+        txn.changed_paths()?
+    } else {
+        txn.commit()?
+    };
+    let is_recipe = |f: &str| recipes.iter().any(|r| r.dockerfile == f);
+    Ok(recipes
+        .iter()
+        .zip(pinned)
+        .map(|(recipe, p)| PinBaseReport {
+            dockerfile: recipe.dockerfile.to_owned(),
+            images: recipe
+                .images
+                .iter()
+                .filter_map(|i| i.name.clone())
+                .collect(),
+            bases: p.bases,
+            changed: changed
+                .iter()
+                .filter(|f| *f == recipe.dockerfile || !is_recipe(f))
+                .cloned()
+                .collect(),
+            dry_run: opts.dry_run,
+        })
+        .collect())
+}
+
+/// The Dockerfile of `recipe` with every registry base pinned (moved to
+/// `go_flag` first); `resolved` carries the digests across Dockerfiles.
+fn pin_recipe(
+    ctx: &Context,
+    config: &Config,
+    recipe: &Recipe<'_>,
+    go_flag: Option<&go::Version>,
+    client: &registry::Client,
+    resolved: &mut HashMap<String, Digest>,
+) -> Result<Pinned> {
+    let path = ctx.root.join(recipe.dockerfile);
+    let (text, df) = (&recipe.text, &recipe.df);
+    let mut wrong_go = Vec::new();
+    let mut platforms_wanted: Vec<Platform> = Vec::new();
+    for image in &recipe.images {
+        for problem in builder_on_other_go(df, image, go_flag) {
+            let advice = check::builder_advice(
+                &problem,
+                image.go.as_ref(),
+                check::builder_command_name(config, image),
+            );
+            wrong_go.push((problem, advice));
+        }
+        for p in platforms(config, image)? {
+            if !platforms_wanted.contains(&p) {
+                platforms_wanted.push(p);
+            }
+        }
+    }
+
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut bases = Vec::new();
     for stage in &df.stages {
@@ -149,17 +308,15 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
             .hint("write the image in the FROM line so pin-base can pin it")
             .into());
         }
-        if let Some(problem) = wrong_go.iter().find(|p| p.line() == stage.line) {
-            return Err(at(problem.to_string())
-                .hint(check::builder_advice(problem, image.go.as_ref()))
-                .into());
+        if let Some((problem, advice)) = wrong_go.iter().find(|(p, _)| p.line() == stage.line) {
+            return Err(at(problem.to_string()).hint(advice.clone()).into());
         }
         let Some(tag) = current.tag() else {
             return Err(at(format!("FROM `{}` has no tag to resolve", stage.image))
                 .hint("name the tag to follow, such as debian:stable-slim")
                 .into());
         };
-        let tag = match &go_flag {
+        let tag = match go_flag {
             Some(go) if current.is_docker_official("golang") => retag(tag, go),
             _ => tag.to_owned(),
         };
@@ -169,14 +326,14 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
             None => {
                 ctx.shell.status("Resolving", &name_tag);
                 let reference = Reference::parse(&name_tag).map_err(|e| at(e.to_string()))?;
-                let d = resolve_base(&client, &reference, current, &platforms)?;
+                let d = resolve_base(client, &reference, current, &platforms_wanted)?;
                 resolved.insert(name_tag.clone(), d.clone());
                 d
             }
         };
         let after = format!("{name_tag}@{digest}");
         edits.push((
-            image_span(&df, stage, &text).ok_or_else(|| {
+            image_span(df, stage, text).ok_or_else(|| {
                 at(format!(
                     "cannot find `{}` in the FROM line to rewrite it",
                     stage.image
@@ -196,32 +353,9 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<PinBaseReport> {
     for (span, replacement) in edits {
         new_text.replace_range(span, &replacement);
     }
-    let new_df = parse_dockerfile(&path, &new_text)?;
-    let mut txn = Transaction::new(&ctx.root);
-    txn.stage(&image.dockerfile, new_text.into_bytes());
-    if let Some(go) = &go_flag
-        && image.go.as_ref() != Some(go)
-    {
-        txn.stage("vendor.toml", set_go(&ctx.root, go)?);
-    }
-    if let Some(mut lock) = Lock::load(&ctx.root)?
-        && let Some(locked) = lock.images.iter_mut().find(|i| i.name == image.name)
-    {
-        locked.bases = pinned_bases(&new_df);
-        let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
-            .map(|b| String::from_utf8_lossy(&b).into_owned());
-        txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
-    }
-    let changed = if opts.dry_run {
-        txn.changed_paths()?
-    } else {
-        txn.commit()?
-    };
-    Ok(PinBaseReport {
-        dockerfile: image.dockerfile.clone(),
+    Ok(Pinned {
+        text: new_text,
         bases,
-        changed,
-        dry_run: opts.dry_run,
     })
 }
 
@@ -324,15 +458,35 @@ fn retag(tag: &str, go: &go::Version) -> String {
     }
 }
 
-/// vendor.toml with `[image] go` set to `go`, every other byte kept.
-fn set_go(root: &std::path::Path, go: &go::Version) -> Result<Vec<u8>> {
-    let path = root.join("vendor.toml");
-    let text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+/// vendor.toml's `text` with the `go` of `[image]` (or of the `[[image]]`
+/// named `name`) set to `go`, every other byte kept.
+fn set_go(
+    path: &std::path::Path,
+    text: &str,
+    name: Option<&str>,
+    go: &go::Version,
+) -> Result<String> {
     let mut doc: DocumentMut = text
         .parse()
-        .map_err(|e: toml_edit::TomlError| ConfigError::at(&path, None, e.message().to_owned()))?;
-    let Some(table) = doc.get_mut("image").and_then(|i| i.as_table_mut()) else {
-        return Err(ConfigError::at(&path, None, "vendor.toml has no [image] table").into());
+        .map_err(|e: toml_edit::TomlError| ConfigError::at(path, None, e.message().to_owned()))?;
+    let table = match doc.get_mut("image") {
+        Some(Item::ArrayOfTables(all)) => all
+            .iter_mut()
+            .find(|t| t.get("name").and_then(|n| n.as_str()) == name)
+            .map(|t| t as &mut dyn toml_edit::TableLike),
+        Some(item) => item.as_table_like_mut(),
+        None => None,
+    };
+    let Some(table) = table else {
+        return Err(ConfigError::at(
+            path,
+            None,
+            format!(
+                "vendor.toml has no [image]{} table",
+                name.map(|n| format!(" named `{n}`")).unwrap_or_default()
+            ),
+        )
+        .into());
     };
     match table.get_mut("go").and_then(|i| i.as_value_mut()) {
         Some(value) => {
@@ -344,7 +498,7 @@ fn set_go(root: &std::path::Path, go: &go::Version) -> Result<Vec<u8>> {
             table.insert("go", toml_edit::value(go.to_string()));
         }
     }
-    Ok(doc.to_string().into_bytes())
+    Ok(doc.to_string())
 }
 
 #[cfg(test)]
@@ -388,12 +542,27 @@ mod tests {
 
     #[test]
     fn set_go_changes_only_the_value() {
-        let dir = tempfile::tempdir().unwrap();
         let text =
             "[image]\nrepository = \"r\"\ngo = \"1.26\"   # the builder\n\n[[pin]]\nfile = \"f\"\n";
-        std::fs::write(dir.path().join("vendor.toml"), text).unwrap();
         let go = go::Version::parse("1.27").unwrap();
-        let out = String::from_utf8(set_go(dir.path(), &go).unwrap()).unwrap();
+        let out = set_go(std::path::Path::new("vendor.toml"), text, None, &go).unwrap();
         assert_eq!(out, text.replace("\"1.26\"", "\"1.27\""));
+    }
+
+    #[test]
+    fn set_go_moves_only_the_named_image() {
+        let text = "[[image]]\nname = \"a\"\ngo = \"1.26\"\n\n[[image]]\nname = \"b\"\ngo = \"1.26\" # b\n";
+        let go = go::Version::parse("1.27").unwrap();
+        let out = set_go(std::path::Path::new("vendor.toml"), text, Some("b"), &go).unwrap();
+        assert_eq!(out, text.replace("\"1.26\" # b", "\"1.27\" # b"));
+        let added = set_go(
+            std::path::Path::new("vendor.toml"),
+            "[[image]]\nname = \"a\"\n",
+            Some("a"),
+            &go,
+        )
+        .unwrap();
+        assert_eq!(added, "[[image]]\nname = \"a\"\ngo = \"1.27\"\n");
+        assert!(set_go(std::path::Path::new("vendor.toml"), text, Some("c"), &go).is_err());
     }
 }

@@ -65,7 +65,14 @@ pub fn body(s: &Summary) -> String {
         [] => s.image.as_slice(),
         several => several,
     };
-    image(&mut b, s.builder.as_ref(), images);
+    let builders: Vec<(Option<&str>, &Builder)> = match s.builders.as_slice() {
+        [] => s.builder.iter().map(|x| (None, x)).collect(),
+        several => several
+            .iter()
+            .map(|x| (x.name.as_deref(), &x.builder))
+            .collect(),
+    };
+    image(&mut b, &builders, images);
     markers(&mut b, &s.markers);
     diffstat(&mut b, &s.diffstat);
     if s.upstreams.is_empty() {
@@ -237,13 +244,15 @@ fn changes(b: &mut String, what: &str, changes: &[HunkChange]) {
     b.push('\n');
 }
 
-fn image(b: &mut String, builder: Option<&Builder>, images: &[Image]) {
-    if builder.is_none() && images.is_empty() {
+/// The builders (each named when the package has several images), then
+/// the pinned images.
+fn image(b: &mut String, builders: &[(Option<&str>, &Builder)], images: &[Image]) {
+    if builders.is_empty() && images.is_empty() {
         return;
     }
     let _ = writeln!(b, "\n### Image\n");
-    if let Some(x) = builder {
-        let _ = writeln!(b, "- {}", builder_line(x));
+    for (name, x) in builders {
+        let _ = writeln!(b, "- {}", builder_line(*name, x));
     }
     for i in images {
         image_line(b, i);
@@ -279,10 +288,14 @@ fn image_line(b: &mut String, i: &Image) {
     }
 }
 
-fn builder_line(x: &Builder) -> String {
+fn builder_line(name: Option<&str>, x: &Builder) -> String {
+    let called = match name {
+        Some(name) => format!("Builder of `{name}`"),
+        None => "Builder".to_owned(),
+    };
     let mut line = match &x.image {
-        Some(image) => format!("Builder: `{image}` in `{}`", x.dockerfile),
-        None => format!("Builder: no golang stage in `{}`", x.dockerfile),
+        Some(image) => format!("{called}: `{image}` in `{}`", x.dockerfile),
+        None => format!("{called}: no golang stage in `{}`", x.dockerfile),
     };
     if let Some(before) = &x.image_before {
         let _ = write!(line, " (was `{before}`)");
@@ -554,6 +567,38 @@ mod tests {
             title(&s),
             "chore(packages/system/multus): refresh vendored chart v1.1.0, tool v2.0.0"
         );
+    }
+
+    #[test]
+    fn several_images_name_each_builder() {
+        let mut s = sample();
+        let builder = |dockerfile: &str, go: &str, directive: &str, satisfied: bool| Builder {
+            dockerfile: dockerfile.into(),
+            image: Some(format!("golang:{go}")),
+            go: Some(go.into()),
+            go_directive: Some(directive.into()),
+            satisfied: Some(satisfied),
+            ..Builder::default()
+        };
+        s.builder = Some(builder("images/a/Dockerfile", "1.26", "1.25.0", true));
+        s.builders = vec![
+            ImageBuilder {
+                name: Some("a".into()),
+                builder: builder("images/a/Dockerfile", "1.26", "1.25.0", true),
+            },
+            ImageBuilder {
+                name: Some("b".into()),
+                builder: builder("images/b/Dockerfile", "1.25", "1.26.1", false),
+            },
+        ];
+        let b = body(&s);
+        for line in [
+            "- Builder of `a`: `golang:1.26` in `images/a/Dockerfile`, Go 1.26; upstream's go.mod: `go 1.25.0`: satisfied\n",
+            "- Builder of `b`: `golang:1.25` in `images/b/Dockerfile`, Go 1.25; upstream's go.mod: `go 1.26.1`: **not satisfied**, the builder's Go is older\n",
+        ] {
+            assert!(b.contains(line), "{line:?} not in:\n{b}");
+        }
+        assert!(!b.contains("- Builder: "), "{b}");
     }
 
     #[test]

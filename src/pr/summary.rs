@@ -23,8 +23,13 @@ pub struct Summary {
     pub upstreams: Vec<Upstream>,
     /// Each `[[patch]]`, in vendor.toml order.
     pub patches: Vec<PatchResult>,
-    /// The image's Go builder against upstream's go.mod, when there is an image.
+    /// The image's Go builder against upstream's go.mod, when there is an
+    /// image (the first one's, when the package has several).
     pub builder: Option<Builder>,
+    /// Every image's Go builder against its own upstream's go.mod, in
+    /// vendor.toml order, when the package has several (`[[image]]`); empty
+    /// for one.
+    pub builders: Vec<ImageBuilder>,
     /// The pinned image, when the package pins one (the first one, when it
     /// has several).
     pub image: Option<Image>,
@@ -159,6 +164,16 @@ pub struct Builder {
     pub go_directive_before: Option<String>,
     /// Whether `go` satisfies `go_directive`; `None` when either is unknown.
     pub satisfied: Option<bool>,
+}
+
+/// One image's [`Builder`], named, for a package of several images.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ImageBuilder {
+    /// The image's `name` in vendor.toml.
+    pub name: Option<String>,
+    /// Its builder, the keys of [`Summary::builder`] beside `name`.
+    #[serde(flatten)]
+    pub builder: Builder,
 }
 
 /// The pinned image.

@@ -21,7 +21,7 @@ use super::base::{Change, Repo};
 use super::patches::{self, Copy, Inputs, NOT_BEFORE, NOT_NOW, Trees};
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::{LOCK_PATH, Lock};
-use crate::config::{Config, Selection, Upstream, UpstreamSource, Vendor};
+use crate::config::{Config, Image, Selection, Upstream, UpstreamSource, Vendor};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::error::{Error, Result};
 use crate::go;
@@ -189,13 +189,34 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
     if images.len() == 1 {
         images.clear();
     }
+    let mut builders: Vec<pr::ImageBuilder> = config
+        .images
+        .iter()
+        .map(|image| pr::ImageBuilder {
+            name: image.name.clone(),
+            builder: builder(
+                ctx,
+                repo,
+                &tree,
+                &config,
+                image,
+                &lock,
+                before.lock.as_ref(),
+            ),
+        })
+        .collect();
+    let builder = builders.first().map(|b| b.builder.clone());
+    if builders.len() == 1 {
+        builders.clear();
+    }
     drop(sides);
     let summary = Summary {
         package: scope.to_owned(),
         upstream,
         upstreams,
         patches: patch_results,
-        builder: builder(ctx, repo, &tree, &config, &lock, before.lock.as_ref()),
+        builder,
+        builders,
         image,
         images,
         markers: markers(ctx, repo, &tree, &config, &lock, &findings),
@@ -421,15 +442,17 @@ fn golang(text: &[u8]) -> Option<(String, Option<go::Version>)> {
     })
 }
 
+/// `image`'s golang builder stage, now and in the base commit, against the
+/// go.mod `go` directive of the upstream it is built from.
 fn builder(
     ctx: &Context,
     repo: &Repo,
     tree: &git2::Tree<'_>,
     config: &Config,
+    image: &Image,
     lock: &Lock,
     base_lock: Option<&Lock>,
-) -> Option<pr::Builder> {
-    let image = config.images.first()?;
+) -> pr::Builder {
     let upstream = config.image_upstream(image);
     let now = paths::read_opt(&ctx.root.join(&image.dockerfile))
         .ok()
@@ -447,7 +470,7 @@ fn builder(
     let before = base_lock
         .and_then(|l| l.upstream(upstream))
         .and_then(|u| u.go_directive.clone());
-    Some(pr::Builder {
+    pr::Builder {
         dockerfile: image.dockerfile.clone(),
         image_before: was.filter(|w| now.as_ref().is_none_or(|(n, _)| n != w)),
         image: now.as_ref().map(|(r, _)| r.clone()),
@@ -455,7 +478,7 @@ fn builder(
         go_directive_before: before.filter(|b| Some(b) != directive.as_ref()),
         go_directive: directive,
         satisfied,
-    })
+    }
 }
 
 /// Each pinned image, in the lock's order.
