@@ -179,14 +179,19 @@ fn kamaji_vendors_both_charts_at_edge_releases() {
     let c = config(&pkg);
     let up = c.upstream(None);
     assert!(up.allow_prerelease);
-    assert_eq!(up.semver("edge-25.8.1").unwrap().to_string(), "25.8.1");
+    assert_eq!(up.semver("26.3.6-edge").unwrap().to_string(), "26.3.6");
     assert_eq!(up.semver("v1.0.0"), None);
+    assert_eq!(
+        up.semver("26.3.6"),
+        None,
+        "only edge tags are kamaji's releases"
+    );
     assert_eq!(c.vendor[0].from, "charts/");
     assert_eq!(c.patches_for(AppliesTo::Source).count(), 2);
-    assert_eq!(c.patches_for(AppliesTo::Vendor).count(), 0);
+    assert_eq!(c.patches_for(AppliesTo::Vendor).count(), 1);
     assert_eq!(
-        c.rewrites[0].value(&up.placeholders("edge-25.8.1", None)),
-        "edge-25.8.1"
+        c.rewrites[0].value(&up.placeholders("26.4.1-edge", None)),
+        "26.4.1-edge"
     );
     assert_eq!(
         c.pins[0].yaml,
@@ -209,7 +214,13 @@ fn seaweedfs_reroots_its_chart_with_eight_patches() {
         (c.vendor[0].from.as_str(), c.vendor[0].to.as_str()),
         ("k8s/charts/seaweedfs/", "charts/seaweedfs/")
     );
-    assert_eq!(c.patches_for(AppliesTo::Vendor).count(), 8);
+    let names: Vec<&str> = c
+        .patches_for(AppliesTo::Vendor)
+        .map(|p| p.file.as_str())
+        .collect();
+    assert_eq!(names.len(), 8);
+    assert_eq!(names[0], "patches/resize-api-server-annotation.diff");
+    assert_eq!(names[7], "patches/cluster-scoped-names-per-namespace.patch");
     assert!(c.images.is_empty() && c.pins.is_empty());
     validated_by_the_binary(&pkg);
 }
