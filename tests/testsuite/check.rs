@@ -9,90 +9,36 @@ use crate::registry_support;
 
 use revendor::image::MediaType;
 use serde_json::Value;
+use support::daemonset::{
+    DOCKERFILE, FILE, LOCK, Manifest, PATCH, PRISTINE, REPO, TEMPLATE, VendorToml,
+};
 use support::{GitHub, Revendor, Run, TempPackage};
 
 use registry_support::content::{image, multi_arch};
 use registry_support::{Auth, Registry, have_registry};
 
-const REPO: &str = "example/app";
-const FILE: &str = "deploy/app.yml";
-const TEMPLATE: &str = "templates/app.yml";
-const PATCH: &str = "patches/namespace.patch";
-const DOCKERFILE: &str = "image/Dockerfile";
-const PRISTINE: &str = "upstream/deploy/app.yml";
-const LOCK: &str = "upstream/lock.toml";
-
-fn manifest(version: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: app
-  namespace: default
-  labels:
-    version: {version}
-spec:
-  template:
-    spec:
-      containers:
-        - name: app
-          image: example.org/upstream/app:snapshot
-          resources:
-            limits:
-              memory: 64Mi
-"
-    )
+/// The upstream's DaemonSet, labelled `version`.
+fn manifest(version: &'static str) -> String {
+    Manifest::bare().labelled(version).memory_limit().text()
 }
 
-const PATCH_TEXT: &str = "--- a/templates/app.yml
-+++ b/templates/app.yml
-@@ -2,7 +2,7 @@
- kind: DaemonSet
- metadata:
-   name: app
--  namespace: default
-+  namespace: cozy-app
-   labels:
-     version: v1.0.0
- spec:
-";
+/// The namespace patch against [`manifest`] at v1.0.0.
+fn patch_text() -> String {
+    Manifest::bare()
+        .labelled("v1.0.0")
+        .memory_limit()
+        .namespace_patch()
+}
 
-const VENDOR_TOML: &str = r#"[upstream]
-github = "example/app"
-version = "v1.0.0"
-track = ">=1.0.0, <2.0.0"
-
-[[vendor]]
-from = "deploy/app.yml"
-to = "templates/app.yml"
-
-[[patch]]
-name = "namespace"
-file = "patches/namespace.patch"
-applies-to = "vendor"
-
-[[rewrite]]
-file = "image/Dockerfile"
-dockerfile-arg = "VERSION"
-with = "{version}"
-
-[image]
-repository = "ghcr.io/example/app"
-tag = "v1"
-context = "image"
-platforms = ["linux/amd64", "linux/arm64"]
-go = "1.26"
-
-[[pin]]
-file = "templates/app.yml"
-repository = "ghcr.io/example/app"
-
-[[contract]]
-name = "memory"
-file = "templates/app.yml"
-select = { kind = "DaemonSet" }
-every-container = ["resources", "limits", "memory"]
-"#;
+/// The package's vendor.toml: its image rewritten, built, pinned and held to a contract.
+fn vendor_toml() -> String {
+    VendorToml::new()
+        .dockerfile_rewrite()
+        .image()
+        .pin()
+        .contract()
+        .text()
+}
 
 fn digest(fill: char) -> String {
     format!("sha256:{}", fill.to_string().repeat(64))
@@ -117,8 +63,8 @@ fn upstream(tags: &[&str]) -> GitHub {
 /// The package at v1.0.0, adopted, its image pinned to `pin`.
 fn adopted(gh: &GitHub, pin: &str, env: &[(&str, &str)]) -> (TempPackage, Revendor) {
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
-        .write(PATCH, PATCH_TEXT)
+    pkg.write("vendor.toml", vendor_toml())
+        .write(PATCH, patch_text())
         .write(
             DOCKERFILE,
             format!(
@@ -128,9 +74,10 @@ fn adopted(gh: &GitHub, pin: &str, env: &[(&str, &str)]) -> (TempPackage, Revend
         )
         .write(
             TEMPLATE,
-            manifest("v1.0.0")
-                .replace("namespace: default", "namespace: cozy-app")
-                .replace("example.org/upstream/app:snapshot", pin),
+            Manifest::bare()
+                .labelled("v1.0.0")
+                .memory_limit()
+                .rendered(pin),
         );
     let mut rv = Revendor::new(pkg.path(), gh);
     for (k, v) in env {
@@ -203,8 +150,8 @@ fn a_clean_package_has_no_findings_and_the_design_json() {
 fn usage_errors_exit_2() {
     let gh = upstream(&["v1.0.0"]);
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
-        .write(PATCH, PATCH_TEXT);
+    pkg.write("vendor.toml", vendor_toml())
+        .write(PATCH, patch_text());
     let rv = Revendor::new(pkg.path(), &gh);
     let run = rv.run(&["check"]).expect(2);
     assert!(

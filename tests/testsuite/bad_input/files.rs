@@ -1,6 +1,6 @@
 //! Dockerfiles (markers, ARGs, continuations) and YAML that does not parse.
 
-use super::{Case, DOCKERFILE, PATCH, PATCH_TEXT, catalog};
+use super::{Case, DOCKERFILE, PATCH, catalog, patch_text};
 
 pub(super) const CASES: &[Case] = &[
     Case {
@@ -65,7 +65,7 @@ pub(super) const CASES: &[Case] = &[
         name: "YAML: a rendered file that is not YAML",
         setup: |fx| {
             let old = fx.pkg.read(PATCH);
-            let new = PATCH_TEXT.replace("+  namespace: cozy-app", "+  namespace: [cozy-app");
+            let new = patch_text().replace("+  namespace: cozy-app", "+  namespace: [cozy-app");
             fx.write(PATCH, &new);
             fx.vouch(&old, new.as_bytes());
         },

@@ -2,7 +2,7 @@
 //! endings both ways, the newline at end of file both ways, files created
 //! and deleted, an empty file, context upstream does not have.
 
-use super::{Case, PATCH, PATCH_TEXT, REPO, catalog, manifest};
+use super::{Case, PATCH, REPO, catalog, manifest, patch_text};
 
 /// The manifest's last lines with a patch changing its last one.
 const EOF_PATCH: &str = "--- a/templates/app.yml
@@ -34,7 +34,7 @@ pub(super) const CASES: &[Case] = &[
         setup: |fx| {
             fx.write(
                 PATCH,
-                PATCH_TEXT.replace("/templates/app.yml", "/../../etc/passwd"),
+                patch_text().replace("/templates/app.yml", "/../../etc/passwd"),
             )
         },
         args: &["render"],
@@ -67,7 +67,7 @@ pub(super) const CASES: &[Case] = &[
     },
     Case {
         name: "patch: CRLF patch against an LF file",
-        setup: |fx| fx.write(PATCH, PATCH_TEXT.replace('\n', "\r\n")),
+        setup: |fx| fx.write(PATCH, patch_text().replace('\n', "\r\n")),
         args: &["render"],
         code: 1,
         words: &[

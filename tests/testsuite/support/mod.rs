@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
 //! | `app` | a small upstream (`example/app`) and the package vendoring it |
+//! | `daemonset` | the standard example package: its DaemonSet, namespace patch and vendor.toml |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
@@ -20,6 +21,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod app;
+pub mod daemonset;
 pub mod git;
 pub mod github;
 pub mod kill;
