@@ -11,6 +11,7 @@
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
+//! | `named_upstreams` | vendor.toml tables of packages with named upstreams and images |
 //! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
 //! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
 //!
@@ -25,6 +26,7 @@ pub mod daemonset;
 pub mod git;
 pub mod github;
 pub mod kill;
+pub mod named_upstreams;
 pub mod package;
 pub mod realworld;
 pub mod run;
