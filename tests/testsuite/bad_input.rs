@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use support::daemonset::{
-    DOCKERFILE, LOCK, Manifest, PATCH, PINNED, PRISTINE, REPO, TEMPLATE, VendorToml,
+    DOCKERFILE, LABELLED, LOCK, PATCH, PINNED, PRISTINE, REPO, TEMPLATE, VendorToml,
 };
 use support::{GitHub, Revendor, Run, TempPackage};
 
@@ -49,19 +49,6 @@ fn vendor_toml() -> String {
         .marker()
         .contract()
         .text()
-}
-
-/// The upstream's DaemonSet, labelled `version`.
-fn manifest(version: &'static str) -> String {
-    Manifest::bare().labelled(version).memory_limit().text()
-}
-
-/// The namespace patch against [`manifest`] at v1.0.0.
-fn patch_text() -> String {
-    Manifest::bare()
-        .labelled("v1.0.0")
-        .memory_limit()
-        .namespace_patch()
 }
 
 const MAIN_GO: &str = "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n";
@@ -120,7 +107,7 @@ RUN go build ./...
 /// Publishes `tag` of the upstream: the manifest, go.mod and main.go.
 fn release(gh: &GitHub, tag: &str) {
     gh.repo(REPO)
-        .file_at(tag, "deploy/app.yml", manifest("v1.0.0"))
+        .file_at(tag, "deploy/app.yml", LABELLED.text())
         .file_at(tag, "go.mod", "module example.org/app\n\ngo 1.25.0\n")
         .file_at(tag, "main.go", MAIN_GO)
         .release(tag, |r| r);
@@ -165,16 +152,10 @@ impl Fixture {
         cni_release(&gh);
         let pkg = TempPackage::new();
         pkg.write("vendor.toml", vendor_toml())
-            .write(PATCH, patch_text())
+            .write(PATCH, LABELLED.namespace_patch())
             .write(SOURCE_PATCH, SOURCE_PATCH_TEXT)
             .write(DOCKERFILE, dockerfile())
-            .write(
-                TEMPLATE,
-                Manifest::bare()
-                    .labelled("v1.0.0")
-                    .memory_limit()
-                    .rendered(PINNED),
-            );
+            .write(TEMPLATE, LABELLED.rendered(PINNED));
         extend(&pkg);
         let rv = Revendor::new(pkg.path(), &gh);
         rv.run(&["update", "--to", "v1.0.0"]).expect(0);

@@ -10,25 +10,12 @@ use crate::registry_support;
 use revendor::image::MediaType;
 use serde_json::Value;
 use support::daemonset::{
-    DOCKERFILE, FILE, LOCK, Manifest, PATCH, PRISTINE, REPO, TEMPLATE, VendorToml,
+    DOCKERFILE, FILE, LABELLED, LOCK, PATCH, PRISTINE, REPO, TEMPLATE, VendorToml,
 };
 use support::{GitHub, Revendor, Run, TempPackage};
 
 use registry_support::content::{image, multi_arch};
 use registry_support::{Auth, Registry, have_registry};
-
-/// The upstream's DaemonSet, labelled `version`.
-fn manifest(version: &'static str) -> String {
-    Manifest::bare().labelled(version).memory_limit().text()
-}
-
-/// The namespace patch against [`manifest`] at v1.0.0.
-fn patch_text() -> String {
-    Manifest::bare()
-        .labelled("v1.0.0")
-        .memory_limit()
-        .namespace_patch()
-}
 
 /// The package's vendor.toml: its image rewritten, built, pinned and held to a contract.
 fn vendor_toml() -> String {
@@ -53,7 +40,7 @@ fn upstream(tags: &[&str]) -> GitHub {
     let gh = GitHub::start();
     for tag in tags {
         gh.repo(REPO)
-            .file_at(tag, FILE, manifest("v1.0.0"))
+            .file_at(tag, FILE, LABELLED.text())
             .file_at(tag, "go.mod", "module example.org/app\n\ngo 1.25.0\n")
             .release(tag, |r| r);
     }
@@ -64,7 +51,7 @@ fn upstream(tags: &[&str]) -> GitHub {
 fn adopted(gh: &GitHub, pin: &str, env: &[(&str, &str)]) -> (TempPackage, Revendor) {
     let pkg = TempPackage::new();
     pkg.write("vendor.toml", vendor_toml())
-        .write(PATCH, patch_text())
+        .write(PATCH, LABELLED.namespace_patch())
         .write(
             DOCKERFILE,
             format!(
@@ -72,13 +59,7 @@ fn adopted(gh: &GitHub, pin: &str, env: &[(&str, &str)]) -> (TempPackage, Revend
                 digest('0')
             ),
         )
-        .write(
-            TEMPLATE,
-            Manifest::bare()
-                .labelled("v1.0.0")
-                .memory_limit()
-                .rendered(pin),
-        );
+        .write(TEMPLATE, LABELLED.rendered(pin));
     let mut rv = Revendor::new(pkg.path(), gh);
     for (k, v) in env {
         rv = rv.env(k, v);
@@ -151,7 +132,7 @@ fn usage_errors_exit_2() {
     let gh = upstream(&["v1.0.0"]);
     let pkg = TempPackage::new();
     pkg.write("vendor.toml", vendor_toml())
-        .write(PATCH, patch_text());
+        .write(PATCH, LABELLED.namespace_patch());
     let rv = Revendor::new(pkg.path(), &gh);
     let run = rv.run(&["check"]).expect(2);
     assert!(
@@ -190,7 +171,7 @@ fn a_network_failure_online_exits_3() {
 fn an_edited_pristine_copy_is_only_lock_integrity() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
-    pkg.write(PRISTINE, manifest("v1.0.0").replace("64Mi", "65Mi"));
+    pkg.write(PRISTINE, LABELLED.text().replace("64Mi", "65Mi"));
     let run = json(&rv, &[], 1);
     assert_eq!(findings(&run), one("lock-integrity", "error", PRISTINE, 1));
 }
@@ -288,7 +269,9 @@ fn a_change_upstream_already_has_is_patch_upstreamed() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
     let old = pkg.read(PRISTINE);
-    let merged = manifest("v1.0.0").replace("namespace: default", "namespace: cozy-app");
+    let merged = LABELLED
+        .text()
+        .replace("namespace: default", "namespace: cozy-app");
     pkg.write(PRISTINE, &merged);
     vouch(&pkg, &old, merged.as_bytes());
     let run = json(&rv, &[], 1);
@@ -300,7 +283,9 @@ fn a_patch_that_no_longer_applies_is_render_drift_at_its_hunk() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
     let old = pkg.read(PRISTINE);
-    let changed = manifest("v1.0.0").replace("namespace: default", "namespace: other");
+    let changed = LABELLED
+        .text()
+        .replace("namespace: default", "namespace: other");
     pkg.write(PRISTINE, &changed);
     vouch(&pkg, &old, changed.as_bytes());
     let run = json(&rv, &[], 1);
@@ -471,7 +456,7 @@ fn a_newer_release_is_reported_with_its_dry_run() {
     };
     for tag in ["v1.1.0", "v2.0.0"] {
         gh.repo(REPO)
-            .file_at(tag, FILE, manifest("v1.0.0"))
+            .file_at(tag, FILE, LABELLED.text())
             .release(tag, |r| r);
     }
     let run = rv.run(&["check", "--online", "--format", "json"]).expect(1);
@@ -511,7 +496,7 @@ fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
         return;
     };
     gh.repo(REPO)
-        .file_at("v1.1.0", FILE, manifest("v1.0.0"))
+        .file_at("v1.1.0", FILE, LABELLED.text())
         .release("v1.1.0", |r| r);
     let run = rv.run(&["check", "--online", "--format", "json"]).expect(1);
     pkg.write("check.json", &run.stdout);

@@ -9,7 +9,7 @@ use serde_json::json;
 use tar::EntryType;
 
 use super::support::server::{Response, Server};
-use super::{Case, Fixture, MAIN_GO, RELEASES, REPO, catalog, manifest};
+use super::{Case, Fixture, LABELLED, MAIN_GO, RELEASES, REPO, catalog};
 
 const ARCHIVE: &str = "/_codeload/example/app/tar.gz/refs/tags/v1.1.0";
 
@@ -47,7 +47,7 @@ fn archive_with(kind: EntryType, name: &str, link: &str) -> Vec<u8> {
             "app-1.1.0/deploy/app.yml",
             regular,
             "",
-            manifest("v1.0.0").as_bytes(),
+            LABELLED.text().as_bytes(),
         ),
         (
             "app-1.1.0/go.mod",

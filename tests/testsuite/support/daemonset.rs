@@ -94,6 +94,10 @@ impl Manifest {
     }
 }
 
+/// The manifest of the tests that build, pin and check the image: labelled v1.0.0, with a
+/// memory limit for the contract to hold.
+pub const LABELLED: Manifest = Manifest::bare().labelled("v1.0.0").memory_limit();
+
 const UPSTREAM: &str = "[upstream]
 github = \"example/app\"
 version = \"v1.0.0\"
