@@ -8,6 +8,7 @@
 //! | `daemonset` | the standard example package: its DaemonSet, namespace patch and vendor.toml |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
+//! | `multus_dockerfile` | our multus Dockerfile in cozystack's shape, for the real-world tests |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
@@ -26,6 +27,7 @@ pub mod daemonset;
 pub mod git;
 pub mod github;
 pub mod kill;
+pub mod multus_dockerfile;
 pub mod named_upstreams;
 pub mod package;
 pub mod realworld;
