@@ -59,31 +59,32 @@ fn a_second_resolve_of_a_pinned_index_asks_the_real_registry_by_head_only() {
     let client = client(Credentials::none());
     let kept = Kept::default();
 
-    let before = registry.log().len();
-    let first = client
-        .resolve_index_known(&pinned, &both(), Some(&digest), &kept)
-        .unwrap();
-    let log = registry.log();
-    assert_eq!(
-        (
+    // One resolve: what it verified, its (GET, HEAD) manifest requests, the log and where
+    // the resolve's lines start in it.
+    let resolve = || {
+        let before = registry.log().len();
+        let index = client
+            .resolve_index_known(&pinned, &both(), Some(&digest), &kept)
+            .unwrap();
+        let log = registry.log();
+        let asked = (
             manifests(&log[before..], "GET"),
-            manifests(&log[before..], "HEAD")
-        ),
+            manifests(&log[before..], "HEAD"),
+        );
+        (index, asked, log, before)
+    };
+
+    let (first, asked, log, _) = resolve();
+    assert_eq!(
+        asked,
         (3, 0),
         "the first run reads the index and its two children:\n{log}"
     );
     assert_eq!(kept.0.borrow().len(), 3, "and keeps the three bodies");
 
-    let before = log.len();
-    let second = client
-        .resolve_index_known(&pinned, &both(), Some(&digest), &kept)
-        .unwrap();
-    let log = registry.log();
+    let (second, asked, log, before) = resolve();
     assert_eq!(
-        (
-            manifests(&log[before..], "GET"),
-            manifests(&log[before..], "HEAD")
-        ),
+        asked,
         (0, 3),
         "the second asks for each by HEAD only:\n{}",
         &log[before..]
