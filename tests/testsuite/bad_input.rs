@@ -24,109 +24,32 @@ use std::any::Any;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use support::daemonset::{
+    DOCKERFILE, LABELLED, LOCK, PATCH, PINNED, PRISTINE, REPO, TEMPLATE, VendorToml,
+};
 use support::{GitHub, Revendor, Run, TempPackage};
 
-const REPO: &str = "example/app";
 const TOKEN: &str = "ghp_catalogTOKENmarker0123456789abcdef";
-const LOCK: &str = "upstream/lock.toml";
-const PATCH: &str = "patches/namespace.patch";
 const SOURCE_PATCH: &str = "image/patches/greet.diff";
-const DOCKERFILE: &str = "image/Dockerfile";
-const TEMPLATE: &str = "templates/app.yml";
-const PRISTINE: &str = "upstream/deploy/app.yml";
 const RELEASES: &str = "/repos/example/app/releases";
 
 // ---------------------------------------------------------------------------------------------
 // The package every row starts from
 
-/// Line numbers below refer to this text: `[[vendor]]` is line 6, its `to`
+/// The vendor.toml every row starts from; line numbers below refer to its text: `[[vendor]]` is line 6, its `to`
 /// line 8, the vendor patch's `[[patch]]` line 10, the source patch's
 /// `strip` line 19, `[[rewrite]]` line 21, `[image]` line 26, and a table
 /// appended by a row (after a blank line) starts at line 50.
-const VENDOR_TOML: &str = r#"[upstream]
-github = "example/app"
-version = "v1.0.0"
-track = ">=1.0.0, <2.0.0"
-
-[[vendor]]
-from = "deploy/app.yml"
-to = "templates/app.yml"
-
-[[patch]]
-name = "namespace"
-file = "patches/namespace.patch"
-applies-to = "vendor"
-
-[[patch]]
-name = "greet"
-file = "image/patches/greet.diff"
-applies-to = "source"
-strip = 1
-
-[[rewrite]]
-file = "image/Dockerfile"
-dockerfile-arg = "VERSION"
-with = "{version}"
-
-[image]
-repository = "ghcr.io/example/app"
-tag = "v1"
-context = "image"
-platforms = ["linux/amd64", "linux/arm64"]
-go = "1.26"
-
-[[pin]]
-file = "templates/app.yml"
-repository = "ghcr.io/example/app"
-
-[[marker]]
-name = "cni"
-file = "image/Dockerfile"
-key = "cni-checked-against"
-expect = { value = "v1.2.3" }
-pin = "CNI_PLUGINS_VERSION"
-
-[[contract]]
-name = "memory"
-file = "templates/app.yml"
-select = { kind = "DaemonSet" }
-every-container = ["resources", "limits", "memory"]
-"#;
-
-fn manifest(version: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: app
-  namespace: default
-  labels:
-    version: {version}
-spec:
-  template:
-    spec:
-      containers:
-        - name: app
-          image: example.org/upstream/app:snapshot
-          resources:
-            limits:
-              memory: 64Mi
-"
-    )
+fn vendor_toml() -> String {
+    VendorToml::new()
+        .greet_patch()
+        .dockerfile_rewrite()
+        .image()
+        .pin()
+        .marker()
+        .contract()
+        .text()
 }
-
-const PATCH_TEXT: &str = "--- a/templates/app.yml
-+++ b/templates/app.yml
-@@ -2,7 +2,7 @@
- kind: DaemonSet
- metadata:
-   name: app
--  namespace: default
-+  namespace: cozy-app
-   labels:
-     version: v1.0.0
- spec:
-";
 
 const MAIN_GO: &str = "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n";
 
@@ -140,8 +63,6 @@ const SOURCE_PATCH_TEXT: &str = "--- a/main.go
 +\tprintln(\"hello, cozy\")
  }
 ";
-
-const PINNED: &str = "ghcr.io/example/app:v1@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 
 /// The CNI plugins archive of `arch`, as containernetworking/plugins
 /// publishes it (a stand-in's bytes).
@@ -186,7 +107,7 @@ RUN go build ./...
 /// Publishes `tag` of the upstream: the manifest, go.mod and main.go.
 fn release(gh: &GitHub, tag: &str) {
     gh.repo(REPO)
-        .file_at(tag, "deploy/app.yml", manifest("v1.0.0"))
+        .file_at(tag, "deploy/app.yml", LABELLED.text())
         .file_at(tag, "go.mod", "module example.org/app\n\ngo 1.25.0\n")
         .file_at(tag, "main.go", MAIN_GO)
         .release(tag, |r| r);
@@ -230,16 +151,11 @@ impl Fixture {
         release(&gh, "v1.0.0");
         cni_release(&gh);
         let pkg = TempPackage::new();
-        pkg.write("vendor.toml", VENDOR_TOML)
-            .write(PATCH, PATCH_TEXT)
+        pkg.write("vendor.toml", vendor_toml())
+            .write(PATCH, LABELLED.namespace_patch())
             .write(SOURCE_PATCH, SOURCE_PATCH_TEXT)
             .write(DOCKERFILE, dockerfile())
-            .write(
-                TEMPLATE,
-                manifest("v1.0.0")
-                    .replace("namespace: default", "namespace: cozy-app")
-                    .replace("example.org/upstream/app:snapshot", PINNED),
-            );
+            .write(TEMPLATE, LABELLED.rendered(PINNED));
         extend(&pkg);
         let rv = Revendor::new(pkg.path(), &gh);
         rv.run(&["update", "--to", "v1.0.0"]).expect(0);

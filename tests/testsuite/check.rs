@@ -9,90 +9,23 @@ use crate::registry_support;
 
 use revendor::image::MediaType;
 use serde_json::Value;
+use support::daemonset::{
+    DOCKERFILE, FILE, LABELLED, LOCK, PATCH, PRISTINE, REPO, TEMPLATE, VendorToml,
+};
 use support::{GitHub, Revendor, Run, TempPackage};
 
 use registry_support::content::{image, multi_arch};
 use registry_support::{Auth, Registry, have_registry};
 
-const REPO: &str = "example/app";
-const FILE: &str = "deploy/app.yml";
-const TEMPLATE: &str = "templates/app.yml";
-const PATCH: &str = "patches/namespace.patch";
-const DOCKERFILE: &str = "image/Dockerfile";
-const PRISTINE: &str = "upstream/deploy/app.yml";
-const LOCK: &str = "upstream/lock.toml";
-
-fn manifest(version: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: app
-  namespace: default
-  labels:
-    version: {version}
-spec:
-  template:
-    spec:
-      containers:
-        - name: app
-          image: example.org/upstream/app:snapshot
-          resources:
-            limits:
-              memory: 64Mi
-"
-    )
+/// The package's vendor.toml: its image rewritten, built, pinned and held to a contract.
+fn vendor_toml() -> String {
+    VendorToml::new()
+        .dockerfile_rewrite()
+        .image()
+        .pin()
+        .contract()
+        .text()
 }
-
-const PATCH_TEXT: &str = "--- a/templates/app.yml
-+++ b/templates/app.yml
-@@ -2,7 +2,7 @@
- kind: DaemonSet
- metadata:
-   name: app
--  namespace: default
-+  namespace: cozy-app
-   labels:
-     version: v1.0.0
- spec:
-";
-
-const VENDOR_TOML: &str = r#"[upstream]
-github = "example/app"
-version = "v1.0.0"
-track = ">=1.0.0, <2.0.0"
-
-[[vendor]]
-from = "deploy/app.yml"
-to = "templates/app.yml"
-
-[[patch]]
-name = "namespace"
-file = "patches/namespace.patch"
-applies-to = "vendor"
-
-[[rewrite]]
-file = "image/Dockerfile"
-dockerfile-arg = "VERSION"
-with = "{version}"
-
-[image]
-repository = "ghcr.io/example/app"
-tag = "v1"
-context = "image"
-platforms = ["linux/amd64", "linux/arm64"]
-go = "1.26"
-
-[[pin]]
-file = "templates/app.yml"
-repository = "ghcr.io/example/app"
-
-[[contract]]
-name = "memory"
-file = "templates/app.yml"
-select = { kind = "DaemonSet" }
-every-container = ["resources", "limits", "memory"]
-"#;
 
 fn digest(fill: char) -> String {
     format!("sha256:{}", fill.to_string().repeat(64))
@@ -107,7 +40,7 @@ fn upstream(tags: &[&str]) -> GitHub {
     let gh = GitHub::start();
     for tag in tags {
         gh.repo(REPO)
-            .file_at(tag, FILE, manifest("v1.0.0"))
+            .file_at(tag, FILE, LABELLED.text())
             .file_at(tag, "go.mod", "module example.org/app\n\ngo 1.25.0\n")
             .release(tag, |r| r);
     }
@@ -117,8 +50,8 @@ fn upstream(tags: &[&str]) -> GitHub {
 /// The package at v1.0.0, adopted, its image pinned to `pin`.
 fn adopted(gh: &GitHub, pin: &str, env: &[(&str, &str)]) -> (TempPackage, Revendor) {
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
-        .write(PATCH, PATCH_TEXT)
+    pkg.write("vendor.toml", vendor_toml())
+        .write(PATCH, LABELLED.namespace_patch())
         .write(
             DOCKERFILE,
             format!(
@@ -126,12 +59,7 @@ fn adopted(gh: &GitHub, pin: &str, env: &[(&str, &str)]) -> (TempPackage, Revend
                 digest('0')
             ),
         )
-        .write(
-            TEMPLATE,
-            manifest("v1.0.0")
-                .replace("namespace: default", "namespace: cozy-app")
-                .replace("example.org/upstream/app:snapshot", pin),
-        );
+        .write(TEMPLATE, LABELLED.rendered(pin));
     let mut rv = Revendor::new(pkg.path(), gh);
     for (k, v) in env {
         rv = rv.env(k, v);
@@ -203,8 +131,8 @@ fn a_clean_package_has_no_findings_and_the_design_json() {
 fn usage_errors_exit_2() {
     let gh = upstream(&["v1.0.0"]);
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
-        .write(PATCH, PATCH_TEXT);
+    pkg.write("vendor.toml", vendor_toml())
+        .write(PATCH, LABELLED.namespace_patch());
     let rv = Revendor::new(pkg.path(), &gh);
     let run = rv.run(&["check"]).expect(2);
     assert!(
@@ -243,7 +171,7 @@ fn a_network_failure_online_exits_3() {
 fn an_edited_pristine_copy_is_only_lock_integrity() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
-    pkg.write(PRISTINE, manifest("v1.0.0").replace("64Mi", "65Mi"));
+    pkg.write(PRISTINE, LABELLED.text().replace("64Mi", "65Mi"));
     let run = json(&rv, &[], 1);
     assert_eq!(findings(&run), one("lock-integrity", "error", PRISTINE, 1));
 }
@@ -341,7 +269,9 @@ fn a_change_upstream_already_has_is_patch_upstreamed() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
     let old = pkg.read(PRISTINE);
-    let merged = manifest("v1.0.0").replace("namespace: default", "namespace: cozy-app");
+    let merged = LABELLED
+        .text()
+        .replace("namespace: default", "namespace: cozy-app");
     pkg.write(PRISTINE, &merged);
     vouch(&pkg, &old, merged.as_bytes());
     let run = json(&rv, &[], 1);
@@ -353,7 +283,9 @@ fn a_patch_that_no_longer_applies_is_render_drift_at_its_hunk() {
     let gh = upstream(&["v1.0.0"]);
     let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
     let old = pkg.read(PRISTINE);
-    let changed = manifest("v1.0.0").replace("namespace: default", "namespace: other");
+    let changed = LABELLED
+        .text()
+        .replace("namespace: default", "namespace: other");
     pkg.write(PRISTINE, &changed);
     vouch(&pkg, &old, changed.as_bytes());
     let run = json(&rv, &[], 1);
@@ -524,7 +456,7 @@ fn a_newer_release_is_reported_with_its_dry_run() {
     };
     for tag in ["v1.1.0", "v2.0.0"] {
         gh.repo(REPO)
-            .file_at(tag, FILE, manifest("v1.0.0"))
+            .file_at(tag, FILE, LABELLED.text())
             .release(tag, |r| r);
     }
     let run = rv.run(&["check", "--online", "--format", "json"]).expect(1);
@@ -564,7 +496,7 @@ fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
         return;
     };
     gh.repo(REPO)
-        .file_at("v1.1.0", FILE, manifest("v1.0.0"))
+        .file_at("v1.1.0", FILE, LABELLED.text())
         .release("v1.1.0", |r| r);
     let run = rv.run(&["check", "--online", "--format", "json"]).expect(1);
     pkg.write("check.json", &run.stdout);

@@ -17,6 +17,7 @@ use crate::registry_support;
 
 use revendor::image::MediaType;
 use serde_json::Value;
+use support::multus_dockerfile::multus_dockerfile;
 use support::realworld::{
     cozystack_vendor_toml, pkgs_describe_commit, register_cni_plugins, register_talos,
 };
@@ -66,60 +67,17 @@ impl World {
     }
 }
 
-/// Our Dockerfile in cozystack's shape, every value from facts.toml.
+/// Our Dockerfile in cozystack's shape, every value from facts.toml, with its header comment.
 fn dockerfile(w: &World) -> String {
-    let sha = |arch: &str| w.fact(&["cni-plugins", &format!("sha256-{arch}-v1-9-1")]);
-    format!(
+    let version = w.fact(&["cozystack-multus", "dockerfile-arg-version"]);
+    multus_dockerfile(&w.rw, &version).replacen(
+        "# syntax=docker/dockerfile:1\n",
         "# syntax=docker/dockerfile:1
 # multus-cni built from upstream source with cozystack's source patches,
 # plus the reference CNI plugins that install-cni-plugins stages on nodes.
 
-# talos-cni-plugins-checked-against: {talos}
-# kube-ovn-cni-plugins-checked-against: {ovn}
-ARG CNI_PLUGINS_VERSION={cni}
-ARG CNI_PLUGINS_SHA256_AMD64={amd64}
-ARG CNI_PLUGINS_SHA256_ARM64={arm64}
-
-FROM --platform=$BUILDPLATFORM {builder} AS builder
-ARG VERSION={version}
-ARG TARGETPLATFORM
-WORKDIR /usr/src/multus-cni
-RUN git clone --depth 1 --branch \"${{VERSION}}\" https://github.com/k8snetworkplumbingwg/multus-cni.git .
-COPY patches/ /patches/
-RUN git apply --verbose /patches/*.diff
-RUN TARGETPLATFORM=\"${{TARGETPLATFORM}}\" ./hack/build-go.sh
-
-FROM --platform=$BUILDPLATFORM {builder} AS cni-plugins
-ARG CNI_PLUGINS_VERSION
-ARG CNI_PLUGINS_SHA256_AMD64
-ARG CNI_PLUGINS_SHA256_ARM64
-ARG TARGETARCH
-WORKDIR /cni-plugins
-RUN set -eu; \\
-    case \"${{TARGETARCH}}\" in \\
-      amd64) sha=\"${{CNI_PLUGINS_SHA256_AMD64}}\" ;; \\
-      arm64) sha=\"${{CNI_PLUGINS_SHA256_ARM64}}\" ;; \\
-      *) echo \"no CNI plugins checksum for ${{TARGETARCH}}\" >&2; exit 1 ;; \\
-    esac; \\
-    archive=\"cni-plugins-linux-${{TARGETARCH}}-${{CNI_PLUGINS_VERSION}}.tgz\"; \\
-    curl -fsSLo \"/tmp/${{archive}}\" \"https://github.com/containernetworking/plugins/releases/download/${{CNI_PLUGINS_VERSION}}/${{archive}}\"; \\
-    echo \"${{sha}}  /tmp/${{archive}}\" | sha256sum -c -; \\
-    tar -xzf \"/tmp/${{archive}}\" -C /cni-plugins ./bridge ./host-local ./portmap; \\
-    rm -f \"/tmp/${{archive}}\"
-
-FROM {base}
-COPY --from=builder /usr/src/multus-cni/bin /usr/src/multus-cni/bin
-COPY --from=cni-plugins /cni-plugins /cni-plugins
-ENTRYPOINT [\"/usr/src/multus-cni/bin/thin_entrypoint\"]
 ",
-        talos = w.fact(&["talos", "shipped"]),
-        ovn = w.fact(&["kube-ovn", "vendored"]),
-        cni = w.fact(&["cni-plugins", "pinned"]),
-        amd64 = sha("amd64"),
-        arm64 = sha("arm64"),
-        builder = w.fact(&["cozystack-multus", "builder-image"]),
-        version = w.fact(&["cozystack-multus", "dockerfile-arg-version"]),
-        base = w.fact(&["cozystack-multus", "final-base-image"]),
+        1,
     )
 }
 

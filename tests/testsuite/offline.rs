@@ -14,37 +14,8 @@ use crate::support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use support::daemonset::{FILE, Manifest, PATCH, REPO, VendorToml};
 use support::{GitHub, Revendor, TempPackage};
-
-const REPO: &str = "example/app";
-const TEMPLATE: &str = "templates/app.yml";
-const PATCH: &str = "patches/namespace.patch";
-
-const MANIFEST: &str = "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: app
-  namespace: default
-spec:
-  template:
-    spec:
-      containers:
-        - name: app
-          image: example.org/upstream/app:snapshot
-";
-
-const PATCH_TEXT: &str = "--- a/templates/app.yml
-+++ b/templates/app.yml
-@@ -2,7 +2,7 @@
- kind: DaemonSet
- metadata:
-   name: app
--  namespace: default
-+  namespace: cozy-app
- spec:
-   template:
-     spec:
-";
 
 /// The commands that must never touch the network stack (`check` without `--online` sends
 /// no request either).
@@ -59,18 +30,11 @@ const OFFLINE: [&[&str]; 4] = [
 fn adopted() -> (GitHub, TempPackage) {
     let gh = GitHub::start();
     gh.repo(REPO)
-        .file_at("v1.0.0", "deploy/app.yml", MANIFEST)
+        .file_at("v1.0.0", FILE, Manifest::bare().text())
         .release("v1.0.0", |r| r);
     let pkg = TempPackage::new();
-    pkg.write(
-        "vendor.toml",
-        format!(
-            "[upstream]\ngithub = \"{REPO}\"\nversion = \"v1.0.0\"\ntrack = \">=1.0.0, <2.0.0\"\n\n\
-             [[vendor]]\nfrom = \"deploy/app.yml\"\nto = \"{TEMPLATE}\"\n\n\
-             [[patch]]\nname = \"namespace\"\nfile = \"{PATCH}\"\napplies-to = \"vendor\"\n"
-        ),
-    )
-    .write(PATCH, PATCH_TEXT);
+    pkg.write("vendor.toml", VendorToml::new().text())
+        .write(PATCH, Manifest::bare().namespace_patch());
     Revendor::new(pkg.path(), &gh)
         .run(&["update", "--to", "v1.0.0"])
         .expect(0);

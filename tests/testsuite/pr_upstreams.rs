@@ -14,6 +14,7 @@ use std::process::Command;
 
 use registry_support::content::multi_arch;
 use revendor::image::MediaType;
+use support::named_upstreams::{CHART_AND_TOOL, CHART_TAG_PIN, image};
 use support::{GitHub, GitRepo, Revendor};
 
 const PLATFORM: &str = "example/platform";
@@ -47,55 +48,20 @@ fn tool(version: &str) -> String {
 }
 
 fn vendor_toml(host: &str) -> String {
-    format!(
-        r#"[[upstream]]
-name = "chart"
-github = "o/app"
-version = "v1.0.0"
-
-[[upstream]]
-name = "tool"
-github = "o/tool"
-version = "v2.0.0"
-
-[[vendor]]
-upstream = "chart"
-from = "charts/app/"
-to = "charts/app/"
-
-[[vendor]]
-upstream = "tool"
-from = "deploy/tool.yaml"
-to = "templates/tool.yaml"
-
-[[image]]
-name = "chart"
-repository = "{host}/team/chart"
-tag = "v1"
-context = "images/chart"
-platforms = ["linux/amd64", "linux/arm64"]
-
-[[image]]
-name = "tool"
-repository = "{host}/team/tool"
-tag = "v2"
-context = "images/tool"
-platforms = ["linux/amd64", "linux/arm64"]
-
-[[pin]]
-image = "chart"
-file = "values.yaml"
-yaml = "chart.image.tag"
-
-[[pin]]
+    let tool_pin = r#"[[pin]]
 image = "tool"
 file = "values.yaml"
-yaml = {{ repository = "tool.image.repository", tag = "tool.image.tag" }}
-
-[checks]
-builder-go = "allow"   # the images build nothing
-"#
-    )
+yaml = { repository = "tool.image.repository", tag = "tool.image.tag" }
+"#;
+    [
+        CHART_AND_TOOL,
+        &image("chart", host, "v1"),
+        &image("tool", host, "v2"),
+        CHART_TAG_PIN,
+        tool_pin,
+        "[checks]\nbuilder-go = \"allow\"   # the images build nothing\n",
+    ]
+    .join("\n")
 }
 
 const VALUES: &str = "\

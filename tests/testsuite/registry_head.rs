@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use revendor::image::{Digest, MediaType, Platform, Reference};
 use revendor::registry::{Credentials, Error, KnownManifests};
 
-use registry_support::content::multi_arch;
+use registry_support::content::{MultiArch, multi_arch};
 use registry_support::fake::{self, REPO, Routes};
 use registry_support::{Auth, Registry, client, have_registry};
 use support::server::{Response, Server};
@@ -53,37 +53,38 @@ fn a_second_resolve_of_a_pinned_index_asks_the_real_registry_by_head_only() {
         return;
     }
     let registry = Registry::start_logged(Auth::Anonymous);
-    let image = multi_arch(&["linux/amd64", "linux/arm64"], "head", MediaType::OciIndex);
+    let image = index("head");
     let digest = registry.push_multi_arch("example/app", "v1", &image);
     let pinned = Reference::parse(&format!("{}/example/app:v1@{digest}", registry.host)).unwrap();
     let client = client(Credentials::none());
     let kept = Kept::default();
 
-    let before = registry.log().len();
-    let first = client
-        .resolve_index_known(&pinned, &both(), Some(&digest), &kept)
-        .unwrap();
-    let log = registry.log();
-    assert_eq!(
-        (
+    // One resolve: what it verified, its (GET, HEAD) manifest requests, the log and where
+    // the resolve's lines start in it.
+    let resolve = || {
+        let before = registry.log().len();
+        let index = client
+            .resolve_index_known(&pinned, &both(), Some(&digest), &kept)
+            .unwrap();
+        let log = registry.log();
+        let asked = (
             manifests(&log[before..], "GET"),
-            manifests(&log[before..], "HEAD")
-        ),
+            manifests(&log[before..], "HEAD"),
+        );
+        (index, asked, log, before)
+    };
+
+    let (first, asked, log, _) = resolve();
+    assert_eq!(
+        asked,
         (3, 0),
         "the first run reads the index and its two children:\n{log}"
     );
     assert_eq!(kept.0.borrow().len(), 3, "and keeps the three bodies");
 
-    let before = log.len();
-    let second = client
-        .resolve_index_known(&pinned, &both(), Some(&digest), &kept)
-        .unwrap();
-    let log = registry.log();
+    let (second, asked, log, before) = resolve();
     assert_eq!(
-        (
-            manifests(&log[before..], "GET"),
-            manifests(&log[before..], "HEAD")
-        ),
+        asked,
         (0, 3),
         "the second asks for each by HEAD only:\n{}",
         &log[before..]
@@ -113,17 +114,40 @@ fn pinned_at(server: &Server, digest: &Digest) -> Reference {
     Reference::parse(&format!("{}/{REPO}:v1@{digest}", server.host())).unwrap()
 }
 
-#[test]
-fn a_registry_that_announces_no_digest_is_read_by_get() {
-    let image = multi_arch(
-        &["linux/amd64", "linux/arm64"],
-        "quiet",
-        MediaType::OciIndex,
-    );
+/// An OCI index for linux/amd64 and linux/arm64, told apart by `salt`.
+fn index(salt: &str) -> MultiArch {
+    multi_arch(&["linux/amd64", "linux/arm64"], salt, MediaType::OciIndex)
+}
+
+/// An index of `salt` served by [`fake`] under its digest, and what that serves.
+struct Served {
+    image: MultiArch,
+    digest: Digest,
+    server: Server,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+fn served(salt: &str, announce: bool) -> Served {
+    let image = index(salt);
     let mut routes = Routes::default();
     routes.add_multi_arch(&image.index.digest.to_string(), &image);
-    let (server, seen) = fake(routes, false);
-    let digest = image.index.digest.clone();
+    let (server, seen) = fake(routes, announce);
+    Served {
+        digest: image.index.digest.clone(),
+        image,
+        server,
+        seen,
+    }
+}
+
+#[test]
+fn a_registry_that_announces_no_digest_is_read_by_get() {
+    let Served {
+        digest,
+        server,
+        seen,
+        ..
+    } = served("quiet", false);
     let kept = Kept::default();
     let client = client(Credentials::none());
     for _ in 0..2 {
@@ -143,15 +167,12 @@ fn a_registry_that_announces_no_digest_is_read_by_get() {
 
 #[test]
 fn a_kept_body_that_is_not_its_digest_is_read_again() {
-    let image = multi_arch(
-        &["linux/amd64", "linux/arm64"],
-        "damaged",
-        MediaType::OciIndex,
-    );
-    let mut routes = Routes::default();
-    routes.add_multi_arch(&image.index.digest.to_string(), &image);
-    let (server, seen) = fake(routes, true);
-    let digest = image.index.digest.clone();
+    let Served {
+        image,
+        digest,
+        server,
+        seen,
+    } = served("damaged", true);
     let kept = Kept::default();
     kept.0
         .borrow_mut()
@@ -171,16 +192,8 @@ fn a_kept_body_that_is_not_its_digest_is_read_again() {
 
 #[test]
 fn a_head_announcing_another_digest_is_a_mismatch() {
-    let image = multi_arch(
-        &["linux/amd64", "linux/arm64"],
-        "moved",
-        MediaType::OciIndex,
-    );
-    let other = multi_arch(
-        &["linux/amd64", "linux/arm64"],
-        "other",
-        MediaType::OciIndex,
-    );
+    let image = index("moved");
+    let other = index("other");
     let digest = image.index.digest.clone();
     let announced = other.index.digest.clone();
     let server = Server::start(move |request| {

@@ -8,75 +8,30 @@
 use crate::support;
 
 use serde_json::Value;
+use support::daemonset::{FILE, LOCK, Manifest, PATCH, PINNED, REPO, TEMPLATE, VENDOR, VendorToml};
 use support::{GitHub, Revendor, Run, TempPackage};
 
-const REPO: &str = "example/app";
 const FORK: &str = "someone/app";
-const FILE: &str = "deploy/app.yml";
-const TEMPLATE: &str = "templates/app.yml";
-const PATCH: &str = "patches/namespace.patch";
-const LOCK: &str = "upstream/lock.toml";
+
+/// The upstream's DaemonSet, with a memory limit and no labels.
+const MANIFEST: Manifest = Manifest::bare().memory_limit();
 
 fn manifest() -> String {
-    "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: app
-  namespace: default
-spec:
-  template:
-    spec:
-      containers:
-        - name: app
-          image: example.org/upstream/app:snapshot
-          resources:
-            limits:
-              memory: 64Mi
-"
-    .to_owned()
+    MANIFEST.text()
 }
 
-const PATCH_TEXT: &str = "--- a/templates/app.yml
-+++ b/templates/app.yml
-@@ -2,7 +2,7 @@
- kind: DaemonSet
- metadata:
-   name: app
--  namespace: default
-+  namespace: cozy-app
- spec:
-   template:
-     spec:
-";
-
-fn vendor_toml(github: &str, vendor: &str) -> String {
-    format!(
-        r#"[upstream]
-github = "{github}"
-version = "v1.0.0"
-track = ">=1.0.0, <2.0.0"
-
-{vendor}
-[[patch]]
-name = "namespace"
-file = "patches/namespace.patch"
-applies-to = "vendor"
-
-[[pin]]
-file = "templates/app.yml"
-repository = "ghcr.io/example/app"
-"#
-    )
+/// The namespace patch against [`MANIFEST`].
+fn patch_text() -> String {
+    MANIFEST.namespace_patch()
 }
 
-const VENDOR: &str = "[[vendor]]\nfrom = \"deploy/app.yml\"\nto = \"templates/app.yml\"\n";
-
-const PINNED: &str = "ghcr.io/example/app:v1@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+/// The package's vendor.toml: the `[[vendor]]` tables `vendor`, the namespace patch and a pin.
+fn vendor_toml(vendor: &str) -> String {
+    VendorToml::new().vendors(vendor).pin().text()
+}
 
 fn rendered() -> String {
-    manifest()
-        .replace("namespace: default", "namespace: cozy-app")
-        .replace("example.org/upstream/app:snapshot", PINNED)
+    MANIFEST.rendered(PINNED)
 }
 
 /// The upstream at v1.0.0 and the package adopted at it.
@@ -86,8 +41,8 @@ fn adopted() -> (GitHub, TempPackage, Revendor) {
         .file_at("v1.0.0", FILE, manifest())
         .release("v1.0.0", |r| r);
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", vendor_toml(REPO, VENDOR))
-        .write(PATCH, PATCH_TEXT)
+    pkg.write("vendor.toml", vendor_toml(VENDOR))
+        .write(PATCH, patch_text())
         .write(TEMPLATE, rendered());
     let rv = Revendor::new(pkg.path(), &gh);
     rv.run(&["update", "--to", "v1.0.0"]).expect(0);
@@ -168,7 +123,7 @@ fn render_adopt_edits_folds_the_edit_into_its_patch_and_the_lock() {
 #[test]
 fn an_edited_patch_is_rendered_and_the_lines_it_replaced_are_named() {
     let (_gh, pkg, rv) = adopted();
-    pkg.write(PATCH, PATCH_TEXT.replace("cozy-app", "cozy-other"));
+    pkg.write(PATCH, patch_text().replace("cozy-app", "cozy-other"));
     let run = rv.run(&["render"]).expect(0);
     assert!(
         run.stderr.contains(
@@ -230,7 +185,10 @@ fn issue9_a_patch_cut_to_its_headers_is_refused_by_every_command() {
             run.stderr
         );
     }
-    let second = format!("{PATCH_TEXT}--- a/templates/app.yml\n+++ b/templates/app.yml\n");
+    let second = format!(
+        "{}--- a/templates/app.yml\n+++ b/templates/app.yml\n",
+        patch_text()
+    );
     pkg.write(PATCH, second);
     let run = refused(&pkg, &rv, &["render"], 2);
     assert!(
@@ -268,8 +226,8 @@ fn configured(vendor: &str) -> (GitHub, TempPackage, Revendor) {
         .file_at("v1.0.0", "deploy/other.yml", manifest())
         .release("v1.0.0", |r| r);
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", vendor_toml(REPO, vendor))
-        .write(PATCH, PATCH_TEXT)
+    pkg.write("vendor.toml", vendor_toml(vendor))
+        .write(PATCH, patch_text())
         .write(".git/config", "[core]\n\tbare = false\n");
     let rv = Revendor::new(pkg.path(), &gh);
     (gh, pkg, rv)

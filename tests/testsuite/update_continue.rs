@@ -11,6 +11,7 @@ use crate::support;
 use std::path::Path;
 use std::process::Command;
 
+use support::daemonset::VendorToml;
 use support::realworld::cozystack_vendor_toml;
 use support::{GitHub, Realworld, Revendor, TempPackage};
 
@@ -235,32 +236,6 @@ const MEMORY: &str = "--- a/templates/app.yml
 +              memory: 128Mi
 ";
 
-const VENDOR_TOML: &str = r#"[upstream]
-github = "example/app"
-version = "v1.0.0"
-track = ">=1.0.0, <2.0.0"
-
-[[vendor]]
-from = "deploy/app.yml"
-to = "templates/app.yml"
-
-[[patch]]
-name = "namespace"
-file = "patches/namespace.patch"
-applies-to = "vendor"
-
-[[patch]]
-name = "memory"
-file = "patches/memory.patch"
-applies-to = "vendor"
-
-[[rewrite]]
-file = "templates/app.yml"
-lines-containing = "example.org/app"
-replace = "snapshot"
-with = "{version}"
-"#;
-
 /// v1.0.0, and v1.1.0 whose namespace changes under the first patch.
 fn two_patch_package(gh: &GitHub) -> TempPackage {
     gh.repo(REPO)
@@ -269,9 +244,12 @@ fn two_patch_package(gh: &GitHub) -> TempPackage {
         .file_at("v1.1.0", FILE, manifest("apps"))
         .release("v1.1.0", |r| r);
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
-        .write("patches/namespace.patch", NAMESPACE)
-        .write("patches/memory.patch", MEMORY);
+    pkg.write(
+        "vendor.toml",
+        VendorToml::new().memory_patch().snapshot_rewrite().text(),
+    )
+    .write("patches/namespace.patch", NAMESPACE)
+    .write("patches/memory.patch", MEMORY);
     pkg
 }
 

@@ -21,6 +21,7 @@ use std::path::Path;
 use registry_support::content::multi_arch;
 use revendor::config::lock::Lock;
 use revendor::image::MediaType;
+use support::named_upstreams::{CHART_TAG_PIN, image};
 use support::{GitHub, GitRepo, Revendor, TempPackage};
 
 const FILE: &str = "deploy/app.yml";
@@ -79,7 +80,7 @@ operator:
 ";
 
 fn two_upstreams_toml(host: &str) -> String {
-    format!(
+    let tables = format!(
         r#"[[upstream]]
 name = "chart"
 github = "example/chart"
@@ -125,35 +126,24 @@ upstream = "operator"
 file = "images/operator/Dockerfile"
 dockerfile-arg = "VERSION"
 with = "{{version}}"
-
-[[image]]
-name = "chart"
-repository = "{host}/team/chart"
-tag = "v1.1.0"
-context = "images/chart"
-platforms = ["linux/amd64", "linux/arm64"]
-
-[[image]]
-name = "operator"
-repository = "{host}/team/operator"
-tag = "v2.1.0"
-context = "images/operator"
-platforms = ["linux/amd64", "linux/arm64"]
-
-[[pin]]
-image = "chart"
-file = "values.yaml"
-yaml = "chart.image.tag"
-
-[[pin]]
+"#
+    );
+    let operator_pin = r#"[[pin]]
 image = "operator"
 file = "values.yaml"
-yaml = {{ repository = "operator.image.repository", tag = "operator.image.tag", digest = "operator.image.digest" }}
+yaml = { repository = "operator.image.repository", tag = "operator.image.tag", digest = "operator.image.digest" }
 
 [checks]
 builder-go = "allow"   # the stand-in recipes build nothing
-"#
-    )
+"#;
+    [
+        tables,
+        image("chart", host, "v1.1.0"),
+        image("operator", host, "v2.1.0"),
+        CHART_TAG_PIN.to_owned(),
+        operator_pin.to_owned(),
+    ]
+    .join("\n")
 }
 
 fn serve_two(gh: &GitHub) {

@@ -8,6 +8,7 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
+use support::named_upstreams::CHART_AND_TOOL;
 use support::{GitHub, Revendor, TempPackage};
 
 /// The chart of upstream `chart` (o/app) at `version`: v1.1.0 removed `templates/old.yaml`,
@@ -69,32 +70,16 @@ fn serve(gh: &GitHub) {
     }
 }
 
-const VENDOR_TOML: &str = r#"[[upstream]]
-name = "chart"
-github = "o/app"
-version = "v1.0.0"
-
-[[upstream]]
-name = "tool"
-github = "o/tool"
-version = "v2.0.0"
-
-[[vendor]]
-upstream = "chart"
-from = "charts/app/"
-to = "charts/app/"
-
-[[vendor]]
-upstream = "tool"
-from = "deploy/tool.yaml"
-to = "templates/tool.yaml"
-
-[[patch]]
+const PORT_PATCH_TABLE: &str = r#"[[patch]]
 name = "port"
 upstream = "chart"
 file = "patches/port.patch"
 applies-to = "vendor"
 "#;
+
+fn vendor_toml() -> String {
+    format!("{CHART_AND_TOOL}\n{PORT_PATCH_TABLE}")
+}
 
 /// Changes the chart's port and creates a file in the directory.
 const PORT_PATCH: &str = "\
@@ -150,7 +135,7 @@ fn two_named_upstreams_one_a_directory_are_updated_in_one_run() {
     let gh = GitHub::start();
     serve(&gh);
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", VENDOR_TOML)
+    pkg.write("vendor.toml", vendor_toml())
         .write("patches/port.patch", PORT_PATCH);
     for (path, text) in expected("v1.0.0", "v2.0.0") {
         if !path.starts_with("upstream/") {

@@ -1,6 +1,6 @@
 //! Dockerfiles (markers, ARGs, continuations) and YAML that does not parse.
 
-use super::{Case, DOCKERFILE, PATCH, PATCH_TEXT, catalog};
+use super::{Case, DOCKERFILE, LABELLED, PATCH, catalog};
 
 pub(super) const CASES: &[Case] = &[
     Case {
@@ -65,7 +65,9 @@ pub(super) const CASES: &[Case] = &[
         name: "YAML: a rendered file that is not YAML",
         setup: |fx| {
             let old = fx.pkg.read(PATCH);
-            let new = PATCH_TEXT.replace("+  namespace: cozy-app", "+  namespace: [cozy-app");
+            let new = LABELLED
+                .namespace_patch()
+                .replace("+  namespace: cozy-app", "+  namespace: [cozy-app");
             fx.write(PATCH, &new);
             fx.vouch(&old, new.as_bytes());
         },

@@ -6,15 +6,19 @@ use std::io::Write;
 use std::time::Duration;
 
 use serde_json::json;
+use tar::EntryType;
 
 use super::support::server::{Response, Server};
-use super::{Case, Fixture, MAIN_GO, RELEASES, REPO, catalog, manifest};
+use super::{Case, Fixture, LABELLED, MAIN_GO, RELEASES, REPO, catalog};
 
 const ARCHIVE: &str = "/_codeload/example/app/tar.gz/refs/tags/v1.1.0";
 
+/// The update that downloads that archive.
+const TO_V110: &[&str] = &["update", "--to", "v1.1.0"];
+
 /// A gzip tarball of `entries` with raw names and link targets, as a hostile
 /// server would build it: `(name, kind, link, bytes)`.
-fn hostile_tarball(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
+fn hostile_tarball(entries: &[(&str, EntryType, &str, &[u8])]) -> Vec<u8> {
     let mut builder = tar::Builder::new(Vec::new());
     for (name, kind, link, data) in entries {
         let mut h = tar::Header::new_gnu();
@@ -36,14 +40,14 @@ fn hostile_tarball(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
 
 /// The v1.1.0 archive as the stand-in makes it, with `main.go` replaced by
 /// `entry`.
-fn archive_with(kind: tar::EntryType, name: &str, link: &str) -> Vec<u8> {
-    let regular = tar::EntryType::Regular;
+fn archive_with(kind: EntryType, name: &str, link: &str) -> Vec<u8> {
+    let regular = EntryType::Regular;
     hostile_tarball(&[
         (
             "app-1.1.0/deploy/app.yml",
             regular,
             "",
-            manifest("v1.0.0").as_bytes(),
+            LABELLED.text().as_bytes(),
         ),
         (
             "app-1.1.0/go.mod",
@@ -71,6 +75,12 @@ fn serve_archive(fx: &Fixture, body: Vec<u8>) {
         Response::bytes(200, "application/x-gzip", body),
         10,
     );
+}
+
+/// Serves the v1.1.0 archive with `main.go` replaced by the entry `name` of `kind`
+/// linking to `link`.
+fn serve_entry(fx: &Fixture, kind: EntryType, name: &str, link: &str) {
+    serve_archive(fx, archive_with(kind, name, link));
 }
 
 /// The stand-in's own v1.1.0 archive.
@@ -166,7 +176,7 @@ pub(super) const CASES: &[Case] = &[
             let body = real_archive(fx);
             serve_archive(fx, body[..body.len() / 2].to_vec());
         },
-        args: &["update", "--to", "v1.1.0"],
+        args: TO_V110,
         code: 3,
         words: &["v1.1.0.tar.gz", "usable tar.gz"],
     },
@@ -176,43 +186,28 @@ pub(super) const CASES: &[Case] = &[
             let body = real_archive(fx);
             serve_archive(fx, body[..body.len() - 8].to_vec());
         },
-        args: &["update", "--to", "v1.1.0"],
+        args: TO_V110,
         code: 3,
         words: &["v1.1.0.tar.gz", "gzip stream is cut short"],
     },
     Case {
         name: "GitHub: an archive entry with `../`",
-        setup: |fx| {
-            serve_archive(
-                fx,
-                archive_with(tar::EntryType::Regular, "app-1.1.0/../../main.go", ""),
-            )
-        },
-        args: &["update", "--to", "v1.1.0"],
+        setup: |fx| serve_entry(fx, EntryType::Regular, "app-1.1.0/../../main.go", ""),
+        args: TO_V110,
         code: 3,
         words: &["v1.1.0.tar.gz", "outside the tree"],
     },
     Case {
         name: "GitHub: an archive entry with an absolute path",
-        setup: |fx| {
-            serve_archive(
-                fx,
-                archive_with(tar::EntryType::Regular, "/etc/main.go", ""),
-            )
-        },
-        args: &["update", "--to", "v1.1.0"],
+        setup: |fx| serve_entry(fx, EntryType::Regular, "/etc/main.go", ""),
+        args: TO_V110,
         code: 3,
         words: &["v1.1.0.tar.gz", "outside the tree"],
     },
     Case {
         name: "GitHub: the patched source file is a symlink pointing outside",
-        setup: |fx| {
-            serve_archive(
-                fx,
-                archive_with(tar::EntryType::Symlink, "app-1.1.0/main.go", "/etc/passwd"),
-            )
-        },
-        args: &["update", "--to", "v1.1.0"],
+        setup: |fx| serve_entry(fx, EntryType::Symlink, "app-1.1.0/main.go", "/etc/passwd"),
+        args: TO_V110,
         code: 1,
         words: &[
             "image/patches/greet.diff",
@@ -222,17 +217,8 @@ pub(super) const CASES: &[Case] = &[
     },
     Case {
         name: "GitHub: the patched source file is a hard link pointing outside",
-        setup: |fx| {
-            serve_archive(
-                fx,
-                archive_with(
-                    tar::EntryType::Link,
-                    "app-1.1.0/main.go",
-                    "../../etc/passwd",
-                ),
-            )
-        },
-        args: &["update", "--to", "v1.1.0"],
+        setup: |fx| serve_entry(fx, EntryType::Link, "app-1.1.0/main.go", "../../etc/passwd"),
+        args: TO_V110,
         code: 1,
         words: &[
             "image/patches/greet.diff",
@@ -243,7 +229,7 @@ pub(super) const CASES: &[Case] = &[
     Case {
         name: "GitHub: an unpatched symlink pointing outside is never followed",
         setup: |fx| {
-            let regular = tar::EntryType::Regular;
+            let regular = EntryType::Regular;
             serve_archive(
                 fx,
                 hostile_tarball(&[
@@ -254,10 +240,10 @@ pub(super) const CASES: &[Case] = &[
                         b"module example.org/app\n\ngo 1.25.0\n",
                     ),
                     ("app-1.1.0/main.go", regular, "", MAIN_GO.as_bytes()),
-                    ("app-1.1.0/etc", tar::EntryType::Symlink, "/etc", b""),
+                    ("app-1.1.0/etc", EntryType::Symlink, "/etc", b""),
                     (
                         "app-1.1.0/escape",
-                        tar::EntryType::Symlink,
+                        EntryType::Symlink,
                         "../../../../etc/passwd",
                         b"",
                     ),
@@ -270,13 +256,8 @@ pub(super) const CASES: &[Case] = &[
     },
     Case {
         name: "GitHub: an archive's symlink with no target",
-        setup: |fx| {
-            serve_archive(
-                fx,
-                archive_with(tar::EntryType::Symlink, "app-1.1.0/etc", ""),
-            )
-        },
-        args: &["update", "--to", "v1.1.0"],
+        setup: |fx| serve_entry(fx, EntryType::Symlink, "app-1.1.0/etc", ""),
+        args: TO_V110,
         code: 3,
         words: &["v1.1.0.tar.gz", "symbolic link `etc` has no target"],
     },

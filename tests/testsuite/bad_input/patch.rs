@@ -2,7 +2,7 @@
 //! endings both ways, the newline at end of file both ways, files created
 //! and deleted, an empty file, context upstream does not have.
 
-use super::{Case, PATCH, PATCH_TEXT, REPO, catalog, manifest};
+use super::{Case, LABELLED, PATCH, REPO, catalog};
 
 /// The manifest's last lines with a patch changing its last one.
 const EOF_PATCH: &str = "--- a/templates/app.yml
@@ -34,7 +34,9 @@ pub(super) const CASES: &[Case] = &[
         setup: |fx| {
             fx.write(
                 PATCH,
-                PATCH_TEXT.replace("/templates/app.yml", "/../../etc/passwd"),
+                LABELLED
+                    .namespace_patch()
+                    .replace("/templates/app.yml", "/../../etc/passwd"),
             )
         },
         args: &["render"],
@@ -67,7 +69,7 @@ pub(super) const CASES: &[Case] = &[
     },
     Case {
         name: "patch: CRLF patch against an LF file",
-        setup: |fx| fx.write(PATCH, PATCH_TEXT.replace('\n', "\r\n")),
+        setup: |fx| fx.write(PATCH, LABELLED.namespace_patch().replace('\n', "\r\n")),
         args: &["render"],
         code: 1,
         words: &[
@@ -77,7 +79,7 @@ pub(super) const CASES: &[Case] = &[
     },
     Case {
         name: "patch: LF patch against a CRLF file",
-        setup: |fx| fx.pristine(manifest("v1.0.0").replace('\n', "\r\n").as_bytes()),
+        setup: |fx| fx.pristine(LABELLED.text().replace('\n', "\r\n").as_bytes()),
         args: &["render"],
         code: 1,
         words: &[
@@ -107,7 +109,7 @@ pub(super) const CASES: &[Case] = &[
         name: "patch: a newline in the patch, none at the end of the file",
         setup: |fx| {
             fx.write(PATCH, EOF_PATCH);
-            let text = manifest("v1.0.0");
+            let text = LABELLED.text();
             fx.pristine(text.trim_end().as_bytes());
         },
         args: &["render"],
@@ -132,10 +134,7 @@ pub(super) const CASES: &[Case] = &[
     Case {
         name: "patch: deleting the vendored file",
         setup: |fx| {
-            let lines: String = manifest("v1.0.0")
-                .lines()
-                .map(|l| format!("-{l}\n"))
-                .collect();
+            let lines: String = LABELLED.text().lines().map(|l| format!("-{l}\n")).collect();
             fx.write(
                 PATCH,
                 format!("--- a/templates/app.yml\n+++ /dev/null\n@@ -1,16 +0,0 @@\n{lines}"),

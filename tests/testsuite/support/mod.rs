@@ -5,11 +5,14 @@
 //! | --- | --- |
 //! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
 //! | `app` | a small upstream (`example/app`) and the package vendoring it |
+//! | `daemonset` | the standard example package: its DaemonSet, namespace patch and vendor.toml |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
+//! | `multus_dockerfile` | our multus Dockerfile in cozystack's shape, for the real-world tests |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
+//! | `named_upstreams` | vendor.toml tables of packages with named upstreams and images |
 //! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
 //! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
 //!
@@ -20,9 +23,12 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod app;
+pub mod daemonset;
 pub mod git;
 pub mod github;
 pub mod kill;
+pub mod multus_dockerfile;
+pub mod named_upstreams;
 pub mod package;
 pub mod realworld;
 pub mod run;
