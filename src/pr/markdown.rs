@@ -52,8 +52,45 @@ fn title_of_several(s: &Summary) -> String {
     format!("chore({}): bump {}", s.package, moved.join(", "))
 }
 
-/// The Markdown body.
+/// The most characters GitHub takes in a pull request's body; a longer one
+/// is refused with 422 "body is too long".
+pub const BODY_LIMIT: usize = 65_536;
+
+/// The Markdown body, within [`BODY_LIMIT`]. A bump of a large chart
+/// directory lists hundreds of files; when every line does not fit, the
+/// file lists (the diffstat, the files added and removed, the adaptations)
+/// are cut to their first entries, each cut saying how many it left out,
+/// and the commit message, which has no limit, keeps them all.
 pub fn body(s: &Summary) -> String {
+    let full = render(s, None);
+    if full.chars().count() <= BODY_LIMIT {
+        return full;
+    }
+    for most in [100, 30, 10, 3, 0] {
+        let cut = render(s, Some(most));
+        if cut.chars().count() <= BODY_LIMIT {
+            return cut;
+        }
+    }
+    truncated(&render(s, Some(0)))
+}
+
+/// `text` cut at a line to leave room for the note saying so: what is left
+/// when even the shortest lists do not fit (patch sections quoting
+/// thousands of changed lines).
+fn truncated(text: &str) -> String {
+    const NOTE: &str = "\n\n*(cut here: GitHub takes 65,536 characters; the commit message and `revendor pr --format json` hold the rest)*\n";
+    let room = BODY_LIMIT - NOTE.chars().count();
+    let end = text
+        .char_indices()
+        .nth(room)
+        .map_or(text.len(), |(at, _)| at);
+    let end = text[..end].rfind('\n').unwrap_or(end);
+    format!("{}{NOTE}", &text[..end])
+}
+
+/// The body with each file list cut to `most` entries (`None`: whole).
+fn render(s: &Summary, most: Option<usize>) -> String {
     let mut b = String::new();
     if s.upstreams.is_empty() {
         intro(&mut b, s);
@@ -74,17 +111,30 @@ pub fn body(s: &Summary) -> String {
     };
     image(&mut b, &builders, images);
     markers(&mut b, &s.markers);
-    diffstat(&mut b, &s.diffstat);
+    diffstat(&mut b, &s.diffstat, most);
     if s.upstreams.is_empty() {
-        arrived(&mut b, None, &s.added, &s.removed);
+        arrived(&mut b, None, &s.added, &s.removed, most);
     } else {
         for u in &s.upstreams {
-            arrived(&mut b, Some(u.called()), &u.added, &u.removed);
+            arrived(&mut b, Some(u.called()), &u.added, &u.removed, most);
         }
     }
-    adaptations(&mut b, s);
+    adaptations(&mut b, s, most);
     checks(&mut b, &s.checks);
     b
+}
+
+/// The first `most` of `list` (all of it for `None`), and how many were left out.
+fn first<T>(list: &[T], most: Option<usize>) -> (&[T], usize) {
+    let shown = most.map_or(list.len(), |m| m.min(list.len()));
+    (&list[..shown], list.len() - shown)
+}
+
+/// The line that stands for the `left` entries a cut list does not show.
+fn left_out(left: usize) -> String {
+    format!(
+        "… and {left} more (the commit message lists every one; GitHub takes {BODY_LIMIT} characters)"
+    )
 }
 
 fn intro(b: &mut String, s: &Summary) {
@@ -360,7 +410,13 @@ fn markers(b: &mut String, markers: &[Marker]) {
 
 /// The files of vendored directories upstream (`named`, when there are
 /// several) added and removed.
-fn arrived(b: &mut String, named: Option<&str>, added: &[String], removed: &[String]) {
+fn arrived(
+    b: &mut String,
+    named: Option<&str>,
+    added: &[String],
+    removed: &[String],
+    most: Option<usize>,
+) {
     let upstream = named.map_or_else(|| "upstream".to_owned(), |n| format!("upstream `{n}`"));
     for (list, what) in [
         (added, "added, vendored now"),
@@ -368,21 +424,27 @@ fn arrived(b: &mut String, named: Option<&str>, added: &[String], removed: &[Str
     ] {
         if !list.is_empty() {
             let _ = writeln!(b, "\nFiles {upstream} {what}:\n");
-            for f in list {
+            let (shown, left) = first(list, most);
+            for f in shown {
                 let _ = writeln!(b, "- `{f}`");
+            }
+            if left > 0 {
+                let _ = writeln!(b, "- {}", left_out(left));
             }
         }
     }
 }
 
-fn diffstat(b: &mut String, stats: &[FileStat]) {
+fn diffstat(b: &mut String, stats: &[FileStat], most: Option<usize>) {
     if stats.is_empty() {
         return;
     }
     let _ = writeln!(b, "\n### Upstream changes in the vendored files\n\n```text");
-    let width = stats.iter().map(|s| s.file.len()).max().unwrap_or(0);
+    let (shown, left) = first(stats, most);
+    let width = shown.iter().map(|s| s.file.len()).max().unwrap_or(0);
     let (mut added, mut removed, mut compared) = (0, 0, 0);
-    for s in stats {
+    // Every file counts in the totals, the cut ones too.
+    for (at, s) in stats.iter().enumerate() {
         let what = match (s.status.as_str(), &s.note) {
             ("unknown", note) => format!("not compared: {}", note.as_deref().unwrap_or("")),
             (status, _) => {
@@ -397,7 +459,12 @@ fn diffstat(b: &mut String, stats: &[FileStat]) {
                 format!("+{} -{}{tag}", s.added, s.removed)
             }
         };
-        let _ = writeln!(b, " {:width$} | {what}", s.file);
+        if at < shown.len() {
+            let _ = writeln!(b, " {:width$} | {what}", s.file);
+        }
+    }
+    if left > 0 {
+        let _ = writeln!(b, " {}", left_out(left));
     }
     if compared > 0 {
         let _ = writeln!(
@@ -411,19 +478,24 @@ fn diffstat(b: &mut String, stats: &[FileStat]) {
     b.push_str("```\n");
 }
 
-fn adaptations(b: &mut String, s: &Summary) {
+fn adaptations(b: &mut String, s: &Summary, most: Option<usize>) {
     if s.adaptations.is_empty() {
         return;
     }
-    let _ = write!(b, "\n### Adaptations\n\n{}", adaptation_lines(s));
+    let _ = write!(b, "\n### Adaptations\n\n{}", adaptation_lines(s, most));
 }
 
-/// `Adaptations:` and one `- file: change` line per changed file, as
-/// cozystack's upgrade commits list them; shared with the commit message.
-pub(super) fn adaptation_lines(s: &Summary) -> String {
+/// `Adaptations:` and one `- file: change` line per changed file (the first
+/// `most` of them, when cut), as cozystack's upgrade commits list them;
+/// shared with the commit message, which lists them all.
+pub(super) fn adaptation_lines(s: &Summary, most: Option<usize>) -> String {
     let mut out = String::from("Adaptations:\n");
-    for a in &s.adaptations {
+    let (shown, left) = first(&s.adaptations, most);
+    for a in shown {
         let _ = writeln!(out, "- {}: {}", a.file, a.change);
+    }
+    if left > 0 {
+        let _ = writeln!(out, "- {}", left_out(left));
     }
     out
 }
@@ -668,5 +740,70 @@ mod tests {
     #[test]
     fn the_same_summary_gives_the_same_bytes() {
         assert_eq!(body(&sample()), body(&sample().clone()));
+    }
+
+    /// A chart of 3,000 files: every list would not fit GitHub's limit, so each is cut
+    /// with the count it left out, and the totals still count every file.
+    #[test]
+    fn a_body_too_long_for_github_cuts_its_file_lists_and_says_so() {
+        let mut s = sample();
+        let files: Vec<String> = (0..3000)
+            .map(|i| format!("charts/big/templates/file-{i:04}.yaml"))
+            .collect();
+        s.diffstat = files
+            .iter()
+            .map(|f| FileStat {
+                file: f.clone(),
+                added: 1,
+                removed: 0,
+                status: "changed".into(),
+                note: None,
+            })
+            .collect();
+        s.added = files.clone();
+        s.adaptations = files
+            .iter()
+            .map(|f| Adaptation {
+                file: f.clone(),
+                change: "rendered from multus-cni v4.3.0 with its patches (+1 -0)".into(),
+            })
+            .collect();
+        assert!(render(&s, None).chars().count() > BODY_LIMIT);
+        let b = body(&s);
+        assert!(b.chars().count() <= BODY_LIMIT, "{}", b.len());
+        assert!(b.contains("- `charts/big/templates/file-0000.yaml`"), "{b}");
+        assert!(!b.contains("file-2999"), "{b}");
+        assert!(
+            b.contains(" 3000 files compared, 3000 insertions(+), 0 deletions(-)"),
+            "{b}"
+        );
+        assert!(
+            b.contains("… and 2900 more (the commit message lists every one"),
+            "{b}"
+        );
+        assert!(
+            b.contains("### Checks"),
+            "the sections after the lists stay"
+        );
+        assert!(
+            super::super::message::commit_message(&s, &[])
+                .contains("- charts/big/templates/file-2999.yaml: rendered")
+        );
+    }
+
+    /// Even with every list cut to nothing a body can be too long (a patch quoting a
+    /// huge change): it is cut at a line and says where the rest is.
+    #[test]
+    fn a_body_still_too_long_is_cut_at_a_line_and_says_so() {
+        let mut s = sample();
+        s.patches[0].adopted[0].added = (0..20_000).map(|i| format!("line {i}")).collect();
+        let b = body(&s);
+        assert!(b.chars().count() <= BODY_LIMIT, "{}", b.len());
+        assert!(b.ends_with("hold the rest)*\n"), "{}", &b[b.len() - 200..]);
+    }
+
+    #[test]
+    fn a_body_that_fits_is_not_cut() {
+        assert_eq!(body(&sample()), render(&sample(), None));
     }
 }
