@@ -59,8 +59,9 @@ pub const BODY_LIMIT: usize = 65_536;
 /// The Markdown body, within [`BODY_LIMIT`]. A bump of a large chart
 /// directory lists hundreds of files; when every line does not fit, the
 /// file lists (the diffstat, the files added and removed, the adaptations)
-/// are cut to their first entries, each cut saying how many it left out,
-/// and the commit message, which has no limit, keeps them all.
+/// are cut to their first entries, each cut saying how many it left out;
+/// the JSON summary keeps them all, and the commit message, which has no
+/// limit, every adaptation.
 pub fn body(s: &Summary) -> String {
     let full = render(s, None);
     if full.chars().count() <= BODY_LIMIT {
@@ -133,7 +134,7 @@ fn first<T>(list: &[T], most: Option<usize>) -> (&[T], usize) {
 /// The line that stands for the `left` entries a cut list does not show.
 fn left_out(left: usize) -> String {
     format!(
-        "… and {left} more (the commit message lists every one; GitHub takes {BODY_LIMIT} characters)"
+        "… and {left} more (`revendor pr --format json` lists every one; GitHub takes {BODY_LIMIT} characters)"
     )
 }
 
@@ -778,7 +779,7 @@ mod tests {
             "{b}"
         );
         assert!(
-            b.contains("… and 2900 more (the commit message lists every one"),
+            b.contains("… and 2900 more (`revendor pr --format json` lists every one"),
             "{b}"
         );
         assert!(
