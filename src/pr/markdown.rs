@@ -54,9 +54,9 @@ fn title_of_several(s: &Summary) -> String {
 
 /// The most characters GitHub takes in a pull request's body; a longer one
 /// is refused with 422 "body is too long".
-pub const BODY_LIMIT: usize = 65_536;
+const BODY_LIMIT: usize = 65_536;
 
-/// The Markdown body, within [`BODY_LIMIT`]. A bump of a large chart
+/// The Markdown body, within GitHub's 65,536 characters. A bump of a large chart
 /// directory lists hundreds of files; when every line does not fit, the
 /// file lists (the diffstat, the files added and removed, the adaptations)
 /// are cut to their first entries, each cut saying how many it left out;
