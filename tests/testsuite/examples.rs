@@ -174,11 +174,11 @@ fn kubeovn_example_adopts_the_real_package_and_updates_its_chart_directory() {
 }
 
 #[test]
-fn kamaji_vendors_both_charts_at_edge_releases() {
+fn kamaji_vendors_both_charts_at_its_edge_tags() {
     let pkg = package("kamaji");
     let c = config(&pkg);
     let up = c.upstream(None);
-    assert!(up.allow_prerelease);
+    assert!(!up.allow_prerelease, "edge tags are full releases");
     assert_eq!(up.semver("26.3.6-edge").unwrap().to_string(), "26.3.6");
     assert_eq!(up.semver("v1.0.0"), None);
     assert_eq!(
