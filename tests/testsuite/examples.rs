@@ -209,7 +209,8 @@ fn seaweedfs_reroots_its_chart_with_eight_patches() {
     let pkg = package("seaweedfs");
     let c = config(&pkg);
     let up = c.upstream(None);
-    assert_eq!(up.semver("3.97").unwrap().to_string(), "3.97.0");
+    assert_eq!(up.semver("4.31").unwrap().to_string(), "4.31.0");
+    assert_eq!(up.semver("helm-4.31.0"), None, "a chart-release tag");
     assert_eq!(
         (c.vendor[0].from.as_str(), c.vendor[0].to.as_str()),
         ("k8s/charts/seaweedfs/", "charts/seaweedfs/")
