@@ -52,19 +52,53 @@ impl std::fmt::Display for Step<'_> {
     }
 }
 
-/// The steps of a plan, in order; lines of no known form are skipped.
-pub fn steps(plan: &str) -> Vec<Step<'_>> {
+/// A plan line that is not a step revendor writes: its 1-based number and
+/// text. A plan is read by every command, and a line naming `../x` or an
+/// absolute path would be obeyed outside the package, so one such line
+/// refuses the whole plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadStep {
+    /// The line's number in the plan.
+    pub line: usize,
+    /// The line as written.
+    pub text: String,
+}
+
+/// The steps of a plan, in order, each naming a package-relative path (no
+/// `..`, `.`, empty or absolute part, no control character) and, for a
+/// write, a staged file's number.
+pub fn steps(plan: &str) -> Result<Vec<Step<'_>>, BadStep> {
     plan.lines()
-        .filter_map(|line| {
-            if let Some(rest) = line.strip_prefix("write ") {
-                let (n, path) = rest.split_once(' ')?;
-                Some(Step::Write { n, path })
+        .enumerate()
+        .map(|(at, line)| {
+            let step = if let Some(rest) = line.strip_prefix("write ") {
+                rest.split_once(' ')
+                    .map(|(n, path)| Step::Write { n, path })
+                    .filter(|_| !rest.is_empty())
             } else {
                 line.strip_prefix("remove ")
                     .map(|path| Step::Remove { path })
-            }
+            };
+            step.filter(is_safe).ok_or_else(|| BadStep {
+                line: at + 1,
+                text: line.to_owned(),
+            })
         })
         .collect()
+}
+
+/// Whether a step stays inside the package and names a staged file by number.
+fn is_safe(step: &Step<'_>) -> bool {
+    let (n, path) = match step {
+        Step::Write { n, path } => (Some(*n), *path),
+        Step::Remove { path } => (None, *path),
+    };
+    let n_ok = n.is_none_or(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    n_ok && !path.is_empty()
+        && !path.chars().any(char::is_control)
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
 }
 
 /// Where a read of a path goes instead of the path itself.
@@ -189,8 +223,27 @@ mod tests {
         ];
         let plan: String = steps_in.iter().map(ToString::to_string).collect();
         assert_eq!(plan, "write 0 templates/a b.yml\nremove old file\n");
-        assert_eq!(steps(&plan), steps_in);
-        assert_eq!(steps("garbage\nwrite 1\n"), []);
+        assert_eq!(steps(&plan).unwrap(), steps_in);
+    }
+
+    /// Every command reads a plan left in the package; one that names a path outside it
+    /// (committed by someone else, or a file name holding a line break) is refused whole.
+    #[test]
+    fn a_plan_line_leaving_the_package_refuses_the_plan() {
+        for (plan, line) in [
+            ("garbage\n", 1),
+            ("write 1\n", 1),
+            ("write 0 ok\nremove ../../x\n", 2),
+            ("write 0 /etc/passwd\n", 1),
+            ("write ../0 a\n", 1),
+            ("remove a//b\n", 1),
+            ("remove a/./b\n", 1),
+            ("remove \n", 1),
+            ("write 0 a\tb\n", 1),
+        ] {
+            let err = steps(plan).unwrap_err();
+            assert_eq!(err.line, line, "{plan:?}");
+        }
     }
 
     #[test]
@@ -204,7 +257,7 @@ mod tests {
         }
         std::fs::write(staging.join("0"), "staged").unwrap();
         let plan = "write 0 new\nwrite 1 done\nremove gone\n";
-        install(&root, &staging, &steps(plan));
+        install(&root, &staging, &steps(plan).unwrap());
         assert_eq!(read(&root.join("./new")).unwrap(), b"staged");
         // Staged file 1 is gone: renamed into place before the kill.
         assert_eq!(read(&root.join("done")).unwrap(), b"disk");
@@ -216,7 +269,7 @@ mod tests {
         std::fs::create_dir_all(root.join("d/sub")).unwrap();
         std::fs::write(staging.join("2"), "added").unwrap();
         let plan = "write 2 d/sub/added\nremove d/old\n";
-        install(&root, &staging, &steps(plan));
+        install(&root, &staging, &steps(plan).unwrap());
         let mut listed = vec!["d/old".to_owned(), "d/kept".to_owned()];
         amend_listing(&root, "d/", &mut listed);
         assert_eq!(listed, ["d/kept", "d/sub/added"]);

@@ -20,6 +20,11 @@ pub(super) fn check(root: &Path, path: &str) -> Result<()> {
             "fix the path in vendor.toml, or the symlink, so that it stays inside the package",
         ))
     };
+    if path.chars().any(char::is_control) {
+        // The journal's plan holds one path a line; a line break in a name
+        // would make it two steps.
+        return refuse("its name holds a control character".into());
+    }
     let rel = Path::new(path);
     if rel.components().any(|c| c.as_os_str() == ".git") {
         return refuse("it is inside git's own directory".into());
@@ -86,6 +91,7 @@ mod tests {
             ".git/config",
             "a/.git/HEAD",
             ".revendor-txn/plan",
+            "a\nremove ../x",
             "../x",
             "a/../../x",
         ] {

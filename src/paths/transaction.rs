@@ -200,7 +200,7 @@ pub fn recover(root: &Path) -> Result<Recovery> {
             let reason = format!("failed to {action} `{}`: {source}", path.display());
             match fs::read_to_string(&plan_path) {
                 Ok(plan) => {
-                    journal::install(root, &staging, &steps(&plan));
+                    journal::install(root, &staging, &plan_steps(&plan_path, &plan)?);
                     Ok(Recovery::ReadOnly {
                         committed: true,
                         reason,
@@ -251,7 +251,7 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     // above it up to the package: a new directory's own entry needs its
     // parent synced too.
     let mut touched = BTreeSet::new();
-    for step in steps(plan) {
+    for step in plan_steps(&staging.join("plan"), plan)? {
         match step {
             Step::Write { n, path } => {
                 let to = root.join(path);
@@ -287,6 +287,25 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     }
     fs::remove_dir_all(staging).map_err(io("remove", staging))?;
     sync_dir(root)
+}
+
+/// The steps of the plan at `plan_path`; a line that is not a step revendor
+/// writes (a path leaving the package) refuses the plan before anything moves.
+fn plan_steps<'a>(plan_path: &Path, plan: &'a str) -> Result<Vec<Step<'a>>> {
+    steps(plan).map_err(|bad| {
+        Error::usage(
+            format!(
+                "{}:{}: `{}` is not a step revendor writes: a plan may only name paths inside the package",
+                plan_path.display(),
+                bad.line,
+                bad.text.escape_debug()
+            ),
+            format!(
+                "revendor did not write this plan; look at {} and remove it by hand",
+                plan_path.parent().unwrap_or(plan_path).display()
+            ),
+        )
+    })
 }
 
 /// The directories from `path`'s parent up to `root`, both included.

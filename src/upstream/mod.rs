@@ -117,6 +117,7 @@ pub(crate) fn listed_from<'f>(
 /// component, so that it names a file inside the vendored directory only.
 pub(crate) fn is_clean_path(path: &str) -> bool {
     !path.is_empty()
+        && !path.chars().any(char::is_control)
         && path
             .split('/')
             .all(|c| !c.is_empty() && c != "." && c != "..")

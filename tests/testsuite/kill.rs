@@ -323,3 +323,38 @@ fn the_journal_fsyncs_the_directories_it_renamed_into_before_removing_its_plan()
         assert!(synced, "{dir} is not fsynced before the plan goes:\n{text}");
     }
 }
+
+/// A plan revendor did not write (committed by someone, or crafted) that names paths outside
+/// the package is refused before anything moves: the file it names survives, the package is
+/// as it was, and the error names the plan's line.
+#[test]
+fn a_plan_naming_a_path_outside_the_package_is_refused_whole() {
+    let gh = GitHub::start();
+    let (pkg, _) = adopted(&gh);
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    let climb = "../".repeat(pkg.path().components().count());
+    let target = format!(
+        "{climb}{}",
+        victim.display().to_string().trim_start_matches('/')
+    );
+    pkg.write(
+        &format!("{STAGING}/plan"),
+        format!("remove templates/nothing.yml\nremove {target}\n"),
+    );
+    let before = pkg.snapshot();
+    for args in [&["check", "--offline"][..], &["render"]] {
+        let run = Revendor::new(pkg.path(), &gh).run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "{STAGING}/plan:2: `remove {target}` is not a step revendor writes"
+            )),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert_eq!(pkg.snapshot(), before, "{args:?}");
+    }
+}
