@@ -176,7 +176,7 @@ fn upstream(
             {
                 return Err(cx.err(
                     git,
-                    format!("`git` = \"{url}\" is not an https:// or file:// URL"),
+                    format!("`git` = \"{url}\" is not an https://, file:// or (to this machine) http:// URL"),
                 ));
             }
             UpstreamSource::Git { url: url.clone() }

@@ -456,11 +456,17 @@ fn hunk_range(text: &[u8]) -> Option<(usize, usize)> {
     Some((start, len))
 }
 
+/// A hunk header's number, at most `isize::MAX`: the appliers count offsets
+/// as `isize`, and no file has more lines than that.
 fn number(digits: &[u8]) -> Option<usize> {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    std::str::from_utf8(digits).ok()?.parse().ok()
+    std::str::from_utf8(digits)
+        .ok()?
+        .parse()
+        .ok()
+        .filter(|n| isize::try_from(*n).is_ok())
 }
 
 fn show(line: &[u8]) -> String {
@@ -601,6 +607,9 @@ new mode 100755
             "@@ -0,2 +1 @@",
             "@@ 1 +1 @@",
             "@@ -+1 +1 @@",
+            // Past isize::MAX: the appliers' offsets would overflow.
+            "@@ -9223372036854775808 +1 @@",
+            "@@ -1,9223372036854775808 +1 @@",
         ] {
             let patch = format!("--- a/x\n+++ b/x\n{header}\n a\n");
             let err = parse(patch.as_bytes()).unwrap_err();

@@ -46,15 +46,25 @@ impl Git {
         }
     }
 
-    fn offline_guard(&self) -> Result<()> {
+    /// Refuses a fetch offline, and one over plain http to another machine
+    /// (the scheme rule every HTTP request obeys: http only to loopback).
+    fn may_fetch(&self) -> Result<()> {
+        let url = crate::net::redact(&self.url);
         if self.offline {
             return Err(Error::usage(
-                format!(
-                    "reading git upstream `{}` needs the network",
-                    crate::net::redact(&self.url)
-                ),
+                format!("reading git upstream `{url}` needs the network"),
                 "run without --offline",
             ));
+        }
+        if let Some(rest) = self.url.strip_prefix("http://") {
+            let host = rest.split('/').next().unwrap_or_default();
+            let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+            if !crate::net::is_loopback(host) {
+                return Err(Error::usage(
+                    format!("git upstream `{url}` is plain http to another machine"),
+                    "write it with https:// in vendor.toml: plain http is only for this machine",
+                ));
+            }
         }
         Ok(())
     }
@@ -85,7 +95,7 @@ impl Git {
             )
         };
         if !present {
-            self.offline_guard()?;
+            self.may_fetch()?;
             let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
             remote
                 .fetch(&[spec], None, None)
@@ -112,7 +122,7 @@ impl Git {
 
     /// Every ref the remote advertises, with the commit it names.
     fn remote_heads(&self) -> Result<Vec<(String, String)>> {
-        self.offline_guard()?;
+        self.may_fetch()?;
         let repo = self.repo()?;
         let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
         let conn = remote
@@ -266,5 +276,31 @@ impl Source for Git {
             links,
             tree_sha256: hasher.finish(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_is_fetched_only_from_this_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |url: &str| Git::new(url, dir.path(), false).may_fetch();
+        let err = git("http://example.invalid/x.git").unwrap_err();
+        assert!(
+            err.to_string().contains("plain http to another machine"),
+            "{err}"
+        );
+        assert!(git("http://user@example.invalid/x.git").is_err());
+        git("http://127.0.0.1:8080/x.git").unwrap();
+        git("http://localhost/x.git").unwrap();
+        git("https://example.invalid/x.git").unwrap();
+        git("file:///tmp/x.git").unwrap();
+        assert!(
+            Git::new("https://x/y", dir.path(), true)
+                .may_fetch()
+                .is_err()
+        );
     }
 }
