@@ -61,6 +61,9 @@ pub struct Env {
     /// `GIT_COMMITTER_NAME`, `_EMAIL`, `_DATE`: likewise for the committer,
     /// who also signs off with `--signoff`.
     pub git_committer: GitIdentity,
+    /// `GIT_CONFIG_COUNT`: how many `GIT_CONFIG_KEY_<n>`/`_VALUE_<n>` pairs
+    /// the caller hands git; `pr --create` adds its own after them.
+    pub git_config_count: usize,
 }
 
 /// A git identity as the `GIT_AUTHOR_*` / `GIT_COMMITTER_*` variables give
@@ -135,6 +138,9 @@ impl Env {
                 email: var("GIT_COMMITTER_EMAIL"),
                 date: var("GIT_COMMITTER_DATE"),
             },
+            git_config_count: var("GIT_CONFIG_COUNT")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
             http_timeout: std::time::Duration::from_secs_f64(
                 var("REVENDOR_HTTP_TIMEOUT")
                     .and_then(|v| v.parse::<f64>().ok())

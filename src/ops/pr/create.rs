@@ -72,7 +72,7 @@ pub(super) fn create(
     let existing = api.open_pull(owner, &branch)?;
 
     let tree = commit::tree(repo, base.commit, &g.changes, &ctx.root)?;
-    let remote = Remote::new(&repo.workdir, token, &ctx.env.server_url);
+    let remote = Remote::new(&repo.workdir, token, &ctx.env);
     let seen = remote.head(&branch)?;
     if let Some(head) = seen {
         if repo.git.find_commit(head).is_err() {

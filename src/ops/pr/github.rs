@@ -73,7 +73,17 @@ impl<'a> Api<'a> {
 
     /// The open pull request whose head is `owner:branch`, if any.
     pub fn open_pull(&self, owner: &str, branch: &str) -> Result<Option<Pull>> {
-        let url = self.url(&format!("/pulls?head={owner}:{branch}&state=open"));
+        // Encoded: a version with build metadata (`v1.30.4+k3s1`) puts a `+`
+        // in the branch, which a bare query would read as a space.
+        let url = match reqwest::Url::parse(&self.url("/pulls")) {
+            Ok(mut url) => {
+                url.query_pairs_mut()
+                    .append_pair("head", &format!("{owner}:{branch}"))
+                    .append_pair("state", "open");
+                url.to_string()
+            }
+            Err(_) => self.url(&format!("/pulls?head={owner}:{branch}&state=open")),
+        };
         let answer = self.ctx.client.get(&url).map_err(|e| {
             failed(
                 format!("look for the open pull request of `{branch}`"),

@@ -15,6 +15,7 @@ use std::process::Command;
 use base64::Engine;
 use git2::Oid;
 
+use crate::env::Env;
 use crate::error::{Error, Result};
 
 /// `origin` of the repository at `workdir`.
@@ -22,35 +23,43 @@ pub(super) struct Remote<'a> {
     workdir: &'a Path,
     token: &'a str,
     server: &'a str,
+    /// The `GIT_CONFIG_*` pairs the caller passes git, kept before ours.
+    inherited: usize,
 }
 
 impl<'a> Remote<'a> {
     /// `origin` of the work tree at `workdir`; `token` is sent to
-    /// `server` (`GITHUB_SERVER_URL`) only.
-    pub fn new(workdir: &'a Path, token: &'a str, server: &'a str) -> Remote<'a> {
+    /// `GITHUB_SERVER_URL` only.
+    pub fn new(workdir: &'a Path, token: &'a str, env: &'a Env) -> Remote<'a> {
         Remote {
             workdir,
             token,
-            server,
+            server: &env.server_url,
+            inherited: env.git_config_count,
         }
     }
 
     fn git(&self, args: &[&str]) -> Command {
         let header = base64::engine::general_purpose::STANDARD
             .encode(format!("x-access-token:{}", self.token));
+        // After whatever GIT_CONFIG_* entries the caller passed: first an empty
+        // value, which clears the headers collected so far (actions/checkout
+        // leaves its own for the same server in .git/config, and GitHub
+        // refuses a request with two Authorization headers), then ours.
+        let inherited = self.inherited;
+        let key = format!("http.{}/.extraheader", self.server);
         let mut command = Command::new("git");
         command
             .arg("-C")
             .arg(self.workdir)
             .args(args)
             .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_COUNT", (inherited + 2).to_string())
+            .env(format!("GIT_CONFIG_KEY_{inherited}"), &key)
+            .env(format!("GIT_CONFIG_VALUE_{inherited}"), "")
+            .env(format!("GIT_CONFIG_KEY_{}", inherited + 1), &key)
             .env(
-                "GIT_CONFIG_KEY_0",
-                format!("http.{}/.extraheader", self.server),
-            )
-            .env(
-                "GIT_CONFIG_VALUE_0",
+                format!("GIT_CONFIG_VALUE_{}", inherited + 1),
                 format!("AUTHORIZATION: basic {header}"),
             );
         command
@@ -136,5 +145,69 @@ impl<'a> Remote<'a> {
             "the branch stays pushed; run again to open its pull request, or delete it",
         )
         .map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// On a default actions/checkout, `.git/config` already holds an Authorization header for
+    /// the server; git must send ours alone (GitHub answers 400 to two). Checked on the
+    /// request real git sends to a listener on this machine.
+    #[test]
+    fn only_our_authorization_header_is_sent() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = format!("http://{}", listener.local_addr().unwrap());
+        let served = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = stream.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+            String::from_utf8_lossy(&request).into_owned()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let init = Command::new("git")
+            .args(["init", "-q"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(init.success());
+        let set = Command::new("git")
+            .arg("-C")
+            .arg(dir.path())
+            .args([
+                "config",
+                &format!("http.{server}/.extraheader"),
+                "AUTHORIZATION: basic checkout",
+            ])
+            .status()
+            .unwrap();
+        assert!(set.success());
+        let env = Env {
+            server_url: server.clone(),
+            git_config_count: 0,
+            ..Env::from_process()
+        };
+        let remote = Remote::new(dir.path(), "t0ken", &env);
+        let _ = remote
+            .git(&["ls-remote", &format!("{server}/o/r.git")])
+            .output()
+            .unwrap();
+        let request = served.join().unwrap();
+        let auth: Vec<&str> = request
+            .lines()
+            .filter(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+            .collect();
+        let ours = base64::engine::general_purpose::STANDARD.encode("x-access-token:t0ken");
+        assert_eq!(auth, [format!("AUTHORIZATION: basic {ours}")], "{request}");
     }
 }
