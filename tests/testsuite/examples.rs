@@ -64,14 +64,7 @@ fn kubeovn_vendors_its_chart_directory_and_pins_one_values_key() {
         ("charts/kube-ovn/", "charts/kube-ovn/")
     );
     let kinds: Vec<_> = c.patches.iter().map(|p| (p.applies_to, p.strip)).collect();
-    assert_eq!(
-        kinds,
-        [
-            (AppliesTo::Vendor, 4),
-            (AppliesTo::Vendor, 4),
-            (AppliesTo::Source, 1)
-        ]
-    );
+    assert_eq!(kinds, [(AppliesTo::Vendor, 4), (AppliesTo::Source, 1)]);
     // ARG VERSION="1.15.10" takes {semver}, ARG TAG="v1.15.10" {version}.
     let at = up.placeholders("v1.15.11", None);
     let values: Vec<_> = c.rewrites.iter().map(|r| r.value(&at)).collect();
@@ -85,28 +78,59 @@ fn kubeovn_vendors_its_chart_directory_and_pins_one_values_key() {
 }
 
 #[test]
-fn kubeovn_names_the_real_packages_patch_files() {
+fn kubeovn_at_v1_14_names_the_real_packages_patch_files() {
     let Some(rw) = Realworld::from_env() else {
         return;
     };
     let before = rw.root().join("cozystack-kubeovn-before");
     let pkg = package("kubeovn");
-    for p in config(&pkg).patches {
-        let real = before.join(&p.file);
-        assert!(real.is_file(), "{} is not in the real package", p.file);
-        pkg.write(&p.file, std::fs::read(real).unwrap());
+    kubeovn_at_v1_14(&pkg);
+    let doc: toml::Table = pkg.read_string("vendor.toml").parse().unwrap();
+    let files: Vec<&str> = doc["patch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3);
+    for file in files {
+        let real = before.join(file);
+        assert!(real.is_file(), "{file} is not in the real package");
+        pkg.write(file, std::fs::read(real).unwrap());
     }
-    config(&pkg);
+    assert_eq!(config(&pkg).patches.len(), 3);
     validated_by_the_binary(&pkg);
 }
 
-/// kube-ovn's example at the versions of the real bump (it is written for v1.15.10).
+/// kube-ovn's example at the versions of the real bump, with the patches the package had
+/// then (it is written for v1.15.10, after cozystack dropped cozyconfig.diff and replaced
+/// northd_probe.diff).
 fn kubeovn_at_v1_14(pkg: &TempPackage) {
+    const TODAY: &str = "[[patch]]
+name = \"fix-keepvmip-portgroup\"
+file = \"images/kubeovn/patches/fix-keepvmip-portgroup.diff\"";
+    const THEN: &str = "[[patch]]
+name = \"northd-probe\"
+file = \"images/kubeovn/patches/northd_probe.diff\"";
+    const COZYCONFIG: &str = "[[patch]]
+name = \"cozyconfig\"
+file = \"patches/cozyconfig.diff\"
+applies-to = \"vendor\"
+strip = 4
+
+[[patch]]
+name = \"mtu\"";
     let text = std::fs::read_to_string(Path::new(ROOT).join("kubeovn/vendor.toml")).unwrap();
+    assert!(
+        text.contains(TODAY) && text.contains("[[patch]]\nname = \"mtu\""),
+        "{text}"
+    );
     let text = text
         .replace("version = \"v1.15.10\"", "version = \"v1.14.5\"")
         .replace("tag = \"v1.15.10\"", "tag = \"v1.14.5\"")
-        .replace(">=1.15.0, <1.16.0", ">=1.14.0, <1.15.0");
+        .replace(">=1.15.0, <1.16.0", ">=1.14.0, <1.15.0")
+        .replace(TODAY, THEN)
+        .replace("[[patch]]\nname = \"mtu\"", COZYCONFIG);
     assert!(text.contains("version = \"v1.14.5\""), "{text}");
     pkg.write("vendor.toml", text);
 }
