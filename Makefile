@@ -50,8 +50,10 @@ lint-workflows:
 	./scripts/test-workflow-scripts
 
 # Each prints its figures and ratios against the peer on the same input; the
-# README's "Speed" section quotes them. REVENDOR_REALWORLD is needed by
-# update_vs_shell and check.
+# README's "Speed" section quotes them. update_vs_shell and check read
+# cozystack's real files through REVENDOR_REALWORLD (default: the shared
+# folder beside this repository, as .ci/run uses).
+bench: export REVENDOR_REALWORLD ?= $(abspath ../shared/realworld)
 bench:
 	$(CARGO) bench --bench render_vs_patch
 	$(CARGO) bench --bench rebase_vs_merge_file

@@ -1,6 +1,6 @@
 //! The 3-way rebase against `git merge-file` on the same three files, at 10k, 100k and 1M
 //! lines (one hunk per 100 lines): whole processes, medians of wall time, and each process's
-//! peak RSS (from `wait4`).
+//! peak RSS (as GNU time reports it).
 //!
 //! revendor's side is this benchmark binary run again as a child (`--child DIR`): it reads the
 //! base, the patch and the new upstream, applies the patch to the base, rebases it onto the new
