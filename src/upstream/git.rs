@@ -216,6 +216,14 @@ impl Source for Git {
             TreeWalkResult::Ok
         })
         .map_err(|e| self.err(e))?;
+        // As the GitHub source does: a tree naming `..`, an empty part or a
+        // control character in a path is refused whole.
+        if let Some(bad) = listed.iter().find(|l| !super::is_clean_path(&l.path)) {
+            return Err(self.err(format!(
+                "the tree of {tag} lists `{}`, which is not a plain relative path",
+                bad.path.escape_debug()
+            )));
+        }
         if listed.is_empty() {
             return Err(missing());
         }

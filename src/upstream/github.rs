@@ -208,20 +208,7 @@ impl Source for GitHub<'_> {
             .client
             .get_with(&url, &[("Accept", "application/vnd.github+json")])
             .map_err(|e| self.not_found(e, &format!("tag {tag}")))?;
-        let malformed = |detail: String| Error::Malformed {
-            what: "a commit".into(),
-            url: url.clone(),
-            detail,
-        };
-        let commit: ApiCommit =
-            serde_json::from_slice(&resp.body).map_err(|e| malformed(e.to_string()))?;
-        if commit.sha.len() != 40 || !commit.sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(malformed(format!(
-                "`sha` = \"{}\" is not a 40-hex commit id",
-                commit.sha
-            )));
-        }
-        Ok(Some(commit.sha))
+        commit_sha(&resp.body, &url).map(Some)
     }
 
     fn list(&self, tag: &str, dir: &str, cache: &Cache) -> Result<Vec<Listed>> {
@@ -340,14 +327,26 @@ impl Source for GitHub<'_> {
             .client
             .get_with(&url, &[("Accept", "application/vnd.github+json")])
             .map_err(|e| self.not_found(e, &format!("branch {name}")))?;
-        let commit: ApiCommit =
-            serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
-                what: "a commit".into(),
-                url: url.clone(),
-                detail: e.to_string(),
-            })?;
-        Ok(commit.sha)
+        commit_sha(&resp.body, &url)
     }
+}
+
+/// The `sha` of a commits-API answer from `url`, which must be a 40-hex
+/// commit id: it goes into the lock and into raw and archive URLs.
+fn commit_sha(body: &[u8], url: &str) -> Result<String> {
+    let malformed = |detail: String| Error::Malformed {
+        what: "a commit".into(),
+        url: url.to_owned(),
+        detail,
+    };
+    let commit: ApiCommit = serde_json::from_slice(body).map_err(|e| malformed(e.to_string()))?;
+    if commit.sha.len() != 40 || !commit.sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(malformed(format!(
+            "`sha` = \"{}\" is not a 40-hex commit id",
+            commit.sha
+        )));
+    }
+    Ok(commit.sha)
 }
 
 #[cfg(test)]
@@ -359,6 +358,19 @@ mod tests {
         env.raw_url = "https://raw.example".into();
         env.server_url = "https://server.example".into();
         env
+    }
+
+    /// A branch's head and a tag's commit are read by one function: a `sha` that is no
+    /// commit id is a malformed answer for both.
+    #[test]
+    fn a_commit_answer_must_name_a_40_hex_sha() {
+        let sha = "d8c80cc3a1b2c3d4e5f60718293a4b5c6d7e8f90";
+        let body = format!("{{\"sha\": \"{sha}\"}}");
+        assert_eq!(commit_sha(body.as_bytes(), "u").unwrap(), sha);
+        for bad in [r#"{"sha": "main"}"#, r#"{"sha": null}"#, "[]"] {
+            let err = commit_sha(bad.as_bytes(), "https://api/x").unwrap_err();
+            assert!(matches!(err, Error::Malformed { .. }), "{bad}: {err}");
+        }
     }
 
     #[test]
