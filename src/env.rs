@@ -36,6 +36,9 @@ pub struct Env {
     /// `REVENDOR_HTTP_TIMEOUT`: seconds one HTTP request may take before it
     /// is retried (default 30).
     pub http_timeout: std::time::Duration,
+    /// `REVENDOR_LOCK_TIMEOUT`: seconds a run waits for another revendor
+    /// holding its package before it gives up (default 300; 0: not at all).
+    pub lock_timeout: std::time::Duration,
     /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
     /// `revendor pr --create` opens the pull request.
     pub repository: Option<String>,
@@ -146,6 +149,12 @@ impl Env {
                     .and_then(|v| v.parse::<f64>().ok())
                     .filter(|s| s.is_finite() && *s > 0.0)
                     .unwrap_or(30.0),
+            ),
+            lock_timeout: std::time::Duration::from_secs_f64(
+                var("REVENDOR_LOCK_TIMEOUT")
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .unwrap_or(300.0),
             ),
         }
     }

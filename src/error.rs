@@ -85,8 +85,8 @@ pub enum Error {
         package: PathBuf,
         /// Who holds it: "revendor update (pid 1234)", or what is known.
         holder: String,
-        /// How long this process waited.
-        seconds: u64,
+        /// How long this process waited, in seconds.
+        seconds: f64,
     },
     /// An input is past one of revendor's size bounds (docs/reference.md lists
     /// its limits): a remote's answer (exit 3) or a file of the package

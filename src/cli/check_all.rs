@@ -13,6 +13,7 @@ use crate::console::{Format, Paint};
 use crate::error::{Error, ExitCode, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
+use crate::paths::Access;
 use crate::report::{self, all::Failure, all::Package};
 use crate::workspace::Context;
 
@@ -21,7 +22,12 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
     let offline = ctx.client.offline();
     let env = ctx.env.clone();
     let quiet = ctx.shell.without_progress();
-    let open = move |dir: PathBuf| Context::new(dir, env.clone(), offline, quiet.clone());
+    let access = if check.fix {
+        Access::Write
+    } else {
+        Access::Read
+    };
+    let open = move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access);
     let all = check_all(ctx, &CheckAllOptions { root, check }, &open)?;
     let packages: Vec<Package<'_>> = all
         .packages

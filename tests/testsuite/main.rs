@@ -27,6 +27,7 @@ mod kubeovn_realworld;
 mod layers;
 mod net;
 mod offline;
+mod one_writer;
 mod patch_fuzz_gnu;
 mod patch_golden;
 mod patch_merge_file;
