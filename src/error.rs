@@ -316,11 +316,12 @@ impl Error {
         }
     }
 
-    /// The URL of the remote that did not answer, when that is why this
+    /// The URL of the remote that could not be asked, when that is why this
     /// failed: no connection (refused, DNS, TLS), a timeout, a body cut
-    /// short, a 5xx or a rate limit. `check` reports these as `unreachable`
-    /// and goes on; anything else (a 404, refused credentials, a malformed
-    /// answer, a configuration error) is an answer, and stays an error.
+    /// short, a 5xx, a rate limit, or an HTTP 401 (a token it refused).
+    /// `check` reports these as `unreachable` and goes on; anything else (a
+    /// 404, a registry refusing credentials, a malformed answer, a
+    /// configuration error) is an answer, and stays an error.
     pub fn unreachable_url(&self) -> Option<&str> {
         use crate::registry::Error as R;
         match self {
@@ -418,7 +419,9 @@ fn http_unreachable(h: &crate::net::HttpError) -> Option<&str> {
         H::Transport { url, .. } | H::TimedOut { url, .. } | H::RateLimited { url, .. } => {
             Some(url)
         }
-        H::Status { url, status, .. } if busy(*status) => Some(url),
+        // A refused token (expired, revoked) blinds every online check the
+        // same way an outage does; the nightly must still report the rest.
+        H::Status { url, status, .. } if busy(*status) || *status == 401 => Some(url),
         _ => None,
     }
 }
