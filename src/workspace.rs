@@ -22,7 +22,9 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::net::{Client, ClientOptions, Exchange};
 use crate::paths::lock::Waiting;
-use crate::paths::{self, Access, PackageLock, Recovery};
+use crate::paths::{self, PackageLock, Recovery};
+
+pub use crate::paths::Access;
 use crate::registry::{self, Credentials, Mirrors};
 use crate::upstream::cache::Cache;
 

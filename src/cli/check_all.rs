@@ -13,9 +13,8 @@ use crate::console::{Format, Paint};
 use crate::error::{Error, ExitCode, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
-use crate::paths::Access;
 use crate::report::{self, all::Failure, all::Package};
-use crate::workspace::Context;
+use crate::workspace::{Access, Context};
 
 pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) -> Result<ExitCode> {
     let format = ctx.shell.format();
@@ -45,7 +44,7 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
         Format::Human => ctx.shell.out(&report::all::human(&packages)),
         Format::Json => ctx.shell.out(&report::all::json(&packages)),
         Format::Github => {
-            ctx.shell.out(&report::all::github(&packages));
+            ctx.shell.commands(&report::all::github(&packages));
             if let Some(summary) = &ctx.env.step_summary {
                 report::append_summary(summary, &report::all::markdown(&packages))?;
             }

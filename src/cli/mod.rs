@@ -22,8 +22,7 @@ use clap::{Parser, Subcommand};
 use crate::console::{ColorChoice, Format, Paint, Settings, Shell, Style, Verbosity};
 use crate::env::Env;
 use crate::error::{Error, ExitCode};
-use crate::paths::Access;
-use crate::workspace::Context;
+use crate::workspace::{Access, Context};
 
 /// revendor keeps a vendored upstream honest.
 #[derive(Debug, Parser)]
