@@ -198,12 +198,12 @@ fn holders(locks: &str, inode: &str) -> Vec<u32> {
     for line in locks.lines() {
         let fields: Vec<&str> = line.split_whitespace().collect();
         // `1: FLOCK  ADVISORY  WRITE 17910 fe:00:6004743 0 EOF`
-        if fields.get(1) == Some(&"FLOCK") && fields.get(5) == Some(&inode) {
-            if let Some(pid) = fields.get(4).and_then(|p| p.parse().ok()) {
-                if !pids.contains(&pid) {
-                    pids.push(pid);
-                }
-            }
+        if fields.get(1) == Some(&"FLOCK")
+            && fields.get(5) == Some(&inode)
+            && let Some(pid) = fields.get(4).and_then(|p| p.parse::<u32>().ok())
+            && !pids.contains(&pid)
+        {
+            pids.push(pid);
         }
     }
     pids
