@@ -361,6 +361,8 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
                 ..mv.target_values.clone()
             },
         );
+        let artifact = mv.source.artifact(&mv.target)?.unwrap_or_default();
+        let filled = |s: String| (!s.is_empty()).then_some(s);
         locked_upstreams.push(LockedUpstream {
             name: mv.upstream.name.clone(),
             source: mv.upstream.source.describe(),
@@ -369,6 +371,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
             source_tree_sha256: facts.tree_sha256,
             source_sha256: None,
             go_directive: facts.go_directive,
+            archive: filled(artifact.url),
+            archive_sha256: filled(artifact.sha256),
+            app_version: artifact.app_version,
         });
     }
 

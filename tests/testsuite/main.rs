@@ -20,6 +20,8 @@ mod console;
 mod examples;
 mod fresh_clone;
 mod fuzz_corpus;
+mod helm_realworld;
+mod helm_repo;
 mod image;
 mod image_e2e;
 mod kill;
