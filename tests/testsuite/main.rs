@@ -18,6 +18,7 @@ mod check_realworld;
 mod cli_help;
 mod console;
 mod examples;
+mod examples_helm;
 mod fresh_clone;
 mod fuzz_corpus;
 mod helm_realworld;
