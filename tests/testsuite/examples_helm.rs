@@ -11,7 +11,7 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use support::helm::ChartRepo;
+use support::chart_repo::ChartRepo;
 use support::{GitHub, Revendor, TempPackage};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/cozystack");

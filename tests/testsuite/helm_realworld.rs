@@ -12,7 +12,7 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use support::helm::ChartRepo;
+use support::chart_repo::ChartRepo;
 use support::package::read_tree;
 use support::{GitHub, Realworld, Revendor, TempPackage};
 

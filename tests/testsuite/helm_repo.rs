@@ -7,7 +7,7 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
-use support::helm::ChartRepo;
+use support::chart_repo::ChartRepo;
 use support::{GitHub, Revendor, TempPackage};
 
 const PATCH: &str = "--- a/values.yaml\n+++ b/values.yaml\n@@ -1,2 +1,2 @@\n-replicas: 1\n+replicas: 3\n image: demo\n";
@@ -153,8 +153,8 @@ fn an_archive_that_is_not_the_indexed_one_fails_the_update_and_writes_nothing() 
     // 1.1.0's archive replaced after indexing: its digest no longer matches.
     let newer = repo.publish_files("demo", &demo("1.1.0", "2.1.0"));
     let scratch = tempfile::tempdir().unwrap();
-    support::helm::write_chart(&scratch.path().join("demo"), &demo("1.1.0", "9.9.9"));
-    let other = support::helm::helm(&[
+    support::chart_repo::write_chart(&scratch.path().join("demo"), &demo("1.1.0", "9.9.9"));
+    let other = support::chart_repo::helm(&[
         "package",
         scratch.path().join("demo").to_str().unwrap(),
         scratch.path().to_str().unwrap(),

@@ -21,6 +21,7 @@ mod examples;
 mod examples_helm;
 mod fresh_clone;
 mod fuzz_corpus;
+mod helm_contract;
 mod helm_realworld;
 mod helm_repo;
 mod image;

@@ -7,7 +7,7 @@
 //! The rows start from a package of their own: chart `demo` 1.0.0 (packaged by Helm) adopted
 //! from a repository on the test server, whose index a row rewrites to list a broken 1.1.0.
 
-use super::support::helm::ChartRepo;
+use super::support::chart_repo::ChartRepo;
 use super::support::{GitHub, Revendor, TempPackage};
 use super::{Case, Fixture, catalog_from};
 

@@ -6,11 +6,12 @@
 //! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
 //! | `app` | a small upstream (`example/app`) and the package vendoring it |
 //! | `daemonset` | the standard example package: its DaemonSet, namespace patch and vendor.toml |
+//! | `helm` | the helm the tests render with, and a copy of the repository's own package |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `multus_dockerfile` | our multus Dockerfile in cozystack's shape, for the real-world tests |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
-//! | `helm` | [`helm::ChartRepo`]: a chart repository of Helm-packaged charts, served over HTTP |
+//! | `chart_repo` | [`chart_repo::ChartRepo`]: a chart repository of Helm-packaged charts, served over HTTP |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
 //! | `named_upstreams` | vendor.toml tables of packages with named upstreams and images |
@@ -27,6 +28,7 @@ pub mod app;
 pub mod daemonset;
 pub mod git;
 pub mod github;
+pub mod chart_repo;
 pub mod helm;
 pub mod kill;
 pub mod multus_dockerfile;
