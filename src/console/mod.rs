@@ -185,15 +185,18 @@ impl Shell {
     }
 
     /// Data for stdout (the summary, a plan, JSON), whatever the verbosity.
-    pub fn out(&self, text: &str) {
+    /// The write's error is returned, never dropped: a report that did not
+    /// reach its reader must not end in success (`cli` makes it exit 3, or
+    /// 0 quietly for a pipe its reader closed).
+    pub fn out(&self, text: &str) -> std::io::Result<()> {
         self.bars.suspend(|| {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
+            out.write_all(text.as_bytes())?;
             if !text.ends_with('\n') && !text.is_empty() {
-                let _ = out.write_all(b"\n");
+                out.write_all(b"\n")?;
             }
-            let _ = out.flush();
-        });
+            out.flush()
+        })
     }
 
     /// Bars for the HTTP client's progress hook, or nothing off a terminal.

@@ -250,7 +250,7 @@ pub(super) fn deleted(
         && finish(&last.input)? != current
     {
         let name = &patches.section(last.id).0.name;
-        return Err(Error::Conflict(format!(
+        return Err(Error::HandEdits(format!(
             "patch `{name}` deletes `{}`, but the file there is not the one it deletes: it has edits no patch carries; \
              move them into a file of your own, or delete `{}` yourself",
             vendor.to, vendor.to

@@ -66,7 +66,7 @@ pub(super) struct Change {
 pub(super) fn git_error(action: &str) -> impl Fn(git2::Error) -> Error + '_ {
     move |e| Error::Repository {
         action: action.to_owned(),
-        message: e.message().to_owned(),
+        source: e.into(),
     }
 }
 

@@ -180,10 +180,10 @@ fn left_alone(
 ) -> Result<()> {
     let list = foreign.join(", ");
     let Some(pull) = existing else {
-        return Err(Error::Conflict(format!(
-            "`{branch}` on origin has commits revendor did not make ({list}) and no open pull request: \
-             left it alone, nothing was pushed; merge or delete that branch, then run again"
-        )));
+        return Err(Error::ForeignBranch {
+            branch: branch.to_owned(),
+            commits: list,
+        });
     };
     let marker = format!("<!-- revendor: {tree} -->");
     if !api
