@@ -17,6 +17,7 @@
 //! The lock lives beside it in [`lock`].
 
 mod bounds;
+mod context;
 pub mod edit;
 mod error;
 pub mod lock;
