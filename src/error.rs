@@ -212,7 +212,7 @@ pub enum Error {
     /// stops the command: it is finished with `update --continue` first.
     #[error("{0}")]
     PendingUpdate(String),
-    /// The [[pin]] sites of one image hold different references, so which
+    /// The `[[pin]]` sites of one image hold different references, so which
     /// image the package pins cannot be told.
     #[error("{0}")]
     PinsDisagree(String),

@@ -2,7 +2,7 @@
 //! 4.3.0` names `v4.3.0`, an unknown tag names the nearest releases, a misspelt key names the
 //! key), and the JSON shapes `render` and `update` share (docs/json.md). Each snapshot under tests/snapshots/console/ holds the command lines, exit codes and
 //! both streams, with the stand-in's ports and the temporary directories replaced by names.
-//! `SNAPSHOTS=overwrite cargo test --test console` rewrites them; then read the diff.
+//! `SNAPSHOTS=overwrite cargo test --test testsuite -- console` rewrites them; then read the diff.
 
 // Tests read their own switches (SNAPSHOTS); clippy.toml's bans are for the tool.
 use crate::support;

@@ -635,6 +635,9 @@ fn use_tree(toks: &[Token], start: usize, prefix: ModPath, out: &mut Vec<ModPath
     }
 }
 
+/// Each folder's child modules (the crate root's folder is `[]`).
+type Children = BTreeMap<ModPath, BTreeSet<String>>;
+
 /// The children of every folder under `src` (the crate root included) and
 /// the edges between them: folder → child → the children it names.
 type Edges = BTreeMap<ModPath, BTreeMap<String, BTreeSet<String>>>;
@@ -697,20 +700,20 @@ fn folder_circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>
 
 /// Every module file of the crate with its module path, and each folder's
 /// child modules.
-fn crate_tree(src: &Path) -> (Vec<(ModPath, String)>, BTreeMap<ModPath, BTreeSet<String>>) {
+fn crate_tree(src: &Path) -> (Vec<(ModPath, String)>, Children) {
     let mut found = Vec::new();
     files(src, src, &mut found);
     let mut texts = Vec::new();
-    let mut children: BTreeMap<ModPath, BTreeSet<String>> = BTreeMap::new();
+    let mut children = Children::new();
     for (file, _) in found {
         let module = module_of(src, &file);
-        if let Some((last, folder)) = module.split_last() {
-            if !(folder.is_empty() && (last == "lib" || last == "main")) {
-                children
-                    .entry(folder.to_vec())
-                    .or_default()
-                    .insert(last.clone());
-            }
+        if let Some((last, folder)) = module.split_last()
+            && !(folder.is_empty() && (last == "lib" || last == "main"))
+        {
+            children
+                .entry(folder.to_vec())
+                .or_default()
+                .insert(last.clone());
         }
         texts.push((module, std::fs::read_to_string(&file).unwrap()));
     }
@@ -750,7 +753,7 @@ fn no_import_circle_inside_a_folder() {
 #[test]
 fn the_folder_scanner_catches_a_circle_between_two_files() {
     let m = |p: &str| p.split('/').map(str::to_owned).collect::<ModPath>();
-    let children: BTreeMap<ModPath, BTreeSet<String>> = [
+    let children: Children = [
         (Vec::new(), ["config"].map(str::to_owned).into()),
         (
             m("config"),

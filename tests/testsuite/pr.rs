@@ -116,6 +116,19 @@ impl Setup {
             .unwrap_or_else(|| panic!("git {args:?} on origin failed"))
     }
 
+    /// A maintainer's clone of the upgrade branch as origin has it.
+    fn maintainers_checkout(&self) -> GitRepo {
+        let maintainer = GitRepo::new();
+        maintainer.git(&[
+            "fetch",
+            "--quiet",
+            &format!("file://{}", self.origin.path().display()),
+            &format!("{BRANCH}:{BRANCH}"),
+        ]);
+        maintainer.checkout(BRANCH);
+        maintainer
+    }
+
     /// The upgrade branch's head on origin, if it exists.
     fn pushed(&self) -> Option<String> {
         self.origin_try(&["rev-parse", "--verify", &format!("refs/heads/{BRANCH}")])
@@ -320,14 +333,7 @@ fn a_maintainers_commit_on_the_branch_survives_the_next_run() {
     rv.run(&["pr", "--create"]).expect(0);
 
     // A maintainer adds tests to the pull request's branch.
-    let maintainer = GitRepo::new();
-    maintainer.git(&[
-        "fetch",
-        "--quiet",
-        &format!("file://{}", s.origin.path().display()),
-        &format!("{BRANCH}:{BRANCH}"),
-    ]);
-    maintainer.checkout(BRANCH);
+    let maintainer = s.maintainers_checkout();
     maintainer.commit(
         "test the upgrade",
         [("packages/app/tests/app_test.yaml", "suite: app\n")],
@@ -383,14 +389,7 @@ fn a_maintainers_amend_that_keeps_the_trailer_survives_the_next_run() {
     rv.run(&["pr", "--create"]).expect(0);
     let ours = s.pushed().unwrap();
 
-    let maintainer = GitRepo::new();
-    maintainer.git(&[
-        "fetch",
-        "--quiet",
-        &format!("file://{}", s.origin.path().display()),
-        &format!("{BRANCH}:{BRANCH}"),
-    ]);
-    maintainer.checkout(BRANCH);
+    let maintainer = s.maintainers_checkout();
     let message = maintainer.git(&["log", "-1", "--format=%B"]);
     assert!(
         message.contains("Revendor-Package: packages/app"),
