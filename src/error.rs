@@ -6,8 +6,13 @@
 //! [`Error::exit_code`], the only place where DESIGN.md's four codes live.
 //!
 //! A finding (drift, a failed check) is not an error: it travels as a report
-//! and becomes exit code 1 in `cli`. The one exception is a patch conflict in
-//! `update`, which stops the job and is an [`Error::Conflict`].
+//! and becomes exit code 1 through [`Outcome`]. The exceptions are the
+//! conflicts that stop a job before it writes (exit 1 too): each kind is its
+//! own variant ([`Error::HandEdits`], [`Error::StrayFiles`],
+//! [`Error::PatchConflict`], [`Error::PendingUpdate`],
+//! [`Error::PinsDisagree`], [`Error::ForeignBranch`]) with its own `help:`,
+//! because the user's next step differs; [`Error::Bug`] is revendor's own
+//! invariant broken, never the user's doing.
 
 use std::path::PathBuf;
 
@@ -22,6 +27,36 @@ pub enum ExitCode {
     Usage = 2,
     /// Network, registry, builder or I/O failure.
     Failure = 3,
+}
+
+/// How a command that did its job ended; [`exit_code`] turns it (or the
+/// error that stopped the command) into the process's exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done, or nothing to do.
+    Clean,
+    /// Done, and it reported findings or a conflict for a person to act on.
+    Findings,
+    /// Every check ran, but a remote one of them needed did not answer.
+    Incomplete,
+    /// Parts of the run failed and the output already reports each
+    /// (`check --all`'s packages): it ends with their worst exit code.
+    Reported(ExitCode),
+}
+
+/// The exit code a command ends with: the one mapping from a command's
+/// result to DESIGN.md's codes. An error maps through
+/// [`Error::exit_code`], except stdout closed by its reader (`| head`),
+/// which ends the command quietly with 0, as ripgrep does.
+pub fn exit_code(result: std::result::Result<Outcome, &Error>) -> ExitCode {
+    match result {
+        Ok(Outcome::Clean) => ExitCode::Clean,
+        Ok(Outcome::Findings) => ExitCode::Findings,
+        Ok(Outcome::Incomplete) => ExitCode::Failure,
+        Ok(Outcome::Reported(code)) => code,
+        Err(e) if e.is_closed_stdout() => ExitCode::Clean,
+        Err(e) => e.exit_code(),
+    }
 }
 
 /// Everything that can stop a revendor command.
@@ -66,6 +101,10 @@ pub enum Error {
         /// The operating system's answer.
         source: std::io::Error,
     },
+    /// What the command printed could not be written to stdout (a full
+    /// disk, a closed pipe).
+    #[error("failed to write to stdout")]
+    Stdout(#[source] std::io::Error),
     /// A killed run committed a write (its plan, `.revendor-txn/plan`) that
     /// could not be finished, so no new write may start: the files on disk
     /// mix old and new until it is.
@@ -182,9 +221,41 @@ pub enum Error {
         #[source]
         error: Box<crate::patch::ApplyError>,
     },
-    /// A patch could not be carried to the new upstream; nothing was written.
+    /// A file revendor renders holds edits no patch carries; nothing was
+    /// written, because revendor never overwrites them.
     #[error("{0}")]
-    Conflict(String),
+    HandEdits(String),
+    /// A vendored directory holds a file that neither upstream nor a patch
+    /// accounts for, or one in the way of a file upstream adds.
+    #[error("{0}")]
+    StrayFiles(String),
+    /// A patch cannot be carried to the upstream it must now apply to.
+    #[error("{0}")]
+    PatchConflict(String),
+    /// The state `update --keep-conflicts` left (markers, a resolution)
+    /// stops the command: it is finished with `update --continue` first.
+    #[error("{0}")]
+    PendingUpdate(String),
+    /// The `[[pin]]` sites of one image hold different references, so which
+    /// image the package pins cannot be told.
+    #[error("{0}")]
+    PinsDisagree(String),
+    /// The upgrade branch on origin has commits revendor did not make and no
+    /// pull request to say so on: `pr --create` left it alone.
+    #[error(
+        "`{branch}` on origin has commits revendor did not make ({commits}) and no open pull request: \
+         left it alone, nothing was pushed"
+    )]
+    ForeignBranch {
+        /// The upgrade branch, `revendor/<package>-<version>`.
+        branch: String,
+        /// The foreign commits, `abc1234 "subject" by Name`, comma-separated.
+        commits: String,
+    },
+    /// An invariant of revendor itself does not hold: a bug to report, not
+    /// something the package or the network did.
+    #[error("{0}")]
+    Bug(String),
     /// A registry could not be read, or what it served failed verification.
     #[error(transparent)]
     Registry(#[from] crate::registry::Error),
@@ -214,12 +285,12 @@ pub enum Error {
     },
     /// The package's own git repository could not be read or written
     /// (`pr`): a local failure, never the remote's.
-    #[error("failed to {action} in the package's repository: {message}")]
+    #[error("failed to {action} in the package's repository")]
     Repository {
         /// What was attempted: "read the base commit".
         action: String,
-        /// What git said.
-        message: String,
+        /// What libgit2 said.
+        source: LibGit2Error,
     },
     /// `pr --create` could not publish the upgrade: a push, a fetch or a
     /// GitHub API call failed. `state` says what was left behind (nothing
@@ -252,12 +323,18 @@ impl Error {
             | Error::Render { .. }
             | Error::TooLarge { remote: false, .. }
             | Error::Builder(crate::builder::Error::Unsupported { .. }) => ExitCode::Usage,
-            Error::Conflict(_) | Error::PatchDoesNotApply { .. } | Error::PristineEdited { .. } => {
-                ExitCode::Findings
-            }
+            Error::HandEdits(_)
+            | Error::StrayFiles(_)
+            | Error::PatchConflict(_)
+            | Error::PendingUpdate(_)
+            | Error::PinsDisagree(_)
+            | Error::ForeignBranch { .. }
+            | Error::PatchDoesNotApply { .. }
+            | Error::PristineEdited { .. } => ExitCode::Findings,
             Error::Http(_)
             | Error::Git { .. }
             | Error::Io { .. }
+            | Error::Stdout(_)
             | Error::Unfinished { .. }
             | Error::Locked { .. }
             | Error::TooLarge { remote: true, .. }
@@ -269,7 +346,8 @@ impl Error {
             | Error::Builder(_)
             | Error::Unreachable { .. }
             | Error::Repository { .. }
-            | Error::Publish { .. } => ExitCode::Failure,
+            | Error::Publish { .. }
+            | Error::Bug(_) => ExitCode::Failure,
         }
     }
 
@@ -307,6 +385,25 @@ impl Error {
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             Error::Unreachable { .. } => Some(
                 "every other check ran and its findings are above; run the check again once the remote answers".into(),
+            ),
+            Error::HandEdits(_) => Some(
+                "a rendered file is what `revendor render` makes of upstream and the patches: carry each edit in a patch (`--adopt-edits` folds it into the file's patch) or revert it".into(),
+            ),
+            Error::StrayFiles(_) => Some(
+                "a vendored directory holds upstream's files and the ones a patch creates, nothing else; `exclude` leaves a path out of it".into(),
+            ),
+            Error::PatchConflict(_) => Some(
+                "make the patch apply to that upstream (for a vendored file, `revendor update --keep-conflicts` writes diff3 markers to resolve), or take it out of vendor.toml".into(),
+            ),
+            Error::PendingUpdate(_) => Some(
+                "an update stopped by `--keep-conflicts` is finished by resolving its markers and running `revendor update --continue`".into(),
+            ),
+            Error::PinsDisagree(_) => Some(
+                "make every [[pin]] of the image hold the same reference: `revendor image pin` writes them all".into(),
+            ),
+            Error::ForeignBranch { .. } => Some("merge or delete that branch, then run again".into()),
+            Error::Bug(_) => Some(
+                "this is a bug in revendor: please report it with the command that led to it".into(),
             ),
             Error::Publish { state, source, .. } => Some(match source.as_ref().and_then(|e| e.hint()) {
                 Some(hint) => format!("{state}; {hint}"),
@@ -388,13 +485,26 @@ impl Error {
             Error::TooLarge { .. } => "exit-codes",
             Error::Checksum { .. } | Error::PristineEdited { .. } => "upstreamlocktoml",
             Error::Render { .. } => "rewrite",
-            Error::PatchDoesNotApply { .. } | Error::Conflict(_) => "revendor-update",
+            Error::PatchDoesNotApply { .. }
+            | Error::HandEdits(_)
+            | Error::StrayFiles(_)
+            | Error::PatchConflict(_)
+            | Error::PendingUpdate(_) => "revendor-update",
+            Error::PinsDisagree(_) => "revendor-image-pin",
+            Error::ForeignBranch { .. } => "revendor-pr",
+            Error::Bug(_) => "exit-codes",
             Error::Registry(_) | Error::PinnedImage { .. } => "revendor-image-pin",
             Error::Builder(_) => "revendor-image-build",
             Error::Repository { .. } | Error::Publish { .. } => "revendor-pr",
-            Error::Io { .. } => "exit-codes",
+            Error::Io { .. } | Error::Stdout(_) => "exit-codes",
             Error::Unfinished { .. } => "package-layout",
         }
+    }
+
+    /// Whether this is stdout closed by its reader: not a failure, the
+    /// reader has what it wanted (`revendor check | head -1`).
+    pub fn is_closed_stdout(&self) -> bool {
+        matches!(self, Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 
     /// A usage error with a hint.
@@ -439,12 +549,31 @@ fn registry_hint(e: &crate::registry::Error) -> Option<String> {
     }
 }
 
+/// A libgit2 failure kept as the cause it is, printed as libgit2's message
+/// alone: git2's own `Display` appends class and code numbers that say
+/// nothing to a user.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.message())]
+pub struct LibGit2Error(#[from] pub git2::Error);
+
 /// Result with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_stdout_ends_quietly_and_a_full_one_is_a_failure() {
+        let closed = Error::Stdout(std::io::ErrorKind::BrokenPipe.into());
+        assert!(closed.is_closed_stdout());
+        assert_eq!(exit_code(Err(&closed)), ExitCode::Clean);
+        let full = Error::Stdout(std::io::Error::from_raw_os_error(28));
+        assert!(!full.is_closed_stdout());
+        assert_eq!(exit_code(Err(&full)), ExitCode::Failure);
+        assert_eq!(exit_code(Ok(Outcome::Incomplete)), ExitCode::Failure);
+        assert_eq!(exit_code(Ok(Outcome::Findings)), ExitCode::Findings);
+    }
 
     /// A fault in the package's own files is never exit 3.
     #[test]

@@ -26,6 +26,7 @@
 //! | [`paths`] | the only writer: staged, all-or-nothing | the package tree |
 //! | [`journal`] | an interrupted write's plan, and the package read as it leaves it | `.revendor-txn/` |
 //! | [`pr`] | the upgrade's pull request text, a pure function | – |
+//! | [`git`] | the package's own repository: read, commit (git2), push (the `git` command) | .git, `origin` |
 //! | [`ops`] | one pipeline per command | – |
 //! | [`report`] | findings as human lines, JSON, GitHub annotations | `$GITHUB_STEP_SUMMARY` |
 //! | [`cli`] | flags, error rendering, exit codes | – |
@@ -43,6 +44,7 @@ pub mod console;
 pub mod dockerfile;
 pub mod env;
 pub mod error;
+pub mod git;
 pub mod go;
 pub mod helm;
 pub mod image;

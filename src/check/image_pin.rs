@@ -111,7 +111,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
         match &pin.yaml {
-            Some(keys) => super::image_pin_yaml::check_keys(input, pin, keys, locked, sink)?,
+            Some(keys) => {
+                super::image_pin_yaml::check_keys(IMAGE_PIN.name, input, pin, keys, locked, sink)?
+            }
             None => check_file(input, pin, locked, sink)?,
         }
     }

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use crate::console::Format;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::ops::check::{CheckOptions, check, package_name};
 use crate::report;
 use crate::workspace::Context;
@@ -37,7 +37,7 @@ pub struct Args {
     pub root: Option<PathBuf>,
 }
 
-pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     let opts = CheckOptions {
         online: args.online,
         fix: args.fix,
@@ -54,15 +54,14 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     };
     let found = &report.findings;
     match ctx.shell.format() {
-        Format::Human => ctx.shell.out(&report::human(
-            &report.package,
-            found,
-            ctx.shell.paint_out(),
-        )),
-        Format::Json => ctx.shell.out(&report::json(&report.package, found)),
+        Format::Human => super::out(
+            ctx,
+            &report::human(&report.package, found, ctx.shell.paint_out()),
+        )?,
+        Format::Json => super::out(ctx, &report::json(&report.package, found))?,
         Format::Github => {
             let dir = annotation_dir(ctx);
-            ctx.shell.commands(&report::github(&dir, found));
+            super::commands(ctx, &report::github(&dir, found))?;
             if let Some(summary) = &ctx.env.step_summary {
                 report::append_summary(summary, &report::markdown(&report.package, &dir, found))?;
             }
@@ -71,12 +70,12 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     for file in &report.changed {
         ctx.shell.status("Fixed", file);
     }
-    match report.exit_code() {
+    match report.outcome() {
         // Said as an error, so stderr names what did not answer.
-        ExitCode::Failure => Err(Error::Unreachable {
+        Outcome::Incomplete => Err(Error::Unreachable {
             urls: report.unreachable,
         }),
-        code => Ok(code),
+        outcome => Ok(outcome),
     }
 }
 
@@ -87,10 +86,10 @@ fn print_failure(ctx: &Context, e: &Error) -> Result<()> {
     let package = package_name(ctx);
     match ctx.shell.format() {
         Format::Human => {}
-        Format::Json => ctx.shell.out(&report::json_failure(&package, &failure)),
+        Format::Json => super::out(ctx, &report::json_failure(&package, &failure))?,
         Format::Github => {
             let dir = annotation_dir(ctx);
-            ctx.shell.commands(&report::github_failure(&dir, &failure));
+            super::commands(ctx, &report::github_failure(&dir, &failure))?;
             if let Some(summary) = &ctx.env.step_summary {
                 let markdown = report::markdown_failure(&package, &dir, &failure);
                 report::append_summary(summary, &markdown)?;

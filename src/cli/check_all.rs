@@ -10,13 +10,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::console::{Format, Paint};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
 use crate::report::{self, all::Failure, all::Package};
 use crate::workspace::{Access, Context};
 
-pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) -> Result<Outcome> {
     let format = ctx.shell.format();
     let offline = ctx.client.offline();
     let env = ctx.env.clone();
@@ -41,10 +41,10 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
         })
         .collect();
     match format {
-        Format::Human => ctx.shell.out(&report::all::human(&packages)),
-        Format::Json => ctx.shell.out(&report::all::json(&packages)),
+        Format::Human => super::out(ctx, &report::all::human(&packages))?,
+        Format::Json => super::out(ctx, &report::all::json(&packages))?,
         Format::Github => {
-            ctx.shell.commands(&report::all::github(&packages));
+            super::commands(ctx, &report::all::github(&packages))?;
             if let Some(summary) = &ctx.env.step_summary {
                 report::append_summary(summary, &report::all::markdown(&packages))?;
             }
@@ -59,7 +59,7 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
                 .status("Fixed", Path::new(&p.package).join(file).display());
         }
     }
-    Ok(all.exit_code())
+    Ok(Outcome::Reported(all.exit_code()))
 }
 
 /// A package's error as every format shows it: rendered as a run's error

@@ -1,7 +1,7 @@
 //! `revendor image …`: build, pin, pin-base.
 
 use crate::console::Format;
-use crate::error::{ExitCode, Result};
+use crate::error::{Outcome, Result};
 use crate::ops::image_build::{BuildOptions, build};
 use crate::ops::image_pin::{PinOptions, PinReport, pin};
 use crate::ops::pin_base::{PinBaseOptions, PinBaseReport, pin_base};
@@ -83,7 +83,7 @@ pub struct PinBaseArgs {
     pub dry_run: bool,
 }
 
-pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
     let json = ctx.shell.format() == Format::Json;
     let text = match cmd {
         Command::Build(args) => {
@@ -138,6 +138,6 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
             }
         }
     };
-    ctx.shell.out(&text);
-    Ok(ExitCode::Clean)
+    super::out(ctx, &text)?;
+    Ok(Outcome::Clean)
 }

@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
 
 use crate::console::{ColorChoice, Format, Paint, Settings, Shell, Style, Verbosity};
 use crate::env::Env;
-use crate::error::{Error, ExitCode};
+use crate::error::{Error, ExitCode, Outcome};
 use crate::workspace::{Access, Context};
 
 /// revendor keeps a vendored upstream honest.
@@ -114,19 +114,18 @@ pub fn main() -> std::process::ExitCode {
         no_color: env.no_color,
         force_color: env.clicolor_force,
     });
-    let code = match run(cli, env, shell.clone()) {
-        Ok(code) => code,
-        Err(e) => {
-            shell.error(&render_error(&e, shell.paint_err()));
-            e.exit_code()
-        }
-    };
-    std::process::ExitCode::from(code as u8)
+    let result = run(cli, env, shell.clone());
+    if let Err(e) = &result
+        && !e.is_closed_stdout()
+    {
+        shell.error(&render_error(e, shell.paint_err()));
+    }
+    std::process::ExitCode::from(crate::error::exit_code(result.as_ref().copied()) as u8)
 }
 
-/// Runs a parsed command line with its console; the exit code for a run that
-/// did its job (0, or 1 when it found drift or a conflict it reports itself).
-pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<ExitCode, Error> {
+/// Runs a parsed command line with its console; how a run that did its job
+/// ended (clean, or findings and conflicts it reported itself).
+pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<Outcome, Error> {
     let access = cli.command.access();
     let ctx = Context::open(cli.dir.clone(), env, cli.offline, shell, access)?;
     let code = match cli.command {
@@ -139,6 +138,18 @@ pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<ExitCode, Error> {
     };
     ctx.report_network();
     code
+}
+
+/// Prints `text` on stdout: the one way a command's data leaves `cli`. A
+/// failed write ends the command ([`Error::Stdout`]).
+fn out(ctx: &Context, text: &str) -> Result<(), Error> {
+    ctx.shell.out(text).map_err(Error::Stdout)
+}
+
+/// [`out`] for the workflow commands revendor formed itself
+/// (`--format github`), written through [`Shell::commands`].
+fn commands(ctx: &Context, text: &str) -> Result<(), Error> {
+    ctx.shell.commands(text).map_err(Error::Stdout)
 }
 
 /// What a failed run prints, cargo-style: `error: <message>`, then each
@@ -229,7 +240,16 @@ mod tests {
                 line: None,
                 message: "m".into(),
             },
-            Error::Conflict("c".into()),
+            Error::HandEdits("c".into()),
+            Error::StrayFiles("c".into()),
+            Error::PatchConflict("c".into()),
+            Error::PendingUpdate("c".into()),
+            Error::PinsDisagree("c".into()),
+            Error::ForeignBranch {
+                branch: "b".into(),
+                commits: "c".into(),
+            },
+            Error::Bug("c".into()),
             Error::Io {
                 action: "read",
                 path: "p".into(),
@@ -237,7 +257,7 @@ mod tests {
             },
             Error::Repository {
                 action: "read".into(),
-                message: "m".into(),
+                source: git2::Error::from_str("m").into(),
             },
             Error::Registry(crate::registry::Error::MissingDigest { url: "u".into() }),
         ];

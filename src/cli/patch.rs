@@ -1,6 +1,6 @@
 //! `revendor patch …`.
 
-use crate::error::{ExitCode, Result};
+use crate::error::{Outcome, Result};
 use crate::ops::refresh::{RefreshOptions, refresh};
 use crate::workspace::Context;
 
@@ -14,17 +14,17 @@ pub enum Command {
     },
 }
 
-pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::Refresh { names } => {
             let changed = refresh(ctx, &RefreshOptions { names })?;
             if changed.is_empty() {
-                ctx.shell.out("every patch is already exact\n");
+                super::out(ctx, "every patch is already exact\n")?;
             }
             for f in changed {
-                ctx.shell.out(&format!("refreshed {f}\n"));
+                super::out(ctx, &format!("refreshed {f}\n"))?;
             }
-            Ok(ExitCode::Clean)
+            Ok(Outcome::Clean)
         }
     }
 }

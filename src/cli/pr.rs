@@ -1,7 +1,7 @@
 //! `revendor pr`.
 
 use crate::console::Format;
-use crate::error::{ExitCode, Result};
+use crate::error::{Outcome, Result};
 use crate::ops::pr::{Action, PrOptions, pr};
 use crate::workspace::Context;
 
@@ -19,7 +19,7 @@ pub struct Args {
     pub signoff: bool,
 }
 
-pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     let create = args.create;
     let report = pr(
         ctx,
@@ -30,15 +30,19 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         },
     )?;
     if ctx.shell.format() == Format::Json {
-        ctx.shell
-            .out(&serde_json::to_string_pretty(&report).unwrap_or_default());
-        ctx.shell.out("\n");
-        return Ok(ExitCode::Clean);
+        super::out(
+            ctx,
+            &serde_json::to_string_pretty(&report).unwrap_or_default(),
+        )?;
+        super::out(ctx, "\n")?;
+        return Ok(Outcome::Clean);
     }
     if report.is_empty() {
-        ctx.shell
-            .out("nothing in the package changed since the base: no pull request to propose\n");
-        return Ok(ExitCode::Clean);
+        super::out(
+            ctx,
+            "nothing in the package changed since the base: no pull request to propose\n",
+        )?;
+        return Ok(Outcome::Clean);
     }
     match (&report.url, report.action) {
         (Some(url), Some(action)) => {
@@ -48,12 +52,10 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
                 Action::LeftAlone => "Left alone",
             };
             ctx.shell.status(verb, url);
-            ctx.shell.out(&format!("{url}\n"));
+            super::out(ctx, &format!("{url}\n"))?;
         }
         _ if create => {}
-        _ => ctx
-            .shell
-            .out(&format!("{}\n\n{}", report.title, report.body)),
+        _ => super::out(ctx, &format!("{}\n\n{}", report.title, report.body))?,
     }
-    Ok(ExitCode::Clean)
+    Ok(Outcome::Clean)
 }

@@ -1,7 +1,7 @@
 //! `revendor render`.
 
 use crate::console::Format;
-use crate::error::{ExitCode, Result};
+use crate::error::{Outcome, Result};
 use crate::ops::render::{RenderOptions, render};
 use crate::workspace::Context;
 
@@ -14,15 +14,16 @@ pub struct Args {
     pub adopt_edits: bool,
 }
 
-pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     let opts = RenderOptions {
         adopt_edits: args.adopt_edits,
     };
     let report = render(ctx, &opts)?;
     match ctx.shell.format() {
-        Format::Json => ctx
-            .shell
-            .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
+        Format::Json => super::out(
+            ctx,
+            &serde_json::to_string_pretty(&report).unwrap_or_default(),
+        )?,
         _ => {
             let mut s = format!("rendered at {}\n", report.version);
             for p in &report.patches {
@@ -45,8 +46,8 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
             for f in &report.changed {
                 s.push_str(&format!("wrote {f}\n"));
             }
-            ctx.shell.out(&s);
+            super::out(ctx, &s)?;
         }
     }
-    Ok(ExitCode::Clean)
+    Ok(Outcome::Clean)
 }

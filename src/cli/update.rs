@@ -7,7 +7,7 @@
 //! written and the exit code is 1, until that next command is run.
 
 use crate::console::Format;
-use crate::error::{ExitCode, Result};
+use crate::error::{Outcome, Result};
 use crate::ops::update::{UpdateOptions, UpdateReport, update};
 use crate::workspace::Context;
 
@@ -45,7 +45,7 @@ pub struct Args {
     pub drop_upstreamed: bool,
 }
 
-pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
+pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     let opts = UpdateOptions {
         to: args.to,
         dry_run: args.dry_run,
@@ -56,10 +56,11 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
-        Format::Json => ctx
-            .shell
-            .out(&serde_json::to_string_pretty(&report).unwrap_or_default()),
-        _ => ctx.shell.out(&report.human()),
+        Format::Json => super::out(
+            ctx,
+            &serde_json::to_string_pretty(&report).unwrap_or_default(),
+        )?,
+        _ => super::out(ctx, &report.human())?,
     }
     let mut kept: Vec<&str> = report
         .upstreamed
@@ -78,7 +79,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
                 .join(", "),
             if kept.len() == 1 { "it" } else { "them" }
         ));
-        return Ok(ExitCode::Findings);
+        return Ok(Outcome::Findings);
     }
     if report.conflicts.is_empty() {
         Ok(closing(ctx, &report))
@@ -92,13 +93,13 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
             "{} conflicting hunk(s); {hint}",
             report.conflicts.len()
         ));
-        Ok(ExitCode::Findings)
+        Ok(Outcome::Findings)
     }
 }
 
 /// The closing check's findings as warnings, each with its next command;
 /// exit 1 when the update caused an error finding.
-fn closing(ctx: &Context, report: &UpdateReport) -> ExitCode {
+fn closing(ctx: &Context, report: &UpdateReport) -> Outcome {
     for c in &report.findings {
         let f = &c.finding;
         let caused = if c.caused {
@@ -117,10 +118,10 @@ fn closing(ctx: &Context, report: &UpdateReport) -> ExitCode {
     }
     let caused = report.caused().count();
     if caused == 0 {
-        return ExitCode::Clean;
+        return Outcome::Clean;
     }
     ctx.shell.warn(format!(
         "the update is written, but its result has {caused} error finding(s) it caused; run the next command of each, then `revendor check`"
     ));
-    ExitCode::Findings
+    Outcome::Findings
 }

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use toml::Spanned;
 
 use super::raw::RawContract;
-use super::validate::Ctx;
+use super::context::Ctx;
 use super::{ConfigError, Contract, HelmRender};
 
 /// Every contract of vendor.toml, validated, in file order.

@@ -17,6 +17,7 @@
 //! The lock lives beside it in [`lock`].
 
 mod bounds;
+mod context;
 mod contract;
 pub mod edit;
 mod error;

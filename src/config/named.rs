@@ -17,9 +17,9 @@ use std::ops::Range;
 
 use toml::Spanned;
 
+use super::context::Ctx;
 use super::one_or_many::OneOrMany;
 use super::raw::{RawConfig, RawImage, RawPin, RawUpstream, RawYaml};
-use super::validate::Ctx;
 use super::{
     ConfigError, Image, Pin, Selection, TagPattern, Upstream, UpstreamSource, YamlPin, is_commit,
 };

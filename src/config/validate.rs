@@ -1,115 +1,18 @@
 //! `RawConfig` → `Config`: every rule that serde cannot express.
 
 use std::collections::HashSet;
-use std::path::{Component, Path};
+use std::path::Path;
 
 use toml::Spanned;
 
 use super::bounds::{self, Bounds, Resolved};
+use super::context::{Ctx, stays_inside};
 use super::named;
 use super::raw::{RawConfig, RawExpect, RawVendor};
 use super::{
     AppliesTo, Config, ConfigError, Expect, Level, Marker, Patch, Rewrite, RewriteKind, Select,
-    SeverityOverride, Upstream, Vendor, line_of,
+    SeverityOverride, Upstream, Vendor,
 };
-
-/// Spans → lines for one vendor.toml.
-pub(super) struct Ctx<'a> {
-    pub path: &'a Path,
-    text: &'a str,
-    bounds: Bounds,
-}
-
-impl Ctx<'_> {
-    pub fn line<T>(&self, s: &Spanned<T>) -> usize {
-        line_of(self.text, s.span().start)
-    }
-
-    pub fn err<T>(&self, at: &Spanned<T>, message: impl Into<String>) -> ConfigError {
-        ConfigError::at(self.path, Some(self.line(at)), message)
-    }
-
-    /// The line of a span.
-    pub fn line_at(&self, span: &std::ops::Range<usize>) -> usize {
-        line_of(self.text, span.start)
-    }
-
-    /// An error at the line of a span.
-    pub fn err_at(&self, span: &std::ops::Range<usize>, message: impl Into<String>) -> ConfigError {
-        ConfigError::at(self.path, Some(self.line_at(span)), message)
-    }
-
-    /// A package-relative path that stays inside the package.
-    pub fn inside(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
-        Ok(self.path_of(key, value, false)?.0)
-    }
-
-    /// A package-relative path revendor writes: inside the package and not
-    /// one of its own files ([`bounds::own`]).
-    pub fn written(&self, key: &str, value: &Spanned<String>) -> Result<String, ConfigError> {
-        Ok(self.path_of(key, value, true)?.0)
-    }
-
-    /// The path as written (without a leading `./`) and as the filesystem
-    /// will see it ([`Bounds::resolve`]).
-    fn path_of(
-        &self,
-        key: &str,
-        value: &Spanned<String>,
-        written: bool,
-    ) -> Result<(String, Resolved), ConfigError> {
-        let v = value.get_ref();
-        if v.is_empty() {
-            return Err(self.err(value, format!("`{key}` is empty")));
-        }
-        if !stays_inside(Path::new(v)) {
-            return Err(self
-                .err(
-                    value,
-                    format!("`{key}` = \"{v}\" leaves the package directory"),
-                )
-                .hint("use a path relative to the package, without `..` above it"));
-        }
-        let resolved =
-            self.bounds.resolve(v).map_err(|e| {
-                self.err(
-                value,
-                format!("`{key}` = \"{v}\" leaves the package directory: {}", e.describe()),
-            )
-            .hint("point it at a real directory inside the package, or replace the symlink by one")
-            })?;
-        if let Some(what) = bounds::own(&resolved, written) {
-            return Err(self
-                .err(
-                    value,
-                    format!(
-                        "`{key}` = \"{v}\" is {what}, or inside it, which revendor keeps for itself"
-                    ),
-                )
-                .hint("use a path outside vendor.toml, upstream/, .revendor-txn/ and .git"));
-        }
-        Ok((v.trim_start_matches("./").to_string(), resolved))
-    }
-}
-
-/// Whether a relative path stays under its base (no root, no escaping `..`).
-pub(crate) fn stays_inside(path: &Path) -> bool {
-    let mut depth: usize = 0;
-    for c in path.components() {
-        match c {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if depth == 0 {
-                    return false;
-                }
-                depth -= 1;
-            }
-            Component::RootDir | Component::Prefix(_) => return false,
-        }
-    }
-    true
-}
 
 pub(super) fn validate(
     dir: &Path,
@@ -117,11 +20,7 @@ pub(super) fn validate(
     text: &str,
     raw: RawConfig,
 ) -> Result<Config, ConfigError> {
-    let cx = Ctx {
-        path,
-        text,
-        bounds: Bounds::new(dir),
-    };
+    let cx = Ctx::new(path, text, Bounds::new(dir));
     let upstreams = named::upstreams(&cx, &raw)?;
 
     let mut vendor = Vec::new();

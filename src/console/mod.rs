@@ -186,28 +186,31 @@ impl Shell {
     }
 
     /// Data for stdout (the summary, a plan, JSON), whatever the verbosity;
-    /// made safe for a terminal and a CI log ([`text::terminal`]).
-    pub fn out(&self, text: &str) {
-        self.write_out(&text::terminal(text));
+    /// made safe for a terminal and a CI log ([`text::terminal`]). The
+    /// write's error is returned, never dropped: a report that did not reach
+    /// its reader must not end in success (`cli` makes it exit 3, or 0
+    /// quietly for a pipe its reader closed).
+    pub fn out(&self, text: &str) -> std::io::Result<()> {
+        self.write_out(&text::terminal(text))
     }
 
     /// GitHub workflow commands revendor formed itself (`--format github`),
     /// for stdout: written as they are, but for control characters
     /// ([`text::escape`]); their data must already be escaped as GitHub
-    /// specifies, so none holds a line break.
-    pub fn commands(&self, text: &str) {
-        self.write_out(&text::escape(text));
+    /// specifies, so none holds a line break. Errors as for [`Shell::out`].
+    pub fn commands(&self, text: &str) -> std::io::Result<()> {
+        self.write_out(&text::escape(text))
     }
 
-    fn write_out(&self, text: &str) {
+    fn write_out(&self, text: &str) -> std::io::Result<()> {
         self.bars.suspend(|| {
             let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
+            out.write_all(text.as_bytes())?;
             if !text.ends_with('\n') && !text.is_empty() {
-                let _ = out.write_all(b"\n");
+                out.write_all(b"\n")?;
             }
-            let _ = out.flush();
-        });
+            out.flush()
+        })
     }
 
     /// Bars for the HTTP client's progress hook, or nothing off a terminal.

@@ -13,7 +13,7 @@
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::Lock;
 use crate::config::{Config, Level};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::paths::Transaction;
 use crate::workspace::Context;
 
@@ -41,16 +41,16 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    /// The exit code of this package's check (DESIGN.md): 3 when a remote a
-    /// check needed did not answer, else 1 for any error finding, else 0.
-    /// `check` and `check --all` both end with it.
-    pub fn exit_code(&self) -> ExitCode {
+    /// How this package's check ended: incomplete when a remote a check
+    /// needed did not answer, else findings for any error finding, else
+    /// clean. `check` and `check --all` both end with it.
+    pub fn outcome(&self) -> Outcome {
         if !self.unreachable.is_empty() {
-            ExitCode::Failure
+            Outcome::Incomplete
         } else if self.findings.iter().any(|f| f.severity == Severity::Error) {
-            ExitCode::Findings
+            Outcome::Findings
         } else {
-            ExitCode::Clean
+            Outcome::Clean
         }
     }
 }

@@ -61,10 +61,7 @@ pub struct PackageCheck {
 impl PackageCheck {
     /// This package's exit code, as `revendor -C <package> check` would end.
     pub fn exit_code(&self) -> ExitCode {
-        match &self.outcome {
-            Ok(report) => report.exit_code(),
-            Err(e) => e.exit_code(),
-        }
+        crate::error::exit_code(self.outcome.as_ref().map(CheckReport::outcome))
     }
 }
 

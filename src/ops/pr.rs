@@ -1,17 +1,19 @@
 //! `revendor pr`: the title and body of the upgrade's pull request, and with
 //! `--create`, the commit, the push and the pull request itself.
 //!
-//! 1. `base.rs` finds the repository and the base commit (`--base`, else
-//!    the merge-base with origin's default branch, else `HEAD`).
+//! 1. [`git::Repo`](crate::git::Repo) finds the repository; `base.rs`
+//!    the base commit (`--base`, else the merge-base with origin's default
+//!    branch, else `HEAD`).
 //! 2. `facts.rs` gathers every fact from the base commit and the working
 //!    tree alone (`patches.rs` recomputes each patch's result,
 //!    `adaptations.rs` says what changed in each file); `pr::title` and
 //!    `pr::body` render them.
 //! 3. `--create` (`create.rs`): commit the package's files only
-//!    (`commit.rs`), push `revendor/<package>-<version>` to origin
-//!    (`remote.rs`), and open the pull request on `GITHUB_REPOSITORY` (or
-//!    the repository `origin` names), or update the one already open
-//!    (`github.rs`).
+//!    ([`git::commit`](crate::git::commit)), never over a commit revendor
+//!    did not make (`ownership.rs`), push `revendor/<package>-<version>` to
+//!    origin ([`git::Remote`](crate::git::Remote)), and open the pull
+//!    request on `GITHUB_REPOSITORY` (or the repository `origin` names), or
+//!    update the one already open (`github.rs`).
 //!
 //! Why from the base and not from what `update` reported: a package adopted
 //! without a lock, a rerun after a failure and a nightly job on a fresh
@@ -19,14 +21,14 @@
 
 mod adaptations;
 mod base;
-mod commit;
 mod create;
 mod facts;
 mod github;
+mod ownership;
 mod patches;
-mod remote;
 
 use crate::error::Result;
+use crate::git::Repo;
 use crate::pr::{self, Summary};
 use crate::workspace::Context;
 
@@ -82,13 +84,13 @@ impl PrReport {
 
 /// Builds the text, and with `create`, publishes it.
 pub fn pr(ctx: &Context, opts: &PrOptions) -> Result<PrReport> {
-    let repo = base::Repo::open(&ctx.root)?;
-    let base = repo.base(opts.base.as_deref())?;
+    let repo = Repo::open(&ctx.root)?;
+    let base = base::base(&repo, opts.base.as_deref())?;
     let repository = ctx
         .env
         .repository
         .clone()
-        .or_else(|| origin_slug(&repo.git, &ctx.env.server_url));
+        .or_else(|| origin_slug(&repo.origin_url()?, &ctx.env.server_url));
     let name = match repo.package.rsplit('/').next().filter(|n| !n.is_empty()) {
         Some(n) => n.to_owned(),
         // The repository is the package: name it as GitHub does, so every
@@ -144,9 +146,8 @@ fn branch(name: &str, s: &Summary) -> String {
 
 /// `owner/name` of `origin` when it is a GitHub URL (https, ssh, or under
 /// `GITHUB_SERVER_URL`).
-fn origin_slug(repo: &git2::Repository, server: &str) -> Option<String> {
-    let remote = repo.find_remote("origin").ok()?;
-    let url = remote.url().ok()?.trim_end_matches(".git").to_string();
+fn origin_slug(url: &str, server: &str) -> Option<String> {
+    let url = url.trim_end_matches(".git");
     let path = url
         .strip_prefix(&format!("{server}/"))
         .or_else(|| url.strip_prefix("https://github.com/"))

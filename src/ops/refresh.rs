@@ -93,7 +93,7 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
                 let path = fp.target_path(p.strip).unwrap_or_default();
                 let base = tree.files.get(&path).cloned().unwrap_or_default();
                 let applied = patch::apply(fp, &base).map_err(|e| {
-                    Error::Conflict(format!(
+                    Error::PatchConflict(format!(
                         "source patch `{}` ({}) does not apply to `{path}` at {version}: {e}",
                         p.name, p.file
                     ))

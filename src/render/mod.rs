@@ -242,7 +242,7 @@ fn read_pin(
                 (_, None) => {}
                 (None, Some(v)) => found = Some((v, p.file.clone(), line)),
                 (Some((v, f, l)), Some(held)) if *v != held => {
-                    return Err(Error::Conflict(format!(
+                    return Err(Error::PinsDisagree(format!(
                         "the pinned image differs between {f}:{l} (`{v}`) and {}:{line} (`{held}`)",
                         p.file
                     )));
@@ -259,7 +259,7 @@ fn read_pin(
             match &found {
                 None => found = Some((site.value.clone(), p.file.clone(), site.line)),
                 Some((v, f, l)) if *v != site.value => {
-                    return Err(Error::Conflict(format!(
+                    return Err(Error::PinsDisagree(format!(
                         "the pinned image differs between {f}:{l} (`{v}`) and {}:{} (`{}`)",
                         p.file, site.line, site.value
                     )));

@@ -229,7 +229,7 @@ impl<'a> Package<'a> {
             && self.finish(&vendor.to, &last.input)? != current
         {
             let name = self.patch_name(last.id);
-            return Err(Error::Conflict(format!(
+            return Err(Error::HandEdits(format!(
                 "patch `{name}` deletes `{}`, but the file there is not the one it deletes: it has edits no patch carries; \
                  move them into a file of your own, or delete `{}` yourself",
                 vendor.to, vendor.to

@@ -1,6 +1,6 @@
 //! Every `--help` of the command line, pinned. Scripts depend on these
 //! commands and flags (DESIGN.md): a change here must be deliberate and show
-//! up in review. `SNAPSHOTS=overwrite cargo test --test cli_help` rewrites the
+//! up in review. `SNAPSHOTS=overwrite cargo test --test testsuite -- cli_help` rewrites the
 //! snapshots; then read the diff.
 
 // Tests read their own switch (SNAPSHOTS); clippy.toml's bans are for the tool.

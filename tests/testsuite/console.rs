@@ -2,7 +2,7 @@
 //! 4.3.0` names `v4.3.0`, an unknown tag names the nearest releases, a misspelt key names the
 //! key), and the JSON shapes `render` and `update` share (docs/json.md). Each snapshot under tests/snapshots/console/ holds the command lines, exit codes and
 //! both streams, with the stand-in's ports and the temporary directories replaced by names.
-//! `SNAPSHOTS=overwrite cargo test --test console` rewrites them; then read the diff.
+//! `SNAPSHOTS=overwrite cargo test --test testsuite -- console` rewrites them; then read the diff.
 
 // Tests read their own switches (SNAPSHOTS); clippy.toml's bans are for the tool.
 use crate::support;
@@ -210,4 +210,65 @@ fn findings_are_coloured_as_errors_are() {
     );
     let plain = rv.run(&["--offline", "check"]).expect(1);
     assert!(!plain.stdout.contains('\x1b') && plain.stdout.contains(": error: "));
+}
+
+/// Issue 17: a report that cannot be written is a failure (exit 3, said on stderr), and a
+/// reader that closes the pipe early (`| head -c1`) ends the run quietly with 0, as ripgrep
+/// does.
+#[test]
+fn a_full_stdout_fails_and_a_closed_pipe_ends_quietly() {
+    let gh = GitHub::start();
+    app::serve(&gh, &["v1.0.0"]);
+    let pkg = app::package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update"]).expect(0);
+    rv.run(&["check", "--offline", "--format", "json"])
+        .expect(0);
+
+    let full = rv
+        .command(&["check", "--offline", "--format", "json"])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert_eq!(full.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("error: failed to write to stdout"),
+        "{stderr}"
+    );
+
+    // The reader is gone before the report is written: the write fails with a broken pipe.
+    let mut child = rv
+        .command(&["check", "--offline", "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let closed = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&closed.stderr);
+    assert_eq!(closed.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+
+    // The same through a shell pipeline, as a script would write it.
+    let line = rv.command(&["check", "--offline", "--format", "json"]);
+    let args: Vec<String> = std::iter::once(line.get_program())
+        .chain(line.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .collect();
+    let script = format!(
+        "{} | head -c1 >/dev/null; echo \"${{PIPESTATUS[0]}}\"",
+        args.join(" ")
+    );
+    let mut shell = std::process::Command::new("bash");
+    shell.arg("-c").arg(&script);
+    for (k, v) in line.get_envs() {
+        match v {
+            Some(v) => shell.env(k, v),
+            None => shell.env_remove(k),
+        };
+    }
+    let out = shell.output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

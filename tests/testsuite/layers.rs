@@ -15,6 +15,11 @@
 //!    literals are skipped, so a doc link is not a dependency.
 //! 3. A name missing from the module's row is a violation; [`FORBIDDEN`]
 //!    lists edges that must not be added to the table at all.
+//! 4. Inside a folder, the files and sub-folders that are its modules
+//!    (`ops/render.rs`, `ops/update.rs` with `ops/update/`) form no import
+//!    circle either: each `crate::`, `super::` and `self::` path a file
+//!    names is resolved to the module it reaches, and a path from one child
+//!    of a folder into another is an edge between those two children.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -96,6 +101,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("report", &["check", "console", "error"]),
+    // git → env, net: a commit's identity (env::GitIdentity), a push's
+    // token scrubbed from what git prints (net::scrub).
+    ("git", &["env", "error", "net", "paths"]),
     // ops → env: `pr --create` commits as GIT_AUTHOR_* / GIT_COMMITTER_*
     // say (env::GitIdentity), read once in env like every variable.
     (
@@ -107,6 +115,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "dockerfile",
             "env",
             "error",
+            "git",
             "go",
             "image",
             "net",
@@ -517,6 +526,278 @@ fn modules_depend_only_on_what_the_table_allows() {
         }
     }
     assert!(all.is_empty(), "modules reaching past their layer: {all:?}");
+}
+
+/// A module's place in the crate: `["ops", "update", "edits"]`.
+type ModPath = Vec<String>;
+
+/// The module path of a file under `src` (`ops/update.rs` and
+/// `ops/update/mod.rs` are both `["ops", "update"]`).
+fn module_of(src: &Path, file: &Path) -> ModPath {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: ModPath = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if path.last().is_some_and(|l| l == "mod") {
+        path.pop();
+    }
+    path
+}
+
+/// Every module path `src` names, resolved from the file's own module
+/// `here`: `crate::a::b`, `super::…` and `self::…` paths, each member of a
+/// `{…}` group expanded. Inline `mod name { … }` blocks are one level
+/// deeper.
+fn module_paths(src: &str, here: &[String]) -> Vec<ModPath> {
+    let toks = tokens(src);
+    let ident = |i: usize| match toks.get(i) {
+        Some(Token::Ident(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut braces = 0usize;
+    let mut inline: Vec<(usize, String)> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        match &toks[i] {
+            Token::Punct('{') => braces += 1,
+            Token::Punct('}') => {
+                braces = braces.saturating_sub(1);
+                if inline.last().is_some_and(|(b, _)| *b == braces) {
+                    inline.pop();
+                }
+            }
+            Token::Ident(kw) if kw == "mod" && toks.get(i + 2) == Some(&Token::Punct('{')) => {
+                if let Some(name) = ident(i + 1) {
+                    inline.push((braces, name.to_owned()));
+                }
+            }
+            _ => {}
+        }
+        let starts_path = i == 0 || toks[i - 1] != Token::PathSep;
+        let mut module: ModPath = here.to_vec();
+        module.extend(inline.iter().map(|(_, n)| n.clone()));
+        let base = match ident(i) {
+            Some("crate") if toks.get(i + 1) == Some(&Token::PathSep) => Some((Vec::new(), i + 2)),
+            Some("self") if starts_path && toks.get(i + 1) == Some(&Token::PathSep) => {
+                Some((module, i + 2))
+            }
+            Some("super") if starts_path && toks.get(i + 1) == Some(&Token::PathSep) => {
+                let mut j = i;
+                while ident(j) == Some("super") && toks.get(j + 1) == Some(&Token::PathSep) {
+                    module.pop();
+                    j += 2;
+                }
+                Some((module, j))
+            }
+            _ => None,
+        };
+        // A unit test's imports are no dependency of the module.
+        let in_tests = inline.iter().any(|(_, name)| name == "tests");
+        if let Some((prefix, start)) = base.filter(|_| !in_tests) {
+            use_tree(&toks, start, prefix, &mut out);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The paths of the use tree (or plain path) at `start`, each after
+/// `prefix`; returns the index just past it.
+fn use_tree(toks: &[Token], start: usize, prefix: ModPath, out: &mut Vec<ModPath>) -> usize {
+    let mut path = prefix;
+    let mut i = start;
+    loop {
+        match toks.get(i) {
+            Some(Token::Ident(name)) => {
+                if name != "self" {
+                    path.push(name.clone());
+                }
+                i += 1;
+                if toks.get(i) == Some(&Token::PathSep) {
+                    i += 1;
+                    continue;
+                }
+                out.push(path);
+                return i;
+            }
+            Some(Token::Punct('{')) => {
+                i += 1;
+                while let Some(tok) = toks.get(i) {
+                    match tok {
+                        Token::Punct('}') => return i + 1,
+                        Token::Punct(',') => i += 1,
+                        Token::Ident(kw) if kw == "as" => i += 2,
+                        _ => {
+                            let next = use_tree(toks, i, path.clone(), out);
+                            i = if next > i { next } else { i + 1 };
+                        }
+                    }
+                }
+                return i;
+            }
+            _ => {
+                out.push(path);
+                return i;
+            }
+        }
+    }
+}
+
+/// Each folder's child modules (the crate root's folder is `[]`).
+type Children = BTreeMap<ModPath, BTreeSet<String>>;
+
+/// The children of every folder under `src` (the crate root included) and
+/// the edges between them: folder → child → the children it names.
+type Edges = BTreeMap<ModPath, BTreeMap<String, BTreeSet<String>>>;
+
+/// The import edges between the children of each folder, from `files`
+/// (each file's module path and source) and `children` (each folder's
+/// child modules).
+fn folder_edges(
+    files: &[(ModPath, String)],
+    children: &BTreeMap<ModPath, BTreeSet<String>>,
+) -> Edges {
+    let mut edges = Edges::new();
+    for (here, text) in files {
+        for target in module_paths(text, here) {
+            let common = here.iter().zip(&target).take_while(|(a, b)| a == b).count();
+            let (Some(from), Some(to)) = (here.get(common), target.get(common)) else {
+                continue;
+            };
+            let folder = here[..common].to_vec();
+            if children.get(&folder).is_some_and(|c| c.contains(to)) {
+                edges
+                    .entry(folder)
+                    .or_default()
+                    .entry(from.clone())
+                    .or_default()
+                    .insert(to.clone());
+            }
+        }
+    }
+    edges
+}
+
+/// Every circle of one folder's children, each as the path that closes it
+/// and starting from its least name, once.
+fn folder_circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let mut removed: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut found = Vec::new();
+    // One circle at a time: note it, cut its first edge, look again.
+    loop {
+        let cut: Vec<(&str, Vec<&str>)> = graph
+            .iter()
+            .map(|(m, to)| {
+                let kept = to
+                    .iter()
+                    .filter(|t| !removed.contains(&(m.clone(), (*t).clone())));
+                (m.as_str(), kept.map(String::as_str).collect())
+            })
+            .collect();
+        let rows: Vec<(&str, &[&str])> = cut.iter().map(|(m, to)| (*m, to.as_slice())).collect();
+        let Some(c) = cycle(&rows) else { break };
+        let c: Vec<String> = c[..c.len() - 1].iter().map(|s| (*s).to_owned()).collect();
+        removed.insert((c[0].clone(), c[1 % c.len()].clone()));
+        let at = (0..c.len()).min_by_key(|&k| &c[k]).unwrap_or(0);
+        let mut turned: Vec<String> = c[at..].iter().chain(&c[..at]).cloned().collect();
+        turned.push(turned[0].clone());
+        found.push(turned);
+    }
+    found
+}
+
+/// Every module file of the crate with its module path, and each folder's
+/// child modules.
+fn crate_tree(src: &Path) -> (Vec<(ModPath, String)>, Children) {
+    let mut found = Vec::new();
+    files(src, src, &mut found);
+    let mut texts = Vec::new();
+    let mut children = Children::new();
+    for (file, _) in found {
+        let module = module_of(src, &file);
+        if let Some((last, folder)) = module.split_last()
+            && !(folder.is_empty() && (last == "lib" || last == "main"))
+        {
+            children
+                .entry(folder.to_vec())
+                .or_default()
+                .insert(last.clone());
+        }
+        texts.push((module, std::fs::read_to_string(&file).unwrap()));
+    }
+    (texts, children)
+}
+
+/// Import circles inside a folder that are known and owed to an issue:
+/// `(folder, circle)`. Each must still exist (removing one means removing
+/// its row here), and no other may appear.
+const KNOWN_FOLDER_CIRCLES: &[(&str, &str, &str)] = &[];
+
+#[test]
+fn no_import_circle_inside_a_folder() {
+    let (files, children) = crate_tree(&src());
+    let mut circles = BTreeSet::new();
+    for (folder, graph) in folder_edges(&files, &children) {
+        for c in folder_circles(&graph) {
+            circles.insert((folder.join("/"), c.join(" -> ")));
+        }
+    }
+    let known: BTreeSet<(String, String)> = KNOWN_FOLDER_CIRCLES
+        .iter()
+        .map(|(f, c, _)| ((*f).to_owned(), (*c).to_owned()))
+        .collect();
+    let new: Vec<_> = circles.difference(&known).collect();
+    assert!(new.is_empty(), "import circles inside a folder: {new:?}");
+    let gone: Vec<_> = known.difference(&circles).collect();
+    assert!(
+        gone.is_empty(),
+        "known circles that no longer exist (remove their rows): {gone:?}"
+    );
+}
+
+/// The scanner sees a circle between two files of one folder, through
+/// `super::`, `crate::` and grouped paths, and not a file naming its parent
+/// or a sibling's item that is no module.
+#[test]
+fn the_folder_scanner_catches_a_circle_between_two_files() {
+    let m = |p: &str| p.split('/').map(str::to_owned).collect::<ModPath>();
+    let children: Children = [
+        (Vec::new(), ["config"].map(str::to_owned).into()),
+        (
+            m("config"),
+            ["named", "validate", "raw"].map(str::to_owned).into(),
+        ),
+    ]
+    .into();
+    let circle = [
+        (
+            m("config/named"),
+            "use super::{raw::Raw, validate::check};".to_owned(),
+        ),
+        (
+            m("config/validate"),
+            "fn f() { crate::config::named::resolve(); }".to_owned(),
+        ),
+        (m("config/raw"), "use super::Config;".to_owned()),
+    ];
+    let edges = folder_edges(&circle, &children);
+    assert_eq!(
+        folder_circles(&edges[&m("config")]),
+        [["named", "validate", "named"].map(str::to_owned).to_vec()]
+    );
+    let broken = [
+        (
+            m("config/named"),
+            "use super::{raw::Raw, validate::check};".to_owned(),
+        ),
+        (
+            m("config/validate"),
+            "use super::raw::Raw; use super::Config;".to_owned(),
+        ),
+    ];
+    assert!(folder_circles(&folder_edges(&broken, &children)[&m("config")]).is_empty());
 }
 
 fn names(src: &str, depth: usize) -> Vec<String> {

@@ -9,7 +9,7 @@
 //!   already upstream).
 //!
 //! `base`, `ours`, `theirs` and `expected` are files for a one-file patch, and directories
-//! (strip 1) for a multi-file one. `SNAPSHOTS=overwrite cargo test --test patch_golden` rewrites
+//! (strip 1) for a multi-file one. `SNAPSHOTS=overwrite cargo test --test testsuite -- patch_golden` rewrites
 //! `expected`, `outcome` and `refreshed.patch`; review the diff before committing.
 
 use std::collections::BTreeMap;

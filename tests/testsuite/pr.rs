@@ -116,6 +116,19 @@ impl Setup {
             .unwrap_or_else(|| panic!("git {args:?} on origin failed"))
     }
 
+    /// A maintainer's clone of the upgrade branch as origin has it.
+    fn maintainers_checkout(&self) -> GitRepo {
+        let maintainer = GitRepo::new();
+        maintainer.git(&[
+            "fetch",
+            "--quiet",
+            &format!("file://{}", self.origin.path().display()),
+            &format!("{BRANCH}:{BRANCH}"),
+        ]);
+        maintainer.checkout(BRANCH);
+        maintainer
+    }
+
     /// The upgrade branch's head on origin, if it exists.
     fn pushed(&self) -> Option<String> {
         self.origin_try(&["rev-parse", "--verify", &format!("refs/heads/{BRANCH}")])
@@ -320,14 +333,7 @@ fn a_maintainers_commit_on_the_branch_survives_the_next_run() {
     rv.run(&["pr", "--create"]).expect(0);
 
     // A maintainer adds tests to the pull request's branch.
-    let maintainer = GitRepo::new();
-    maintainer.git(&[
-        "fetch",
-        "--quiet",
-        &format!("file://{}", s.origin.path().display()),
-        &format!("{BRANCH}:{BRANCH}"),
-    ]);
-    maintainer.checkout(BRANCH);
+    let maintainer = s.maintainers_checkout();
     maintainer.commit(
         "test the upgrade",
         [("packages/app/tests/app_test.yaml", "suite: app\n")],
@@ -370,6 +376,59 @@ fn a_maintainers_commit_on_the_branch_survives_the_next_run() {
         comments[0]
     );
     assert_eq!(s.gh.pulls(PLATFORM).len(), 1);
+}
+
+/// Issue 21: the trailer alone does not make a commit revendor's. A maintainer amends the
+/// bot's commit (the `Revendor-Package:` trailer survives the amend) and force-pushes; the
+/// next run leaves the branch alone instead of pushing over the amend.
+#[test]
+fn a_maintainers_amend_that_keeps_the_trailer_survives_the_next_run() {
+    let s = Setup::new();
+    let rv = s.rv();
+    rv.run(&["update"]).expect(0);
+    rv.run(&["pr", "--create"]).expect(0);
+    let ours = s.pushed().unwrap();
+
+    let maintainer = s.maintainers_checkout();
+    let message = maintainer.git(&["log", "-1", "--format=%B"]);
+    assert!(
+        message.contains("Revendor-Package: packages/app"),
+        "{message}"
+    );
+    std::fs::write(
+        maintainer.path().join("packages/app/README.md"),
+        "reviewed by a maintainer\n",
+    )
+    .unwrap();
+    maintainer.git(&["add", "packages/app/README.md"]);
+    maintainer.git(&["commit", "--quiet", "--amend", "--no-edit"]);
+    assert!(
+        maintainer
+            .git(&["log", "-1", "--format=%B"])
+            .contains("Revendor-Package: packages/app"),
+        "the amend keeps the trailer"
+    );
+    maintainer.git(&[
+        "push",
+        "--quiet",
+        "--force",
+        &format!("file://{}", s.origin.path().display()),
+        BRANCH,
+    ]);
+    let theirs = maintainer.head();
+    assert_ne!(theirs, ours);
+
+    let out = rv.run(&["pr", "--create"]).expect(0);
+    assert!(
+        out.stderr.contains("left `revendor/app-v1.1.0` alone"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        s.pushed().as_deref(),
+        Some(theirs.as_str()),
+        "never pushed over the amend"
+    );
 }
 
 #[test]

@@ -13,8 +13,8 @@ use crate::config::lock::{LOCK_PATH, Lock, LockedUpstream};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::pr::{Adaptation, Patch, Upstream};
 
-use super::base::{Change, Status};
 use super::patches::Copy;
+use crate::git::{Change, Status};
 
 /// What the descriptions draw on.
 pub(super) struct Known<'a> {

@@ -1,36 +1,16 @@
-//! The repository around the package, and the base commit the upgrade is
-//! compared with, read through git2.
+//! The base commit the upgrade is compared with.
 //!
-//! 1. [`Repo::open`] finds the repository holding the package and the
-//!    package's path in it.
-//! 2. [`Repo::base`] picks the base commit: the merge-base of `HEAD` with
-//!    `--base BRANCH` (origin's branch before a local one), else with
-//!    origin's default branch (`refs/remotes/origin/HEAD`), else `HEAD`;
-//!    revendor's own commits for the package are stepped over, so a
-//!    checkout of the upgrade branch compares with what it was made on.
-//! 3. [`Repo::read_at`] reads a package file at the base; [`Repo::changed`]
-//!    lists the package's files that differ between the base and the work
-//!    tree (untracked ones included, ignored ones not, the index never
-//!    consulted), which is what the upgrade consists of.
-//!
-//! Nothing here writes: not the index, not a ref, not the work tree.
+//! The merge-base of `HEAD` with `--base BRANCH` (origin's branch before a
+//! local one), else with origin's default branch
+//! (`refs/remotes/origin/HEAD`), else `HEAD`; revendor's own commits for
+//! the package are stepped over, so a checkout of the upgrade branch
+//! compares with what it was made on.
 
-use std::path::{Path, PathBuf};
+use git2::Oid;
 
-use git2::{Delta, DiffOptions, Oid, Repository};
-
+use super::ownership;
 use crate::error::{Error, Result};
-
-/// The repository holding the package.
-pub(super) struct Repo {
-    /// The git2 handle.
-    pub git: Repository,
-    /// The work tree's root.
-    pub workdir: PathBuf,
-    /// The package directory relative to the work tree, `/`-separated; empty
-    /// when the package is the repository's root.
-    pub package: String,
-}
+use crate::git::Repo;
 
 /// The commit the upgrade is compared with.
 #[derive(Debug, Clone)]
@@ -42,198 +22,45 @@ pub(super) struct Base {
     pub branch: Option<String>,
 }
 
-/// How a file of the package differs between the base and the work tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Status {
-    /// Only in the work tree.
-    Added,
-    /// In both, with other bytes or mode.
-    Modified,
-    /// Only in the base.
-    Deleted,
-}
-
-/// One changed file of the package.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Change {
-    /// Relative to the package, `/`-separated.
-    pub path: String,
-    /// How it changed.
-    pub status: Status,
-}
-
-/// A local git2 failure, named by what was attempted.
-pub(super) fn git_error(action: &str) -> impl Fn(git2::Error) -> Error + '_ {
-    move |e| Error::Repository {
-        action: action.to_owned(),
-        message: e.message().to_owned(),
-    }
-}
-
-impl Repo {
-    /// The repository holding the package at `root`.
-    pub fn open(root: &Path) -> Result<Repo> {
-        let git = Repository::discover(root).map_err(|_| {
-            Error::usage(
-                format!("`{}` is not inside a git repository", root.display()),
-                "run `revendor pr` in the repository that holds the package",
-            )
-        })?;
-        let workdir = git
-            .workdir()
-            .ok_or_else(|| {
-                Error::usage("the repository is bare", "run `revendor pr` in a checkout")
-            })?
-            .to_path_buf();
-        let canon = |p: &Path| p.canonicalize().map_err(crate::paths::io("resolve", p));
-        let (w, r) = (canon(&workdir)?, canon(root)?);
-        let package = r
-            .strip_prefix(&w)
-            .map(|p| {
-                p.components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/")
-            })
-            .unwrap_or_default();
-        Ok(Repo {
-            git,
-            workdir: w,
-            package,
-        })
-    }
-
-    /// `rel` (package-relative) as a path from the work tree's root.
-    pub fn full(&self, rel: &str) -> String {
-        if self.package.is_empty() {
-            rel.to_owned()
-        } else {
-            format!("{}/{rel}", self.package)
+/// The base commit of `repo`, for `--base asked` when given: see the module
+/// documentation.
+pub(super) fn base(repo: &Repo, asked: Option<&str>) -> Result<Base> {
+    let head = repo.head();
+    let (target, branch) = match asked {
+        Some(asked) => {
+            let found = repo.branch_or_commit(asked).ok_or_else(|| {
+                Error::usage(
+                    format!("`{asked}` is not a branch or commit of this repository"),
+                    "pass an existing branch to --base (fetch it first when only origin has it)",
+                )
+            })?;
+            let name = asked.strip_prefix("origin/").unwrap_or(asked);
+            (found, Some(name.to_owned()))
         }
-    }
-
-    /// The commit `HEAD` points at, if it points at one.
-    pub fn head(&self) -> Option<Oid> {
-        self.git
-            .head()
-            .ok()
-            .and_then(|h| h.peel_to_commit().ok())
-            .map(|c| c.id())
-    }
-
-    /// The base commit: see the module documentation.
-    pub fn base(&self, asked: Option<&str>) -> Result<Base> {
-        let head = self.head();
-        let (target, branch) = match asked {
-            Some(asked) => {
-                let name = asked.strip_prefix("origin/").unwrap_or(asked);
-                let found = [
-                    format!("refs/remotes/origin/{name}"),
-                    format!("refs/heads/{name}"),
-                ]
-                .iter()
-                .find_map(|r| self.git.find_reference(r).ok()?.peel_to_commit().ok())
-                .or_else(|| self.git.revparse_single(asked).ok()?.peel_to_commit().ok())
-                .ok_or_else(|| {
+        None => match repo.origin_default() {
+            Some((oid, name)) => (oid, Some(name)),
+            None => {
+                let head = head.ok_or_else(|| {
                     Error::usage(
-                        format!("`{asked}` is not a branch or commit of this repository"),
-                        "pass an existing branch to --base (fetch it first when only origin has it)",
+                        "the repository has no commit to compare the package with",
+                        "commit the package before the upgrade, or pass --base",
                     )
                 })?;
-                (found.id(), Some(name.to_owned()))
+                (head, None)
             }
-            None => match self.origin_default() {
-                Some((oid, name)) => (oid, Some(name)),
-                None => {
-                    let head = head.ok_or_else(|| {
-                        Error::usage(
-                            "the repository has no commit to compare the package with",
-                            "commit the package before the upgrade, or pass --base",
-                        )
-                    })?;
-                    (head, None)
-                }
-            },
-        };
-        let mut commit = match head {
-            Some(h) if h != target => self.git.merge_base(h, target).unwrap_or(target),
-            _ => target,
-        };
-        while let Ok(c) = self.git.find_commit(commit) {
-            match c.parent_id(0) {
-                Ok(parent)
-                    if c.parent_count() == 1 && super::commit::is_ours(&c, &self.package) =>
-                {
-                    commit = parent;
-                }
-                _ => break,
+        },
+    };
+    let mut commit = match head {
+        Some(h) if h != target => repo.git.merge_base(h, target).unwrap_or(target),
+        _ => target,
+    };
+    while let Ok(c) = repo.git.find_commit(commit) {
+        match c.parent_id(0) {
+            Ok(parent) if c.parent_count() == 1 && ownership::has_trailer(&c, &repo.package) => {
+                commit = parent;
             }
+            _ => break,
         }
-        Ok(Base { commit, branch })
     }
-
-    /// `refs/remotes/origin/HEAD`: origin's default branch, as a clone records it.
-    fn origin_default(&self) -> Option<(Oid, String)> {
-        let reference = self.git.find_reference("refs/remotes/origin/HEAD").ok()?;
-        let resolved = reference.resolve().ok()?;
-        let name = resolved
-            .name()
-            .ok()?
-            .strip_prefix("refs/remotes/origin/")?
-            .to_owned();
-        Some((resolved.peel_to_commit().ok()?.id(), name))
-    }
-
-    /// The tree of `commit`.
-    pub fn tree(&self, commit: Oid) -> Result<git2::Tree<'_>> {
-        self.git
-            .find_commit(commit)
-            .and_then(|c| c.tree())
-            .map_err(git_error("read the base commit"))
-    }
-
-    /// The bytes of the package file `rel` in `tree`; `None` when it has none.
-    pub fn read_at(&self, tree: &git2::Tree<'_>, rel: &str) -> Option<Vec<u8>> {
-        let entry = tree.get_path(Path::new(&self.full(rel))).ok()?;
-        let blob = entry.to_object(&self.git).ok()?.peel_to_blob().ok()?;
-        Some(blob.content().to_vec())
-    }
-
-    /// Every file of the package that differs between `tree` and the work
-    /// tree, sorted by path.
-    pub fn changed(&self, tree: &git2::Tree<'_>) -> Result<Vec<Change>> {
-        let mut opts = DiffOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_typechange(true);
-        if !self.package.is_empty() {
-            opts.pathspec(format!("{}/", self.package));
-        }
-        let diff = self
-            .git
-            .diff_tree_to_workdir(Some(tree), Some(&mut opts))
-            .map_err(git_error("compare the work tree with the base commit"))?;
-        let prefix = if self.package.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", self.package)
-        };
-        let mut out: Vec<Change> = diff
-            .deltas()
-            .filter_map(|d| {
-                let status = match d.status() {
-                    Delta::Added | Delta::Untracked => Status::Added,
-                    Delta::Deleted => Status::Deleted,
-                    Delta::Modified | Delta::Typechange => Status::Modified,
-                    _ => return None,
-                };
-                let path = d.new_file().path().or_else(|| d.old_file().path())?;
-                let path = path.to_str()?.strip_prefix(&prefix)?.to_owned();
-                Some(Change { path, status })
-            })
-            .collect();
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        out.dedup_by(|a, b| a.path == b.path);
-        Ok(out)
-    }
+    Ok(Base { commit, branch })
 }

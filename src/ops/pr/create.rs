@@ -7,8 +7,9 @@
 //! 2. Ask GitHub first: the repository (the token must be allowed to push)
 //!    and the open pull request of `revendor/<package>-<version>`.
 //! 3. Read the branch on origin. A commit on it that revendor did not make
-//!    (no `Revendor-Package:` trailer) means someone works there: leave the
-//!    branch alone and say so on the pull request, or, without one, fail.
+//!    (`ownership.rs`: its trailer, author, committer and what it changes)
+//!    means someone works there: leave the branch alone and say so on the
+//!    pull request, or, without one, fail.
 //! 4. Push the commit (made from the base tree and the package's files
 //!    only) unless the branch already holds exactly it, leased on what the
 //!    branch was seen at.
@@ -19,15 +20,15 @@
 //!
 //! `HEAD`, the index and the work tree are never touched.
 
-use super::base::{Base, Repo, Status};
-use super::commit::{self, Identity, TRAILER};
+use super::base::Base;
 use super::facts::Gathered;
 use super::github::{Api, Http, Pull};
-use super::remote::Remote;
+use super::ownership::{self, TRAILER};
 use super::{Action, PrOptions, PrReport};
 use crate::check::Severity;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::git::{Identity, Remote, Repo, Status, commit};
 use crate::workspace::Context;
 
 /// Commits, pushes and opens or updates the pull request of `report`.
@@ -72,19 +73,19 @@ pub(super) fn create(
     let existing = api.open_pull(owner, &branch)?;
 
     let tree = commit::tree(repo, base.commit, &g.changes, &ctx.root)?;
-    let remote = Remote::new(&repo.workdir, token, &ctx.env);
+    let remote = Remote::new(&repo.workdir, token, &ctx.env)?;
     let seen = remote.head(&branch)?;
     if let Some(head) = seen {
         if repo.git.find_commit(head).is_err() {
             remote.fetch(&branch)?;
         }
-        let foreign = commit::foreign(repo, head, base.commit, &repo.package)?;
+        let foreign = ownership::foreign(repo, head, base.commit, &who)?;
         if !foreign.is_empty() {
             return left_alone(ctx, &api, existing, &branch, &foreign, tree, report);
         }
     }
 
-    let mut trailers = vec![(TRAILER.to_owned(), commit::trailer_value(&repo.package))];
+    let mut trailers = vec![(TRAILER.to_owned(), ownership::trailer_value(&repo.package))];
     if opts.signoff {
         trailers.push(("Signed-off-by".to_owned(), who.signoff()));
     }
@@ -180,10 +181,10 @@ fn left_alone(
 ) -> Result<()> {
     let list = foreign.join(", ");
     let Some(pull) = existing else {
-        return Err(Error::Conflict(format!(
-            "`{branch}` on origin has commits revendor did not make ({list}) and no open pull request: \
-             left it alone, nothing was pushed; merge or delete that branch, then run again"
-        )));
+        return Err(Error::ForeignBranch {
+            branch: branch.to_owned(),
+            commits: list,
+        });
     };
     let marker = format!("<!-- revendor: {tree} -->");
     if !api

@@ -17,13 +17,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::adaptations::{self, Known};
-use super::base::{Change, Repo};
 use super::patches::{self, Copy, Inputs, NOT_BEFORE, NOT_NOW, Trees};
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::{LOCK_PATH, Lock};
 use crate::config::{Config, Image, Selection, Upstream, UpstreamSource, Vendor};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::error::{Error, Result};
+use crate::git::{Change, Repo};
 use crate::go;
 use crate::ops::check::{CheckOptions, check};
 use crate::paths;

@@ -30,7 +30,7 @@ pub(in crate::ops) fn fold(
         return Ok(Vec::new());
     };
     if let Some(line) = conflict_marker_line(current) {
-        return Err(Error::Conflict(format!(
+        return Err(Error::PendingUpdate(format!(
             "`{}` still holds the conflict markers of an earlier `update --keep-conflicts` (line {line}); \
              the lock records no pending update to finish with `revendor update --continue`: restore the file with \
              `revendor render`, run `revendor update --keep-conflicts` again, resolve the markers, then run `revendor update --continue`",
@@ -43,7 +43,7 @@ pub(in crate::ops) fn fold(
     }
     let edits = edited_lines(&vendor.to, &expected.output, current);
     let Some(last) = expected.steps.last() else {
-        return Err(Error::Conflict(format!(
+        return Err(Error::HandEdits(format!(
             "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it, or revert the edits",
             vendor.to,
             list(&edits)
@@ -51,7 +51,7 @@ pub(in crate::ops) fn fold(
     };
     let patch_name = package.patch_name(last.id).to_owned();
     if !adopt {
-        return Err(Error::Conflict(format!(
+        return Err(Error::HandEdits(format!(
             "`{}` has {} hand edit{} that no patch carries: {}; run `revendor {command} --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
             vendor.to,
             edits.len(),
@@ -61,7 +61,7 @@ pub(in crate::ops) fn fold(
     }
 
     let merged = diffy::merge_bytes(&expected.output, current, &expected.patched).map_err(|_| {
-        Error::Conflict(format!(
+        Error::HandEdits(format!(
             "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
             vendor.to,
             list(&edits)

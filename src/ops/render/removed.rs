@@ -64,7 +64,7 @@ pub(in crate::ops) fn settle(
     }
     let names: Vec<String> = gone.iter().map(|p| format!("`{}`", p.name)).collect();
     let found = edits::edited_lines(&vendor.to, &expected, on_disk);
-    Err(Error::Conflict(format!(
+    Err(Error::HandEdits(format!(
         "`{}` has hand edits besides the changes of patch {}, which vendor.toml no longer has: {}; \
          revert them, or put the [[patch]] back and fold them in with `revendor update --adopt-edits`",
         vendor.to,
@@ -86,7 +86,7 @@ fn bytes_of(ctx: &Context, lock: &Lock, p: &OutputPatch, to: &str) -> Result<Vec
             return Ok(bytes);
         }
     }
-    Err(Error::Conflict(format!(
+    Err(Error::PatchConflict(format!(
         "patch `{}` is no longer in vendor.toml, and neither `{}` nor the download cache holds it as the lock verified it: \
          revendor cannot tell its changes to `{to}` from hand edits; restore `{}` for this update \
          (`git checkout HEAD -- {}`), or make `{to}` what `revendor render` gives",

@@ -70,7 +70,7 @@ pub(super) fn settle(
     let expected = package.finish(&vendor.to, patched)?;
     if expected != current {
         let version = package.version(vendor);
-        return Err(Error::Conflict(format!(
+        return Err(Error::HandEdits(format!(
             "{}, but then `{}` differs from the committed file at line {}; nothing was adopted: \
              fix the patch to apply to {version} exactly, or commit the file it gives",
             list(&reports),
@@ -140,7 +140,7 @@ fn reports(
 /// The first recounted header as the parse error it is without adoption.
 fn malformed(patches: &Patches, recounted: &[&RecountedHunk], vendor: &Vendor) -> Error {
     let Some(r) = recounted.first() else {
-        return Error::Conflict(format!("the patches of `{}` do not apply", vendor.to));
+        return Error::PatchConflict(format!("the patches of `{}` do not apply", vendor.to));
     };
     let (p, _) = patches.section(r.id);
     ConfigError::at(

@@ -235,7 +235,7 @@ fn stray_error(strays: &[String], version: &str) -> Result<()> {
     } else {
         ("are", "them")
     };
-    Err(Error::Conflict(format!(
+    Err(Error::StrayFiles(format!(
         "{} {verb} in a vendored directory, but upstream {version} does not have {them} and no patch creates {them}; \
          nothing was written: delete {them}, carry each in a patch that creates it (`--- /dev/null`), \
          or leave {them} out of the directory with `exclude`",
@@ -255,7 +255,7 @@ pub(super) fn removed(
 ) -> Result<()> {
     if let Some(&id) = package.sections(vendor).first() {
         let (p, _) = package.patches().section(id);
-        return Err(Error::Conflict(format!(
+        return Err(Error::PatchConflict(format!(
             "upstream {target} no longer has `{}`, which patch `{}` ({}) changes; nothing was written: \
              take the section for `{}` out of the patch (or its [[patch]] out of vendor.toml), then update again",
             vendor.from, p.name, p.file, vendor.to
@@ -269,7 +269,7 @@ pub(super) fn removed(
         return Ok(());
     }
     let found = edits::edited_lines(&vendor.to, &expected, current);
-    Err(Error::Conflict(format!(
+    Err(Error::HandEdits(format!(
         "upstream {target} no longer has `{}`, and `{}` has edits no patch carries: {}; nothing was written: \
          move them out of the vendored directory, or revert them, then update again",
         vendor.from,
@@ -287,7 +287,7 @@ pub(super) fn added(
     target: &str,
 ) -> Result<()> {
     match on_disk {
-        Some(current) if current != rendered => Err(Error::Conflict(format!(
+        Some(current) if current != rendered => Err(Error::StrayFiles(format!(
             "upstream {target} adds `{}`, but the package already has another file at `{}`; nothing was written: \
              move it out of the way, then update again",
             vendor.from, vendor.to

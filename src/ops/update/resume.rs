@@ -88,7 +88,7 @@ impl<'a> Resume<'a> {
                 let found = current
                     .map(|c| edits::list(&edits::edited_lines(to, &rendered, c)))
                     .unwrap_or_else(|| "it is missing".into());
-                return Err(Error::Conflict(format!(
+                return Err(Error::PendingUpdate(format!(
                     "`{to}` is no longer what `update --keep-conflicts` wrote for {target}: {found}; \
                      restore it, finish with `revendor update --continue`, then fold the edits in with `revendor update --adopt-edits`"
                 )));
@@ -137,7 +137,7 @@ impl<'a> Resume<'a> {
         // which is not shown).
         let check = package.apply(vendor, theirs).output;
         if check.as_deref().ok() != Some(wanted.as_slice()) {
-            return Err(Error::Conflict(format!(
+            return Err(Error::PendingUpdate(format!(
                 "the patches of `{to}` cannot be rebased so that they give the resolution back at {target}; \
                  nothing was written"
             )));
@@ -165,7 +165,7 @@ fn take_back(
     let again = package.finish_with(to, wanted.as_slice(), target)?;
     if again != resolved {
         let line = first_difference(&again, resolved);
-        return Err(Error::Conflict(format!(
+        return Err(Error::PendingUpdate(format!(
             "{to}:{line}: the resolution cannot be taken back through the [[rewrite]]s and [[pin]]s of `{to}` \
              (re-rendered, the line reads `{}`); write the line as the render would",
             line_text(&again, line)
@@ -192,7 +192,7 @@ fn onto(
         let (p, fp) = patches.section(step.id);
         let before = patch::apply_reverse(fp, &after)
             .map_err(|e| {
-                Error::Conflict(format!(
+                Error::PendingUpdate(format!(
                     "patch `{}` ({}) does not come off the resolution of `{to}` strictly: {e}; \
                      the resolution must keep its changes",
                     p.name, p.file
@@ -205,7 +205,7 @@ fn onto(
     let conflicted = &steps[first];
     let name = patches.section(conflicted.id).0.name.clone();
     if conflicted.input == after {
-        return Err(Error::Conflict(format!(
+        return Err(Error::PendingUpdate(format!(
             "the resolution of `{to}` drops every change of patch `{name}`: remove its [[patch]] instead, \
              or keep its changes in the resolution"
         )));
@@ -352,13 +352,13 @@ pub(super) fn guard(
         .version_of(vendor.upstream.as_deref())
         .unwrap_or_default();
     if let Some(line) = patch::marker_lines(current).first() {
-        return Err(Error::Conflict(format!(
+        return Err(Error::PendingUpdate(format!(
             "{to}:{line}: `{to}` still holds the conflict markers of the pending update to {target}; \
              resolve them, then run `revendor update --continue`"
         )));
     }
     if package.expected(vendor, base)?.output != current {
-        return Err(Error::Conflict(format!(
+        return Err(Error::PendingUpdate(format!(
             "`{to}` holds a resolution of the pending update to {target}: run `revendor update --continue` to finish it \
              (or restore the file as the lock renders it to give the update up)"
         )));
@@ -376,7 +376,7 @@ fn refuse_markers(to: &str, resolved: &[u8]) -> Result<()> {
         .iter()
         .map(|&l| format!("{to}:{l} `{}`", line_text(resolved, l)))
         .collect();
-    Err(Error::Conflict(format!(
+    Err(Error::PendingUpdate(format!(
         "`{to}` still holds conflict markers: {}; resolve every conflict, then run `revendor update --continue` again",
         shown.join(", ")
     )))

@@ -88,7 +88,7 @@ pub(super) fn verify(
                     ),
                     None => format!("which does not exist in the source at {target}"),
                 };
-                return Err(Error::Conflict(format!(
+                return Err(Error::PatchConflict(format!(
                     "source patch `{}` ({}) targets `{path}`, {what}",
                     p.name, p.file
                 )));
@@ -135,7 +135,7 @@ pub(super) fn verify(
                         }
                         Ok(outcome) => outcome,
                         Err(e) => {
-                            return Err(Error::Conflict(format!(
+                            return Err(Error::PatchConflict(format!(
                                 "source patch `{}` ({}) on `{path}`: {strict}; and against {base_version}: {e}",
                                 p.name, p.file
                             )));

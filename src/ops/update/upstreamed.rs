@@ -85,11 +85,11 @@ pub(super) fn remove_sections(
         if sections.is_empty() {
             continue;
         }
-        let staged = txn.staged(&p.file).ok_or_else(|| {
-            Error::Conflict(format!("patch `{}` ({}) was not staged", p.name, p.file))
-        })?;
+        let staged = txn
+            .staged(&p.file)
+            .ok_or_else(|| Error::Bug(format!("patch `{}` ({}) was not staged", p.name, p.file)))?;
         let mut set = patch::parse(staged)
-            .map_err(|e| Error::Conflict(format!("patch `{}` ({}): {e}", p.name, p.file)))?;
+            .map_err(|e| Error::Bug(format!("patch `{}` ({}): {e}", p.name, p.file)))?;
         let mut index = 0;
         set.files.retain(|_| {
             index += 1;

@@ -1,35 +1,19 @@
-//! The upgrade commit, built with git2 without touching the user's index,
-//! `HEAD` or work tree: the base commit's tree with the package's changed
-//! files put in (read from the work tree), so a file staged or untracked
-//! elsewhere in the repository never rides along.
-//!
-//! Every commit revendor makes carries the trailer
-//! `Revendor-Package: <package path>`; [`foreign`] lists the commits of a
-//! branch that lack it, which revendor never pushes over.
+//! Commits written with git2 without touching the user's index, `HEAD` or
+//! work tree: a commit's tree is a base commit's tree with a package's
+//! changed files put in (read from the work tree), so a file staged or
+//! untracked elsewhere in the repository never rides along.
 
 use std::path::Path;
 
-use git2::{Commit, IndexEntry, IndexTime, Oid, Signature, Time};
+use git2::{IndexEntry, IndexTime, Oid, Signature, Time};
 
-use super::base::{Change, Repo, Status, git_error};
+use super::repo::{Change, Repo, Status, error};
 use crate::env::{Env, GitIdentity};
 use crate::error::{Error, Result};
 
-/// The trailer that marks revendor's commits.
-pub(super) const TRAILER: &str = "Revendor-Package";
-
-/// The trailer's value for the package at `package` (`.` for the root).
-pub(super) fn trailer_value(package: &str) -> String {
-    if package.is_empty() {
-        ".".to_owned()
-    } else {
-        package.to_owned()
-    }
-}
-
 /// Who the commit is by: `GIT_AUTHOR_*` and `GIT_COMMITTER_*`, each part
 /// unset falling back to git config's `user.name` and `user.email`.
-pub(super) struct Identity {
+pub struct Identity {
     /// The author.
     pub author: Signature<'static>,
     /// The committer, who signs off.
@@ -73,6 +57,16 @@ impl Identity {
         })
     }
 
+    /// Whether `commit` was made by these identities: its author and its
+    /// committer have their names and emails (the dates aside). An amend
+    /// by anyone else changes the committer.
+    pub fn made(&self, commit: &git2::Commit<'_>) -> bool {
+        let same = |a: &Signature<'_>, b: &Signature<'_>| {
+            a.name_bytes() == b.name_bytes() && a.email_bytes() == b.email_bytes()
+        };
+        same(&commit.author(), &self.author) && same(&commit.committer(), &self.committer)
+    }
+
     /// `Name <email>` of the committer, for `Signed-off-by:`.
     pub fn signoff(&self) -> String {
         format!(
@@ -112,8 +106,8 @@ fn parse_date(date: &str, var: &str) -> Result<Time> {
 
 /// The tree of the base commit with the package's `changes` applied from
 /// the work tree at `root` (the package directory).
-pub(super) fn tree(repo: &Repo, base: Oid, changes: &[Change], root: &Path) -> Result<Oid> {
-    let err = git_error("build the upgrade commit's tree");
+pub fn tree(repo: &Repo, base: Oid, changes: &[Change], root: &Path) -> Result<Oid> {
+    let err = error("build the upgrade commit's tree");
     let mut index = git2::Index::new().map_err(&err)?;
     index.read_tree(&repo.tree(base)?).map_err(&err)?;
     for change in changes {
@@ -168,14 +162,8 @@ fn file_mode(_: &std::fs::Metadata) -> u32 {
 }
 
 /// Writes the commit (no ref moves) and returns it.
-pub(super) fn commit(
-    repo: &Repo,
-    base: Oid,
-    tree: Oid,
-    who: &Identity,
-    message: &str,
-) -> Result<Oid> {
-    let err = git_error("write the upgrade commit");
+pub fn commit(repo: &Repo, base: Oid, tree: Oid, who: &Identity, message: &str) -> Result<Oid> {
+    let err = error("write the upgrade commit");
     let parent = repo.git.find_commit(base).map_err(&err)?;
     let tree = repo.git.find_tree(tree).map_err(&err)?;
     repo.git
@@ -190,47 +178,49 @@ pub(super) fn commit(
         .map_err(&err)
 }
 
-/// Whether `commit` is revendor's commit for `package`.
-pub(super) fn is_ours(commit: &Commit<'_>, package: &str) -> bool {
-    let wanted = format!("{TRAILER}: {}", trailer_value(package));
-    commit
-        .message()
-        .is_ok_and(|m| m.lines().any(|l| l.trim_end() == wanted))
-}
-
-/// The commits on `head` that are not on `base` and that revendor did not
-/// make: `abc1234 "subject" by Name`, newest first.
-pub(super) fn foreign(repo: &Repo, head: Oid, base: Oid, package: &str) -> Result<Vec<String>> {
-    let err = git_error("read the upgrade branch's commits");
-    let mut walk = repo.git.revwalk().map_err(&err)?;
-    walk.push(head).map_err(&err)?;
-    walk.hide(base).map_err(&err)?;
-    let mut out = Vec::new();
-    for oid in walk {
-        let commit = repo.git.find_commit(oid.map_err(&err)?).map_err(&err)?;
-        if !is_ours(&commit, package) {
-            let id = commit.id().to_string();
-            out.push(format!(
-                "{} \"{}\" by {}",
-                &id[..7],
-                commit.summary().ok().flatten().unwrap_or_default(),
-                commit.author().name().unwrap_or("someone").to_owned()
-            ));
-        }
-    }
-    Ok(out)
-}
-
 /// Whether `head` is exactly the commit this run would make: on `base`,
-/// with `tree` and `message` (which carries revendor's trailer). Re-running
-/// then pushes nothing.
-pub(super) fn is_same(repo: &Repo, head: Oid, base: Oid, tree: Oid, message: &str) -> bool {
+/// with `tree` and `message`. Re-running then pushes nothing.
+pub fn is_same(repo: &Repo, head: Oid, base: Oid, tree: Oid, message: &str) -> bool {
     repo.git.find_commit(head).is_ok_and(|c| {
         c.message().is_ok_and(|m| m == message)
             && c.tree_id() == tree
             && c.parent_count() == 1
             && c.parent_id(0).ok() == Some(base)
     })
+}
+
+/// The commits reachable from `head` and not from `base`, newest first.
+pub fn between(repo: &Repo, head: Oid, base: Oid) -> Result<Vec<git2::Commit<'_>>> {
+    let err = error("read the upgrade branch's commits");
+    let mut walk = repo.git.revwalk().map_err(&err)?;
+    walk.push(head).map_err(&err)?;
+    walk.hide(base).map_err(&err)?;
+    walk.map(|oid| repo.git.find_commit(oid.map_err(&err)?).map_err(&err))
+        .collect()
+}
+
+/// Whether `commit` changes nothing outside `package` (a path from the work
+/// tree's root; empty for all of it) compared with its only parent: the
+/// shape of every commit [`tree`] builds.
+pub fn only_touches(repo: &Repo, commit: &git2::Commit<'_>, package: &str) -> Result<bool> {
+    let err = error("read the upgrade branch's commits");
+    if commit.parent_count() != 1 {
+        return Ok(false);
+    }
+    let parent = commit.parent(0).and_then(|p| p.tree()).map_err(&err)?;
+    let tree = commit.tree().map_err(&err)?;
+    let diff = repo
+        .git
+        .diff_tree_to_tree(Some(&parent), Some(&tree), None)
+        .map_err(&err)?;
+    let prefix = format!("{package}/");
+    Ok(package.is_empty()
+        || diff.deltas().all(|d| {
+            [d.old_file().path(), d.new_file().path()]
+                .into_iter()
+                .flatten()
+                .all(|p| p.to_str().is_some_and(|p| p.starts_with(&prefix)))
+        }))
 }
 
 #[cfg(test)]

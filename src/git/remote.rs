@@ -1,15 +1,20 @@
-//! `origin`, through the `git` command: what its upgrade branch points at,
+//! A repository's `origin`, through the `git` command: what its upgrade branch points at,
 //! fetching it, and pushing or deleting it, each push leased on what the
 //! branch was seen at.
 //!
 //! The git command, not git2, talks to the remote: it runs the remote's
 //! hooks over `file://` (a refused push is refused here as on a server),
 //! speaks ssh and uses the user's credential helpers. The token reaches it
-//! only as an `http.<GITHUB_SERVER_URL>/.extraheader` in the child's
-//! environment (as `actions/checkout` does), never on its command line, and
-//! is scrubbed from anything it prints.
+//! only as an `http.<GITHUB_SERVER_URL>/.extraheader` (as `actions/checkout`
+//! sends it) in a configuration file only this user can read, which the
+//! child's configuration includes and which is removed when the run ends:
+//! never in the child's environment or on its command line, where git's
+//! own children (a detached `git maintenance`) would inherit it (issue 21).
+//! git runs with automatic maintenance off, so no child outlives the run,
+//! and the token is scrubbed from anything git prints.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use base64::Engine;
@@ -19,10 +24,11 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 
 /// `origin` of the repository at `workdir`.
-pub(super) struct Remote<'a> {
+pub struct Remote<'a> {
     workdir: &'a Path,
     token: &'a str,
-    server: &'a str,
+    /// The file holding the token's header, included by every git run.
+    auth: AuthFile,
     /// The `GIT_CONFIG_*` pairs the caller passes git, kept before ours.
     inherited: usize,
 }
@@ -30,38 +36,32 @@ pub(super) struct Remote<'a> {
 impl<'a> Remote<'a> {
     /// `origin` of the work tree at `workdir`; `token` is sent to
     /// `GITHUB_SERVER_URL` only.
-    pub fn new(workdir: &'a Path, token: &'a str, env: &'a Env) -> Remote<'a> {
-        Remote {
+    pub fn new(workdir: &'a Path, token: &'a str, env: &'a Env) -> Result<Remote<'a>> {
+        Ok(Remote {
             workdir,
             token,
-            server: &env.server_url,
+            auth: AuthFile::write(&env.server_url, token)?,
             inherited: env.git_config_count,
-        }
+        })
     }
 
     fn git(&self, args: &[&str]) -> Command {
-        let header = base64::engine::general_purpose::STANDARD
-            .encode(format!("x-access-token:{}", self.token));
-        // After whatever GIT_CONFIG_* entries the caller passed: first an empty
-        // value, which clears the headers collected so far (actions/checkout
-        // leaves its own for the same server in .git/config, and GitHub
-        // refuses a request with two Authorization headers), then ours.
+        // After whatever GIT_CONFIG_* entries the caller passed, so that the
+        // file's empty value first clears the headers collected so far
+        // (actions/checkout leaves its own for the same server in
+        // .git/config, and GitHub refuses a request with two Authorization
+        // headers), then adds ours.
         let inherited = self.inherited;
-        let key = format!("http.{}/.extraheader", self.server);
         let mut command = Command::new("git");
         command
+            .args(["-c", "maintenance.auto=false", "-c", "gc.auto=0"])
             .arg("-C")
             .arg(self.workdir)
             .args(args)
             .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_CONFIG_COUNT", (inherited + 2).to_string())
-            .env(format!("GIT_CONFIG_KEY_{inherited}"), &key)
-            .env(format!("GIT_CONFIG_VALUE_{inherited}"), "")
-            .env(format!("GIT_CONFIG_KEY_{}", inherited + 1), &key)
-            .env(
-                format!("GIT_CONFIG_VALUE_{}", inherited + 1),
-                format!("AUTHORIZATION: basic {header}"),
-            );
+            .env("GIT_CONFIG_COUNT", (inherited + 1).to_string())
+            .env(format!("GIT_CONFIG_KEY_{inherited}"), "include.path")
+            .env(format!("GIT_CONFIG_VALUE_{inherited}"), &self.auth.path);
         command
     }
 
@@ -148,6 +148,49 @@ impl<'a> Remote<'a> {
     }
 }
 
+/// The token's `extraheader` in a file of its own, readable by this user
+/// only, removed when dropped.
+struct AuthFile {
+    path: PathBuf,
+}
+
+impl AuthFile {
+    /// Writes the header for `server` into a new file in the temporary
+    /// directory (created exclusively: never an existing file or link).
+    fn write(server: &str, token: &str) -> Result<AuthFile> {
+        let header =
+            base64::engine::general_purpose::STANDARD.encode(format!("x-access-token:{token}"));
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let path =
+            std::env::temp_dir().join(format!("revendor-git-auth-{}-{stamp}", std::process::id()));
+        let section = format!("{server}/")
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"");
+        let text = format!(
+            "[http \"{section}\"]\n\textraheader =\n\textraheader = AUTHORIZATION: basic {header}\n"
+        );
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = AuthFile { path };
+        options
+            .open(&file.path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(crate::paths::io("write", &file.path))?;
+        Ok(file)
+    }
+}
+
+impl Drop for AuthFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,17 +240,30 @@ mod tests {
             git_config_count: 0,
             ..Env::from_process()
         };
-        let remote = Remote::new(dir.path(), "t0ken", &env);
-        let _ = remote
-            .git(&["ls-remote", &format!("{server}/o/r.git")])
-            .output()
-            .unwrap();
+        let remote = Remote::new(dir.path(), "t0ken", &env).unwrap();
+        let command = remote.git(&["ls-remote", &format!("{server}/o/r.git")]);
+        let ours = base64::engine::general_purpose::STANDARD.encode("x-access-token:t0ken");
+        // Issue 21: neither the environment nor the command line holds the token.
+        for text in command
+            .get_envs()
+            .filter_map(|(_, v)| v)
+            .chain(command.get_args())
+        {
+            let text = text.to_string_lossy();
+            assert!(!text.contains("t0ken") && !text.contains(&ours), "{text}");
+        }
+        let auth = remote.auth.path.clone();
+        let _ = { command }.output().unwrap();
+        drop(remote);
+        assert!(
+            !auth.exists(),
+            "the header's file is removed with the remote"
+        );
         let request = served.join().unwrap();
         let auth: Vec<&str> = request
             .lines()
             .filter(|l| l.to_ascii_lowercase().starts_with("authorization:"))
             .collect();
-        let ours = base64::engine::general_purpose::STANDARD.encode("x-access-token:t0ken");
         assert_eq!(auth, [format!("AUTHORIZATION: basic {ours}")], "{request}");
     }
 }
