@@ -150,8 +150,8 @@ fn source(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if !patches.loaded().iter().any(|p| p.upstream == up.name) {
             continue;
         }
-        let tree =
-            upstream::locked_tree(up, &ctx.env, &ctx.client, &ctx.cache, locked, input.online)?;
+        let source = upstream::open(up, &ctx.env, &ctx.client);
+        let tree = upstream::locked_tree(&*source, &ctx.cache, locked, input.online)?;
         if let Some(tree) = tree {
             trees.push((up.name.clone(), locked.version.clone(), tree));
         }
