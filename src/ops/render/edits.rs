@@ -9,20 +9,19 @@
 //! the rewrites and pins drop out and only the edits remain), and that patch
 //! is regenerated with exact hunks.
 
-use super::summary::EditReport;
-use crate::config::{Config, Vendor};
+use crate::config::Vendor;
 use crate::error::{Error, Result};
-use crate::render::{self, Patches, Stamp};
+use crate::ops::outcome::EditReport;
+use crate::render::{self, Package};
 
 /// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a
-/// patch. `command` (`update`, `render`) is the one the advice names.
-#[allow(clippy::too_many_arguments)] // two call sites, every argument a different fact
+/// patch of `package`. `base` is `vendor`'s pristine copy at the locked
+/// version, `current` the file on disk. `command` (`update`, `render`) is
+/// the one the advice names.
 pub(in crate::ops) fn fold(
-    config: &Config,
-    patches: &mut Patches,
+    package: &mut Package<'_>,
     vendor: &Vendor,
     base: &[u8],
-    stamp: &Stamp,
     current: Option<&[u8]>,
     adopt: bool,
     command: &str,
@@ -38,23 +37,19 @@ pub(in crate::ops) fn fold(
             vendor.to
         )));
     }
-    let walk = patches
-        .stack(vendor, stamp.version(vendor.upstream.as_deref()))
-        .apply(base);
-    let patched = walk.output?;
-    let expected = render::finish(config, &vendor.to, &patched, stamp)?;
-    if expected == current {
+    let expected = package.expected(vendor, base)?;
+    if expected.output == current {
         return Ok(Vec::new());
     }
-    let edits = edited_lines(&vendor.to, &expected, current);
-    let Some(last) = walk.steps.last() else {
+    let edits = edited_lines(&vendor.to, &expected.output, current);
+    let Some(last) = expected.steps.last() else {
         return Err(Error::Conflict(format!(
             "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it, or revert the edits",
             vendor.to,
             list(&edits)
         )));
     };
-    let patch_name = patches.section(last.id).0.name.clone();
+    let patch_name = package.patch_name(last.id).to_owned();
     if !adopt {
         return Err(Error::Conflict(format!(
             "`{}` has {} hand edit{} that no patch carries: {}; run `revendor {command} --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
@@ -65,7 +60,7 @@ pub(in crate::ops) fn fold(
         )));
     }
 
-    let merged = diffy::merge_bytes(&expected, current, &patched).map_err(|_| {
+    let merged = diffy::merge_bytes(&expected.output, current, &expected.patched).map_err(|_| {
         Error::Conflict(format!(
             "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
             vendor.to,
@@ -74,7 +69,9 @@ pub(in crate::ops) fn fold(
     })?;
     // The last section, given the pristine copy with every earlier section
     // applied, now makes the file with the edits.
-    patches.refresh_section(last.id, &last.input, &merged);
+    package
+        .patches_mut()
+        .refresh_section(last.id, &last.input, &merged);
     Ok(edits
         .into_iter()
         .map(|mut e| {
@@ -93,7 +90,7 @@ pub(in crate::ops) fn conflict_marker_line(text: &[u8]) -> Option<usize> {
 
 /// Each line of `current` that differs from `expected` (added or changed),
 /// and each removal, with its line in `current` ([`render::hand_edits`]).
-pub(super) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
+pub(in crate::ops) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
     let expected = String::from_utf8_lossy(expected);
     let current = String::from_utf8_lossy(current);
     let report = |line: usize, text: String| EditReport {
@@ -115,7 +112,7 @@ pub(super) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<E
 }
 
 /// Up to five edits as `file:line `text``, and how many more.
-pub(super) fn list(edits: &[EditReport]) -> String {
+pub(in crate::ops) fn list(edits: &[EditReport]) -> String {
     let shown: Vec<String> = edits
         .iter()
         .take(5)
