@@ -368,7 +368,8 @@ fn store_validator(path: &std::path::Path, cached: &Cached) {
     // A header value holds no newline, so the `link:` line ends where it should.
     let link_line = format!("link:{}", cached.link.as_deref().unwrap_or_default());
     let sha = entry_sha256(link_line.as_bytes(), &cached.body);
-    let mut bytes = Vec::with_capacity(cached.etag.len() + link_line.len() + 76 + cached.body.len());
+    let mut bytes =
+        Vec::with_capacity(cached.etag.len() + link_line.len() + 76 + cached.body.len());
     bytes.extend_from_slice(cached.etag.as_bytes());
     bytes.push(b'\n');
     bytes.extend_from_slice(link_line.as_bytes());
