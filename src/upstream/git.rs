@@ -1,5 +1,5 @@
 //! A git upstream, read through git2; over http(s), its requests go
-//! through the one HTTP transport ([`git_http`](super::git_http)).
+//! through the one HTTP transport (`git_http`).
 //!
 //! Tags and branch heads are listed from the remote directly (`ls-remote`);
 //! files are read from a bare mirror kept in the cache (`<cache>/git/<sha256

@@ -29,7 +29,7 @@
 //!   only when "newer" is more than a higher version (a re-pushed tag);
 //! - the files of a version: [`file`](Source::file), and
 //!   [`list`](Source::list) for a directory; a kind that serves one archive
-//!   reads it whole, lists its files with [`listed_from`] (which caches them
+//!   reads it whole, lists its files with `listed_from` (which caches them
 //!   by blob id), and fails `file` only for what the archive lacks;
 //! - a source tree: [`tree`](Source::tree) (for source patches), and
 //!   [`kept_tree`](Source::kept_tree): that tree from this machine only;
