@@ -428,10 +428,10 @@ fn issue21_a_304_without_link_still_leads_to_the_next_page() {
     gh.respond_next(&page1, support::server::Response::new(304), 1);
     rv.run(&["update", "--dry-run", "--to", "v1.5.0"]).expect(0);
     let log = gh.requests();
-    assert_eq!(
-        log.count(&format!("{page1}&page=2")),
-        2,
-        "{:?}",
-        log.targets()
-    );
+    let page2 = log
+        .targets()
+        .into_iter()
+        .filter(|t| t.ends_with("&page=2"))
+        .count();
+    assert_eq!(page2, 2, "both runs read page 2: {:?}", log.targets());
 }
