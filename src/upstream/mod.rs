@@ -50,6 +50,7 @@ pub mod cache;
 pub mod git;
 mod git_http;
 pub mod github;
+pub mod helm;
 mod pristine;
 mod select;
 mod suggest;
@@ -100,6 +101,23 @@ pub struct Listed {
     pub blob: String,
 }
 
+/// The one archive a version is read from, for a kind that serves one
+/// (a Helm chart): what the lock records beside the version, and what the
+/// pull request links.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Artifact {
+    /// Where it was downloaded.
+    pub url: String,
+    /// Its sha256, verified against what the repository lists.
+    pub sha256: String,
+    /// A chart's `appVersion`.
+    pub app_version: Option<String>,
+    /// A chart's `home`.
+    pub home: Option<String>,
+    /// A chart's `sources`.
+    pub sources: Vec<String>,
+}
+
 /// Read access to one kind of upstream; the module doc says what a new
 /// kind must answer. A `rev` is a version or a full commit sha.
 pub trait Source {
@@ -141,6 +159,12 @@ pub trait Source {
     /// `to`; `release` says whether `to` is a release (a branch's commit has
     /// no release page).
     fn pages(&self, from: Option<&str>, to: &str, release: bool) -> Pages;
+    /// The archive a version is read from, when the kind serves one per
+    /// version (what the lock records beside the version); `None` for a
+    /// kind whose files come from git.
+    fn artifact(&self, _rev: &str) -> Result<Option<Artifact>> {
+        Ok(None)
+    }
 }
 
 /// What a pull request links for an upstream ([`Source::pages`]); each link
@@ -223,6 +247,13 @@ pub fn open_source<'a>(
     match source {
         UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
         UpstreamSource::Git { url } => Box::new(git::Git::new(url, &env.cache_dir, client)),
+        UpstreamSource::Helm { repo, chart } => Box::new(helm::Repo::new(
+            repo,
+            chart,
+            env.helm_auth.as_deref(),
+            client,
+            cache::Cache::new(&env.cache_dir),
+        )),
     }
 }
 
