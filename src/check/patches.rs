@@ -173,8 +173,8 @@ fn source(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         if unknown.is_empty() {
             continue;
         }
-        let tree =
-            upstream::locked_tree(up, &ctx.env, &ctx.client, &ctx.cache, locked, input.online)?;
+        let source = upstream::open(up, &ctx.env, &ctx.client);
+        let tree = upstream::locked_tree(&*source, &ctx.cache, locked, input.online)?;
         let Some(tree) = tree else {
             continue;
         };

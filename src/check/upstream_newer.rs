@@ -23,13 +23,12 @@ use std::collections::BTreeMap;
 
 use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::lock::LockedUpstream;
-use crate::config::version::in_track;
 use crate::config::{AppliesTo, Selection, Upstream};
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
 use crate::render::Patches;
 use crate::upstream::Pristine;
-use crate::upstream::{self, Listed, Release, Source, SourceTree};
+use crate::upstream::{self, Listed, Newer, Release, Source, SourceTree};
 
 /// `upstream-newer`.
 pub const UPSTREAM_NEWER: Id = Id {
@@ -80,66 +79,71 @@ fn check_upstream(
     locked_up: &LockedUpstream,
     sink: &mut Sink,
 ) -> Result<()> {
-    let id = UPSTREAM_NEWER.name;
     let locked = &locked_up.version;
     let source = upstream::open(up, &input.ctx.env, &input.ctx.client);
-    if let Selection::Branch(branch) = &up.selection {
-        return check_branch(input, up, branch, locked, &*source, sink);
+    let what = match &up.selection {
+        Selection::Branch(branch) => format!("read branch `{branch}` of {}", up.label()),
+        _ => format!("list the releases of {}", up.label()),
+    };
+    let what = format!("{} could not {what}", UPSTREAM_NEWER.name);
+    let newer = source.newer(up, locked);
+    match unreachable::answered(newer, sink, &what, "vendor.toml", up.version_line)? {
+        Some(Newer::Releases { inside, outside }) => {
+            if let Some(outside) = outside {
+                outside_track(up, locked, &outside, sink);
+            }
+            match inside {
+                Some(target) => inside_track(input, up, locked, &*source, &target, sink),
+                None => Ok(()),
+            }
+        }
+        Some(Newer::Branch { branch, head }) => {
+            moved_branch(input, up, &branch, &head, locked, &*source, sink)
+        }
+        Some(Newer::Nothing) | None => Ok(()),
     }
-    let Some(current) = up.semver(locked) else {
-        return Ok(());
-    };
-    let what = format!("{id} could not list the releases of {}", up.label());
-    let listed = source.releases();
-    let Some(releases) =
-        unreachable::answered(listed, sink, &what, "vendor.toml", up.version_line)?
-    else {
-        return Ok(());
-    };
-    let track = up
-        .track
+}
+
+/// The `track` as the findings quote it.
+fn track(up: &Upstream) -> String {
+    up.track
         .as_ref()
-        .map_or_else(|| "*".to_owned(), |t| t.to_string());
-    let newer = |inside: bool| -> Option<&Release> {
-        releases
-            .iter()
-            .filter(|r| !r.prerelease || (inside && up.allow_prerelease))
-            .filter_map(|r| up.semver(&r.tag).map(|v| (v, r)))
-            .filter(|(v, _)| *v > current)
-            .filter(|(v, _)| {
-                let allowed = inside && up.allow_prerelease;
-                let in_track = in_track(v, up.track.as_ref(), allowed);
-                if inside {
-                    in_track
-                } else {
-                    !in_track && v.pre.is_empty()
-                }
-            })
-            .max_by(|a, b| a.0.cmp(&b.0))
-            .map(|(_, r)| r)
-    };
-    if let Some(outside) = newer(false) {
-        sink.push(
-            Finding::info(
-                id,
-                "vendor.toml",
-                up.version_line,
-                format!(
-                    "{} is newer than the vendored {locked}, outside track `{track}`",
-                    outside.tag
-                ),
-            )
-            .fix(format!(
-                "to move to it, widen `track` or run `revendor update --to {}`",
-                outside.tag
-            )),
-        );
-    }
-    let Some(target) = newer(true) else {
-        return Ok(());
-    };
+        .map_or_else(|| "*".to_owned(), |t| t.to_string())
+}
+
+/// A release newer than `locked` outside `track`: information.
+fn outside_track(up: &Upstream, locked: &str, outside: &Release, sink: &mut Sink) {
+    sink.push(
+        Finding::info(
+            UPSTREAM_NEWER.name,
+            "vendor.toml",
+            up.version_line,
+            format!(
+                "{} is newer than the vendored {locked}, outside track `{}`",
+                outside.tag,
+                track(up)
+            ),
+        )
+        .fix(format!(
+            "to move to it, widen `track` or run `revendor update --to {}`",
+            outside.tag
+        )),
+    );
+}
+
+/// A release `update` would move to: an error, with the dry run.
+fn inside_track(
+    input: &Input<'_>,
+    up: &Upstream,
+    locked: &str,
+    source: &dyn Source,
+    target: &Release,
+    sink: &mut Sink,
+) -> Result<()> {
+    let id = UPSTREAM_NEWER.name;
+    let track = track(up);
     let what = format!("{id} could not dry-run the patches against {}", target.tag);
-    let ran = dry_run(input, up, locked, &*source, &target.tag);
+    let ran = dry_run(input, up, locked, source, &target.tag);
     let results = unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)?;
     let results = match results {
         Some(results) => results,
@@ -216,25 +220,17 @@ struct DryRun {
 }
 
 /// With `ref = "<branch>"`: the branch's head is not the locked commit.
-fn check_branch(
+fn moved_branch(
     input: &Input<'_>,
     up: &Upstream,
     branch: &str,
+    head: &str,
     locked: &str,
     source: &dyn Source,
     sink: &mut Sink,
 ) -> Result<()> {
     let id = UPSTREAM_NEWER.name;
-    let what = format!("{id} could not read branch `{branch}` of {}", up.label());
-    let head = source.branch(branch);
-    let Some(head) = unreachable::answered(head, sink, &what, "vendor.toml", up.version_line)?
-    else {
-        return Ok(());
-    };
-    if head == locked {
-        return Ok(());
-    }
-    let ran = dry_run(input, up, locked, source, &head);
+    let ran = dry_run(input, up, locked, source, head);
     let what = format!("{id} could not dry-run the patches against {head}");
     let summary = match unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)? {
         Some(results) if results.is_empty() => "no patches".to_owned(),

@@ -6,7 +6,9 @@
 //!    (and on GitHub, no rate limit: conditional requests that return 304 are not counted).
 //!    The cached body is stored with its sha256 and verified before it is used, like an entry
 //!    of the content-addressed cache: one that no longer matches is dropped and the request
-//!    goes unconditional.
+//!    goes unconditional. The `Link` header that came with the body is stored with it and
+//!    answered with it after a 304, whatever the 304 carries: a proxy or mirror that drops
+//!    headers from a 304 must not end pagination (issue 21).
 //! 2. The token goes only to a URL whose parsed origin equals one of the configured GitHub
 //!    origins; a pagination link or a redirect elsewhere goes without it.
 //! 3. An error names the URL and at most the body's recognized message, scrubbed of the token.
@@ -56,7 +58,7 @@ pub struct ClientOptions {
 
 /// The HTTP client for GitHub, raw files and archives.
 pub struct Client {
-    transport: Transport,
+    transport: Arc<Transport>,
     token: Option<String>,
     token_origins: Vec<Origin>,
     cache_dir: PathBuf,
@@ -89,7 +91,7 @@ impl Client {
             .connect_timeout(options.timeout)
             .build();
         Client {
-            transport,
+            transport: Arc::new(transport),
             token: options.token,
             token_origins: options
                 .token_origins
@@ -111,6 +113,13 @@ impl Client {
     /// What this client has asked so far.
     pub fn stats(&self) -> &Stats {
         self.transport.stats()
+    }
+
+    /// The transport this client sends through, for a protocol that is not
+    /// GitHub's but must obey the same rules (git's smart HTTP): the same
+    /// deadline, retries, redirect policy, `-v` lines and counters.
+    pub fn transport(&self) -> Arc<Transport> {
+        Arc::clone(&self.transport)
     }
 
     /// Whether the network may be used.
@@ -175,8 +184,8 @@ impl Client {
         } else {
             None
         };
-        if let Some((etag, _)) = &cached {
-            request = request.header(IF_NONE_MATCH, etag)?;
+        if let Some(cached) = &cached {
+            request = request.header(IF_NONE_MATCH, &cached.etag)?;
         }
         let hook = self
             .progress
@@ -188,11 +197,11 @@ impl Client {
         let status = answer.status.as_u16();
         if status == 304 {
             return match cached {
-                Some((_, body)) => Ok(Response {
+                Some(cached) => Ok(Response {
                     url: url.to_string(),
-                    body,
+                    body: cached.body,
                     not_modified: true,
-                    link,
+                    link: cached.link,
                 }),
                 None => Err(HttpError::Status {
                     url: answer.url,
@@ -222,7 +231,18 @@ impl Client {
         }
         let answer = self.success(answer)?;
         if let Some(etag) = answer.header("etag") {
-            store_validator(&validator, etag, &answer.body);
+            let cached = Cached {
+                etag: etag.to_owned(),
+                link: link.clone(),
+                body: answer.body,
+            };
+            store_validator(&validator, &cached);
+            return Ok(Response {
+                url: url.to_string(),
+                body: cached.body,
+                not_modified: false,
+                link,
+            });
         }
         Ok(Response {
             url: url.to_string(),
@@ -309,12 +329,21 @@ impl Client {
     }
 }
 
-/// The ETag and body a validator file holds, when the body still has the
-/// sha256 recorded with it. Anything else (edited, truncated, corrupted on
-/// disk, or written by an older revendor without the sha256) is removed and
-/// read as absent: the request then goes unconditional and heals the entry,
-/// as a corrupted entry of the content-addressed cache is dropped too.
-fn read_validator(path: &std::path::Path) -> Option<(String, Vec<u8>)> {
+/// What a validator file holds: an answer's `ETag`, its `Link` header and
+/// its body, as they came with the last 200.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Cached {
+    etag: String,
+    link: Option<String>,
+    body: Vec<u8>,
+}
+
+/// The entry a validator file holds, when it still has the sha256 recorded
+/// with it. Anything else (edited, truncated, corrupted on disk, or written
+/// by an older revendor without the sha256 or the `Link` line) is removed
+/// and read as absent: the request then goes unconditional and heals the
+/// entry, as a corrupted entry of the content-addressed cache is dropped too.
+fn read_validator(path: &std::path::Path) -> Option<Cached> {
     let bytes = std::fs::read(path).ok()?;
     let verified = split_validator(&bytes);
     if verified.is_none() {
@@ -323,26 +352,46 @@ fn read_validator(path: &std::path::Path) -> Option<(String, Vec<u8>)> {
     verified
 }
 
-/// `<etag>\nsha256:<hex of body>\n<body>` → the ETag and the body, if the
-/// body hashes to the recorded sha256.
-fn split_validator(bytes: &[u8]) -> Option<(String, Vec<u8>)> {
-    let mut parts = bytes.splitn(3, |&b| b == b'\n');
+/// `<etag>\nlink:<link>\nsha256:<hex>\n<body>` → the entry, if the `link:`
+/// line and the body hash to the recorded sha256 (an empty link: none came).
+fn split_validator(bytes: &[u8]) -> Option<Cached> {
+    let mut parts = bytes.splitn(4, |&b| b == b'\n');
     let etag = std::str::from_utf8(parts.next()?).ok()?.to_string();
+    let link_line = parts.next()?;
+    let link = std::str::from_utf8(link_line).ok()?.strip_prefix("link:")?;
     let sha = std::str::from_utf8(parts.next()?)
         .ok()?
         .strip_prefix("sha256:")?
         .to_owned();
     let body = parts.next()?;
-    (hex::encode(Sha256::digest(body)) == sha).then(|| (etag, body.to_vec()))
+    (entry_sha256(link_line, body) == sha).then(|| Cached {
+        etag,
+        link: (!link.is_empty()).then(|| link.to_owned()),
+        body: body.to_vec(),
+    })
 }
 
-fn store_validator(path: &std::path::Path, etag: &str, body: &[u8]) {
-    let sha = hex::encode(Sha256::digest(body));
-    let mut bytes = Vec::with_capacity(etag.len() + sha.len() + 9 + body.len());
-    bytes.extend_from_slice(etag.as_bytes());
+/// The sha256 that covers an entry's `link:` line and its body.
+fn entry_sha256(link_line: &[u8], body: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(link_line);
+    h.update(b"\n");
+    h.update(body);
+    hex::encode(h.finalize())
+}
+
+fn store_validator(path: &std::path::Path, cached: &Cached) {
+    // A header value holds no newline, so the `link:` line ends where it should.
+    let link_line = format!("link:{}", cached.link.as_deref().unwrap_or_default());
+    let sha = entry_sha256(link_line.as_bytes(), &cached.body);
+    let mut bytes =
+        Vec::with_capacity(cached.etag.len() + link_line.len() + 76 + cached.body.len());
+    bytes.extend_from_slice(cached.etag.as_bytes());
+    bytes.push(b'\n');
+    bytes.extend_from_slice(link_line.as_bytes());
     bytes.push(b'\n');
     bytes.extend_from_slice(format!("sha256:{sha}\n").as_bytes());
-    bytes.extend_from_slice(body);
+    bytes.extend_from_slice(&cached.body);
     // The validator cache is an optimisation: failing to write it only costs
     // a full download next time, so errors are ignored on purpose.
     let _ = write_atomic(path, &bytes);
@@ -352,23 +401,41 @@ fn store_validator(path: &std::path::Path, etag: &str, body: &[u8]) {
 mod tests {
     use super::*;
 
-    /// issue 13: a cached body edited on disk was served on every 304.
+    /// issue 13: a cached body edited on disk was served on every 304; issue 21: the `Link`
+    /// that came with it is kept with it, under the same sha256.
     #[test]
     fn a_cached_body_is_used_only_while_it_has_its_sha256() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("http").join("entry");
-        store_validator(&path, "\"abc\"", b"[{\"tag_name\":\"v1\"}]");
-        assert_eq!(
-            read_validator(&path),
-            Some(("\"abc\"".to_owned(), b"[{\"tag_name\":\"v1\"}]".to_vec()))
-        );
+        let cached = Cached {
+            etag: "\"abc\"".into(),
+            link: Some("<https://api/x?page=2>; rel=\"next\"".into()),
+            body: b"[{\"tag_name\":\"v1\"}]".to_vec(),
+        };
+        store_validator(&path, &cached);
+        assert_eq!(read_validator(&path), Some(cached.clone()));
+        let unlinked = Cached {
+            link: None,
+            ..cached.clone()
+        };
+        store_validator(&path, &unlinked);
+        assert_eq!(read_validator(&path), Some(unlinked));
+
+        store_validator(&path, &cached);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("page=2", "page=9")).unwrap();
+        assert_eq!(read_validator(&path), None, "an edited link");
+        assert!(!path.exists(), "a bad entry is removed");
+        store_validator(&path, &cached);
         let mut bytes = std::fs::read(&path).unwrap();
         let last = bytes.len() - 3;
         bytes[last] = b'9';
         std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(read_validator(&path), None);
-        assert!(!path.exists(), "a bad entry is removed");
+        assert_eq!(read_validator(&path), None, "an edited body");
         std::fs::write(&path, "\"abc\"\n[]").unwrap();
         assert_eq!(read_validator(&path), None, "no sha256: an older entry");
+        let sha = hex::encode(Sha256::digest(b"[]"));
+        std::fs::write(&path, format!("\"abc\"\nsha256:{sha}\n[]")).unwrap();
+        assert_eq!(read_validator(&path), None, "no link line: an older entry");
     }
 }

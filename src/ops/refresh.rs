@@ -87,7 +87,17 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             .unwrap_or_default()
             .to_owned();
         let from = upstream::open(up, &ctx.env, &ctx.client);
-        let tree = upstream::fetch_tree(&*from, &version, lock.upstream(up.name.as_deref()))?;
+        let locked = lock.upstream(up.name.as_deref());
+        // The tree this machine kept first: a warm cache needs no request,
+        // so no HTTP client and no trust store (issue 23).
+        let kept = match locked {
+            Some(locked) => from.kept_tree(locked, &ctx.cache)?,
+            None => None,
+        };
+        let tree = match kept {
+            Some(tree) => tree,
+            None => upstream::fetch_tree(&*from, &version, locked)?,
+        };
         for p in source.iter_mut().filter(ours) {
             for fp in p.set.files.iter_mut() {
                 let path = fp.target_path(p.strip).unwrap_or_default();

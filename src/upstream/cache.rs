@@ -27,11 +27,15 @@ pub struct Cache {
 }
 
 /// The git blob id of `bytes`: the sha1 of `blob <len>\0` and the bytes, as
-/// `git hash-object` and GitHub's trees API name a file.
+/// `git hash-object` and GitHub's trees API name a file. Hashed here, not by
+/// libgit2, whose first use initialises it (and, built with TLS, loaded the
+/// system's CA bundle) in every run that reads the cache (issue 23).
 pub fn blob_id(bytes: &[u8]) -> String {
-    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
-        .map(|oid| oid.to_string())
-        .unwrap_or_default()
+    use sha1::Digest as _;
+    let mut sha1 = sha1::Sha1::new();
+    sha1.update(format!("blob {}\0", bytes.len()).as_bytes());
+    sha1.update(bytes);
+    hex::encode(sha1.finalize())
 }
 
 impl Cache {

@@ -1,4 +1,5 @@
-//! A git upstream, read through git2.
+//! A git upstream, read through git2; over http(s), its requests go
+//! through the one HTTP transport (`git_http`).
 //!
 //! Tags and branch heads are listed from the remote directly (`ls-remote`);
 //! files are read from a bare mirror kept in the cache (`<cache>/git/<sha256
@@ -7,36 +8,65 @@
 //! with its blob id, so nothing but the rev is fetched for it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use git2::{Direction, ObjectType, Repository, TreeWalkMode, TreeWalkResult};
 
 use super::cache::Cache;
 use super::tree_hash::{Mode, TreeHasher};
-use super::{Listed, Release, Source, SourceTree};
+use super::{Listed, Pages, Release, Source, SourceTree, git_http};
 use crate::config::is_commit;
+use crate::config::lock::LockedUpstream;
 use crate::error::{Error, Result};
 use crate::image::Digest;
+use crate::net::{Client, Transport};
 
 /// The git file mode of a symlink, which is left out as archives leave it.
 const SYMLINK_MODE: i32 = 0o120000;
 
 /// A git repository as an upstream.
-#[derive(Debug)]
 pub struct Git {
     url: String,
     mirror: PathBuf,
+    transport: Arc<Transport>,
     offline: bool,
 }
 
+impl std::fmt::Debug for Git {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Git")
+            .field("url", &crate::net::redact(&self.url))
+            .field("offline", &self.offline)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Git {
-    /// The repository at `url`, mirrored under `cache_dir`.
-    pub fn new(url: &str, cache_dir: &Path, offline: bool) -> Git {
+    /// The repository at `url`, mirrored under `cache_dir`, fetched over
+    /// http(s) through `client`'s transport.
+    pub fn new(url: &str, cache_dir: &Path, client: &Client) -> Git {
         let key = Digest::of(url.as_bytes()).hex().to_owned();
         Git {
             url: url.to_string(),
             mirror: cache_dir.join("git").join(key),
-            offline,
+            transport: client.transport(),
+            offline: client.offline(),
         }
+    }
+
+    /// Runs a libgit2 call that may reach the remote: over http(s) through
+    /// the transport, its HTTP failure kept as the transport's error (a
+    /// timeout is `unreachable`, naming the URL); any other failure worded
+    /// by `what` and libgit2.
+    fn remote_call<T>(
+        &self,
+        what: &str,
+        call: impl FnOnce() -> std::result::Result<T, git2::Error>,
+    ) -> Result<T> {
+        git_http::fetching(Arc::clone(&self.transport), call).map_err(|failure| match failure {
+            git_http::Failure::Http(e) => Error::Http(e),
+            git_http::Failure::Git(e) => self.err(format!("{what}{}", e.message())),
+        })
     }
 
     fn err(&self, e: impl std::fmt::Display) -> Error {
@@ -84,24 +114,27 @@ impl Git {
     /// itself (fetched by its sha, which a branch's old head needs).
     fn with_tag(&self, rev: &str) -> Result<Repository> {
         let repo = self.repo()?;
-        let (present, spec) = if is_commit(rev) {
-            let present = git2::Oid::from_str(rev).is_ok_and(|oid| repo.find_commit(oid).is_ok());
-            (present, rev.to_owned())
-        } else {
-            let refname = format!("refs/tags/{rev}");
-            (
-                repo.find_reference(&refname).is_ok(),
-                format!("+{refname}:{refname}"),
-            )
-        };
-        if !present {
+        if !self.has(&repo, rev) {
+            let spec = if is_commit(rev) {
+                rev.to_owned()
+            } else {
+                format!("+refs/tags/{rev}:refs/tags/{rev}")
+            };
             self.may_fetch()?;
             let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
-            remote
-                .fetch(&[spec], None, None)
-                .map_err(|e| self.err(format!("cannot fetch {rev}: {}", e.message())))?;
+            let what = format!("cannot fetch {rev}: ");
+            self.remote_call(&what, || remote.fetch(&[spec], None, None))?;
         }
         Ok(repo)
+    }
+
+    /// Whether the mirror holds `rev`: the tag's ref, or the commit.
+    fn has(&self, repo: &Repository, rev: &str) -> bool {
+        if is_commit(rev) {
+            git2::Oid::from_str(rev).is_ok_and(|oid| repo.find_commit(oid).is_ok())
+        } else {
+            repo.find_reference(&format!("refs/tags/{rev}")).is_ok()
+        }
     }
 
     fn object_at<'r>(&self, repo: &'r Repository, rev: &str) -> Result<git2::Object<'r>> {
@@ -125,18 +158,46 @@ impl Git {
         self.may_fetch()?;
         let repo = self.repo()?;
         let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
-        let conn = remote
-            .connect_auth(Direction::Fetch, None, None)
-            .map_err(|e| self.err(e.message().to_string()))?;
-        let heads = conn.list().map_err(|e| self.err(e))?;
-        Ok(heads
-            .iter()
-            .map(|h| (h.name().to_owned(), h.oid().to_string()))
-            .collect())
+        self.remote_call("", || {
+            let conn = remote.connect_auth(Direction::Fetch, None, None)?;
+            Ok(conn
+                .list()?
+                .iter()
+                .map(|h| (h.name().to_owned(), h.oid().to_string()))
+                .collect())
+        })
     }
 }
 
 impl Source for Git {
+    fn describe(&self) -> String {
+        format!("git:{}", self.url)
+    }
+
+    /// The tree at the locked version in the mirror, if the mirror has that
+    /// rev; a mirror whose tree there is not the locked one is an
+    /// [`Error::Checksum`] (the tag was moved upstream and fetched since).
+    fn kept_tree(&self, locked: &LockedUpstream, _cache: &Cache) -> Result<Option<SourceTree>> {
+        let Ok(repo) = Repository::open_bare(&self.mirror) else {
+            return Ok(None);
+        };
+        if !self.has(&repo, &locked.version) {
+            return Ok(None);
+        }
+        let tree = self.read_tree(&repo, &locked.version)?;
+        super::verify_tree(tree, &locked.version, Some(locked)).map(Some)
+    }
+
+    /// A name from the URL's last part; a git server has no pages we know.
+    fn pages(&self, _from: Option<&str>, _to: &str, _release: bool) -> Pages {
+        let url = &self.url;
+        let name = url.trim_end_matches('/').trim_end_matches(".git");
+        Pages {
+            name: name.rsplit('/').next().unwrap_or(url).to_owned(),
+            ..Pages::default()
+        }
+    }
+
     fn releases(&self) -> Result<Vec<Release>> {
         let heads = self.remote_heads()?;
         let mut out: Vec<Release> = heads
@@ -236,7 +297,14 @@ impl Source for Git {
     /// differently here than in its GitHub archive.
     fn tree(&self, tag: &str) -> Result<SourceTree> {
         let repo = self.with_tag(tag)?;
-        let tree = self.tree_at(&repo, tag)?;
+        self.read_tree(&repo, tag)
+    }
+}
+
+impl Git {
+    /// The tree at `tag` in `repo`, every blob read (see [`Source::tree`]).
+    fn read_tree(&self, repo: &Repository, tag: &str) -> Result<SourceTree> {
+        let tree = self.tree_at(repo, tag)?;
         let mut files = std::collections::BTreeMap::new();
         let mut links = std::collections::BTreeMap::new();
         let mut hasher = TreeHasher::new();
@@ -251,7 +319,7 @@ impl Source for Git {
                 bits => Mode::of_permissions(bits as u32),
             };
             let added = entry
-                .to_object(&repo)
+                .to_object(repo)
                 .and_then(|o| o.peel_to_blob())
                 .map_err(|e| self.err(e))
                 .and_then(|blob| {
@@ -294,7 +362,18 @@ mod tests {
     #[test]
     fn plain_http_is_fetched_only_from_this_machine() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |url: &str| Git::new(url, dir.path(), false).may_fetch();
+        let client = |offline: bool| {
+            Client::new(crate::net::ClientOptions {
+                token: None,
+                token_origins: Vec::new(),
+                cache_dir: dir.path().to_owned(),
+                offline,
+                retries: 0,
+                timeout: std::time::Duration::from_secs(1),
+            })
+        };
+        let online = client(false);
+        let git = |url: &str| Git::new(url, dir.path(), &online).may_fetch();
         let err = git("http://example.invalid/x.git").unwrap_err();
         assert!(
             err.to_string().contains("plain http to another machine"),
@@ -306,7 +385,7 @@ mod tests {
         git("https://example.invalid/x.git").unwrap();
         git("file:///tmp/x.git").unwrap();
         assert!(
-            Git::new("https://x/y", dir.path(), true)
+            Git::new("https://x/y", dir.path(), &client(true))
                 .may_fetch()
                 .is_err()
         );

@@ -19,7 +19,8 @@
 use serde::Deserialize;
 
 use super::cache::Cache;
-use super::{Listed, Release, Source, SourceTree, archive};
+use super::{Listed, Pages, Release, Source, SourceTree, archive};
+use crate::config::lock::LockedUpstream;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::net::{Client, HttpError, next_link};
@@ -141,6 +142,28 @@ impl<'a> GitHub<'a> {
 }
 
 impl Source for GitHub<'_> {
+    fn describe(&self) -> String {
+        format!("github:{}", self.repo)
+    }
+
+    /// The archive the download cache keeps for the locked tree
+    /// ([`Source::tree`] puts every archive there).
+    fn kept_tree(&self, locked: &LockedUpstream, cache: &Cache) -> Result<Option<SourceTree>> {
+        cached_tree(cache, locked)
+    }
+
+    fn pages(&self, from: Option<&str>, to: &str, release: bool) -> Pages {
+        let (server, repo) = (&self.env.server_url, &self.repo);
+        Pages {
+            name: repo.rsplit('/').next().unwrap_or(repo).to_owned(),
+            url: Some(format!("{server}/{repo}")),
+            release_notes: release.then(|| format!("{server}/{repo}/releases/tag/{to}")),
+            compare: from
+                .filter(|f| *f != to)
+                .map(|f| format!("{server}/{repo}/compare/{f}...{to}")),
+        }
+    }
+
     fn releases(&self) -> Result<Vec<Release>> {
         let mut url = format!(
             "{}/repos/{}/releases?per_page=100",
@@ -331,6 +354,30 @@ impl Source for GitHub<'_> {
     }
 }
 
+/// The locked tree from an archive in the download cache: found by the
+/// lock's tree hash and kept only if it unpacks to that tree, or, for a lock
+/// written before the tree hash, by the archive's sha256 it recorded.
+fn cached_tree(cache: &Cache, up: &LockedUpstream) -> Result<Option<SourceTree>> {
+    let found = match (&up.source_tree_sha256, &up.source_sha256) {
+        (Some(tree), _) => cache.tree_archive(tree),
+        (None, Some(sha)) => cache.get(sha).map(|bytes| (sha.clone(), bytes)),
+        (None, None) => None,
+    };
+    let Some((sha, bytes)) = found else {
+        return Ok(None);
+    };
+    let tree = archive::unpack_tar_gz(&bytes, true).map_err(|detail| Error::Malformed {
+        what: "a usable tar.gz archive".into(),
+        url: format!("the download cache entry {sha}"),
+        detail,
+    })?;
+    let locked = up
+        .source_tree_sha256
+        .as_ref()
+        .is_none_or(|expected| *expected == tree.tree_sha256);
+    Ok(locked.then_some(tree))
+}
+
 /// The `sha` of a commits-API answer from `url`, which must be a 40-hex
 /// commit id: it goes into the lock and into raw and archive URLs.
 fn commit_sha(body: &[u8], url: &str) -> Result<String> {
@@ -358,6 +405,60 @@ mod tests {
         env.raw_url = "https://raw.example".into();
         env.server_url = "https://server.example".into();
         env
+    }
+
+    /// A GitHub-style archive of one file, `go.mod`, under `r-1.0/`.
+    fn archive(go_mod: &[u8]) -> Vec<u8> {
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_ustar();
+        h.set_mode(0o664);
+        h.set_size(go_mod.len() as u64);
+        tar.append_data(&mut h, "r-1.0/go.mod", go_mod).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar.into_inner().unwrap()).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn lock(tree: Option<&str>, archive: Option<&str>) -> LockedUpstream {
+        LockedUpstream {
+            source_tree_sha256: tree.map(str::to_owned),
+            source_sha256: archive.map(str::to_owned),
+            ..LockedUpstream::default()
+        }
+    }
+
+    #[test]
+    fn the_cached_tree_is_found_by_the_locked_tree_hash_and_only_if_it_is_that_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let (good, other) = (archive(b"module good\n"), archive(b"module other\n"));
+        let good_tree = archive::unpack_tar_gz(&good, true).unwrap().tree_sha256;
+        let good_sha = cache.put(&good);
+        assert!(
+            cached_tree(&cache, &lock(Some(&good_tree), None))
+                .unwrap()
+                .is_none()
+        );
+
+        cache.put_tree(&good_tree, &good_sha);
+        let tree = cached_tree(&cache, &lock(Some(&good_tree), None))
+            .unwrap()
+            .unwrap();
+        assert_eq!(tree.files["go.mod"], b"module good\n");
+
+        // An entry naming another archive is not the locked tree.
+        cache.put_tree(&good_tree, &cache.put(&other));
+        assert!(
+            cached_tree(&cache, &lock(Some(&good_tree), None))
+                .unwrap()
+                .is_none()
+        );
+
+        // A lock from before the tree hash finds the archive by its sha256.
+        let old = cached_tree(&cache, &lock(None, Some(&good_sha)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(old.tree_sha256, good_tree);
     }
 
     /// A branch's head and a tag's commit are read by one function: a `sha` that is no

@@ -4,15 +4,20 @@
 //! faults of issue 13: a connection dropped mid-body, 500s then success, a redirect loop (and
 //! a body slower than the timeout, above): bounded retries with backoff, then exit 3 naming
 //! the URL.
+//! A `git =` upstream over http obeys the same rules: fetched over smart HTTP through the same
+//! transport, a server that never answers is the same timeout (exit 3 in `update`,
+//! `unreachable` in `check --online`), a redirect to plain http elsewhere the same refusal.
 //! (The registry side of the same rules is in `registry.rs`; the https→http policy, which needs
 //! an https server, is unit-tested in `net::origin`.)
 
 use crate::support;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use support::github::Origin;
-use support::{GitHub, Revendor, TempPackage};
+use support::{GitHub, GitRepo, Revendor, TempPackage};
 
 const REPO: &str = "example/app";
 const FILE: &str = "deploy/app.yml";
@@ -308,4 +313,169 @@ fn a_refused_token_is_an_unreachable_finding_beside_every_other_one() {
             );
         }
     }
+}
+
+/// The git upstream of these tests, v1.0.0 and v1.1.0, served over smart HTTP at
+/// `{server}/example/app.git`.
+fn git_upstream(gh: &GitHub) -> GitRepo {
+    let repo = GitRepo::new();
+    for tag in ["v1.0.0", "v1.1.0"] {
+        repo.commit(tag, [(FILE, format!("kind: ConfigMap # {tag}\n"))]);
+        repo.tag(tag);
+    }
+    gh.repo(REPO).serve_git(&repo);
+    repo
+}
+
+fn git_package(url: &str) -> TempPackage {
+    let pkg = TempPackage::new();
+    pkg.write(
+        "vendor.toml",
+        format!(
+            "[upstream]\ngit = \"{url}\"\nversion = \"v1.0.0\"\ntrack = \">=1.0.0, <2.0.0\"\n\n\
+             [[vendor]]\nfrom = \"{FILE}\"\nto = \"templates/app.yml\"\n"
+        ),
+    );
+    pkg
+}
+
+const GIT_REFS: &str = "/example/app.git/info/refs?service=git-upload-pack";
+
+#[test]
+fn a_git_upstream_over_http_is_fetched_through_the_transport() {
+    let gh = GitHub::start();
+    let _repo = git_upstream(&gh);
+    let pkg = git_package(&format!("{}/example/app.git", gh.server_url()));
+    let out = Revendor::new(pkg.path(), &gh)
+        .run(&["-v", "update"])
+        .expect(0);
+    assert_eq!(
+        pkg.read_string("templates/app.yml"),
+        "kind: ConfigMap # v1.1.0\n"
+    );
+    // `-v` names each request the transport sent: the git ones too.
+    let refs = format!("GET {}{GIT_REFS}", gh.server_url());
+    assert!(out.stderr.contains(&refs), "{}", out.stderr);
+    let log = gh.requests();
+    assert!(
+        log.count("/example/app.git/git-upload-pack") >= 1,
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_git_upstream_redirected_to_plain_http_elsewhere_is_refused() {
+    let gh = GitHub::start();
+    let _repo = git_upstream(&gh);
+    gh.redirect_next(GIT_REFS, "http://0.0.0.0:9", 1);
+    let pkg = git_package(&format!("{}/example/app.git", gh.server_url()));
+    let out = Revendor::new(pkg.path(), &gh).run(&["update"]).expect(3);
+    assert!(
+        out.stderr.contains(&format!(
+            "refusing the redirect from `{}{GIT_REFS}` to `http://0.0.0.0:9{GIT_REFS}`: \
+             plain http outside loopback is refused",
+            gh.server_url()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        gh.requests().statuses(GIT_REFS),
+        [302],
+        "refused, not retried"
+    );
+}
+
+/// A server on 127.0.0.1 that accepts every connection and never answers; counts them.
+fn silent_server() -> (String, Arc<AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/app.git", listener.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
+    let held = Mutex::new(Vec::new());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            count.fetch_add(1, Ordering::SeqCst);
+            held.lock().unwrap().push(stream);
+        }
+    });
+    (url, accepted)
+}
+
+#[test]
+fn a_silent_git_server_times_out_as_a_github_request_does() {
+    const TIMEOUT: f64 = 1.0;
+    // The transport's own worst case for one request: 4 attempts of the timeout and backoffs
+    // of 0.25 + 0.5 + 1 s; the margin is for a loaded machine.
+    let bound = Duration::from_secs_f64(4.0 * TIMEOUT + 1.75 + 5.0);
+    let gh = GitHub::start();
+    let _repo = git_upstream(&gh);
+    let served = format!("{}/example/app.git", gh.server_url());
+    let pkg = git_package(&served);
+    let rv = Revendor::new(pkg.path(), &gh).env("REVENDOR_HTTP_TIMEOUT", "1");
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+
+    // The same package, its upstream now a server that never answers.
+    let (silent, accepted) = silent_server();
+    for file in ["vendor.toml", "upstream/lock.toml"] {
+        let text = pkg.read_string(file).replace(&served, &silent);
+        pkg.write(file, text);
+    }
+    let refs = format!("{silent}/info/refs?service=git-upload-pack");
+
+    let started = Instant::now();
+    let out = rv.run(&["update"]).expect(3);
+    let took = started.elapsed();
+    assert!(took < bound, "update took {took:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "failed to fetch `{refs}`: timed out after 1s, body included (4 attempts)"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(accepted.load(Ordering::SeqCst), 4, "1 try + 3 retries");
+
+    let started = Instant::now();
+    let out = rv.run(&["check", "--online", "--format", "json"]).expect(3);
+    let took = started.elapsed();
+    assert!(took < bound, "check --online took {took:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let unreachable: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "unreachable")
+        .collect();
+    assert_eq!(unreachable.len(), 1, "{}", out.stdout);
+    let message = unreachable[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("upstream-newer could not list the releases")
+            && message.contains(&format!("failed to fetch `{refs}`: timed out")),
+        "{message}"
+    );
+}
+
+/// issue 21: a 304 for page 1 of the releases that carries no `Link` (a proxy or mirror
+/// dropped it) still leads to page 2: the client answers with the `Link` it stored with the
+/// body.
+#[test]
+fn issue21_a_304_without_link_still_leads_to_the_next_page() {
+    let gh = GitHub::start();
+    let tags: Vec<String> = (0..130).map(|i| format!("v1.{i}.0")).collect();
+    upstream(&gh, &tags.iter().map(String::as_str).collect::<Vec<_>>());
+    let pkg = package();
+    let rv = Revendor::new(pkg.path(), &gh);
+    // Newest first: v1.5.0 is on page 2.
+    rv.run(&["update", "--dry-run", "--to", "v1.5.0"]).expect(0);
+    let page1 = format!("{RELEASES}?per_page=100");
+    gh.respond_next(&page1, support::server::Response::new(304), 1);
+    rv.run(&["update", "--dry-run", "--to", "v1.5.0"]).expect(0);
+    let log = gh.requests();
+    let page2 = log
+        .targets()
+        .into_iter()
+        .filter(|t| t.ends_with("&page=2"))
+        .count();
+    assert_eq!(page2, 2, "both runs read page 2: {:?}", log.targets());
 }

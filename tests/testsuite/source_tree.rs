@@ -193,3 +193,31 @@ fn a_lock_with_only_the_archive_sha256_is_read_and_upgraded() {
     rv.run(&["update", "--to", "v1.0.0"]).expect(0);
     assert_eq!(pkg.read_string("upstream/lock.toml"), current);
 }
+
+/// issue 23: `patch refresh` of a source patch reads the locked tree from the download cache
+/// the update filled: no request, so no HTTP client and no trust store (it failed without CA
+/// certificates, building the client for a conditional request).
+#[test]
+fn issue23_refreshing_a_source_patch_reads_the_cached_tree_without_tls() {
+    let gh = GitHub::start();
+    gh.repo(REPO)
+        .file_at("v1.0.0", "go.mod", "module example.com/app\n\ngo 1.25.0\n")
+        .file_at("v1.0.0", "pkg/a.go", GO)
+        .file_at("v1.0.0", "deploy/app.yml", MANIFEST)
+        .release("v1.0.0", |r| r);
+    let pkg = package(&format!("github = \"{REPO}\""));
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let sent = gh.requests().count("/");
+
+    let missing = pkg.path().join("no-such-roots");
+    let rv = rv
+        .env("SSL_CERT_FILE", &missing.to_string_lossy())
+        .env("SSL_CERT_DIR", &missing.to_string_lossy());
+    rv.run(&["patch", "refresh"]).expect(0);
+    assert_eq!(
+        gh.requests().count("/"),
+        sent,
+        "no request: the tree was cached"
+    );
+}

@@ -998,15 +998,10 @@ fn git_repos_clone_over_smart_http_from_the_server_origin() {
         b"one\n"
     );
 
-    // libgit2, as the tool links it, without the `.git` suffix.
-    let by_lib = clones.path().join("lib");
-    let cloned = git2::Repository::clone(&format!("{}/o/r", gh.server_url()), &by_lib)
-        .expect("libgit2 clones over HTTP");
-    let tag = cloned.revparse_single("v4.3.0^{commit}").unwrap();
-    assert_eq!(tag.id().to_string(), commit);
-
+    // libgit2 as the tool links it speaks http only through the tool's transport, inside a
+    // fetch: `net.rs` fetches a git upstream through it end to end, from this same server.
     let log = gh.requests();
-    assert!(log.count("/o/r.git/info/refs?service=git-upload-pack") >= 2);
+    assert!(log.count("/o/r.git/info/refs?service=git-upload-pack") >= 1);
     assert!(
         log.matching("/o/r").iter().all(|r| r.status == 200),
         "{log:?}"

@@ -20,7 +20,7 @@ use super::adaptations::{self, Known};
 use super::patches::{self, Copy, Inputs, NOT_BEFORE, NOT_NOW, Trees};
 use crate::check::{self, Finding, Input, Severity, Sink};
 use crate::config::lock::{LOCK_PATH, Lock};
-use crate::config::{Config, Image, Selection, Upstream, UpstreamSource, Vendor};
+use crate::config::{Config, Image, Selection, Upstream, Vendor};
 use crate::dockerfile::{Base, Dockerfile};
 use crate::error::{Error, Result};
 use crate::git::{Change, Repo};
@@ -121,7 +121,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             pr::Upstream {
                 added: mine(&arrived_now),
                 removed: mine(&gone_now),
-                ..upstream_facts(ctx, side, &lock)
+                ..upstream_facts(side, &lock)
             }
         })
         .collect();
@@ -423,47 +423,20 @@ fn offline_check(ctx: &Context) -> (Vec<Finding>, Checks) {
     (findings, checks)
 }
 
-fn upstream_facts(ctx: &Context, side: &Side<'_>, lock: &Lock) -> pr::Upstream {
+fn upstream_facts(side: &Side<'_>, lock: &Lock) -> pr::Upstream {
     let (from, to) = (side.from.clone(), side.to.clone());
-    let server = &ctx.env.server_url;
     // A branch or a commit has no release page.
-    let tags = matches!(side.up.selection, Selection::Tags(_));
-    let (name, url, release_notes, compare) = match &side.up.source {
-        UpstreamSource::GitHub { repo } => (
-            repo.rsplit('/').next().unwrap_or(repo).to_owned(),
-            Some(format!("{server}/{repo}")),
-            tags.then(|| format!("{server}/{repo}/releases/tag/{to}")),
-            from.as_ref()
-                .filter(|f| **f != to)
-                .map(|f| format!("{server}/{repo}/compare/{f}...{to}")),
-        ),
-        UpstreamSource::Git { url } => (
-            url.trim_end_matches('/')
-                .trim_end_matches(".git")
-                .rsplit('/')
-                .next()
-                .unwrap_or(url)
-                .to_owned(),
-            None,
-            None,
-            None,
-        ),
-        UpstreamSource::Helm { repo, chart } => (
-            chart.clone(),
-            repo.starts_with("https://").then(|| repo.clone()),
-            None,
-            None,
-        ),
-    };
+    let release = matches!(side.up.selection, Selection::Tags(_));
+    let pages = side.source.pages(from.as_deref(), &to, release);
     pr::Upstream {
         label: side.up.name.clone(),
         source: side.up.source.describe(),
-        name,
-        url,
+        name: pages.name,
+        url: pages.url,
         from,
         to,
-        release_notes,
-        compare,
+        release_notes: pages.release_notes,
+        compare: pages.compare,
         commit: lock
             .upstream(side.up.name.as_deref())
             .and_then(|l| l.commit.clone()),

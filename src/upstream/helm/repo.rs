@@ -27,7 +27,7 @@ use crate::config::lock::LockedUpstream;
 use crate::error::{Error, Result};
 use crate::net::Client;
 use crate::upstream::cache::Cache;
-use crate::upstream::{Artifact, Listed, Release, Source, SourceTree, listed_from};
+use crate::upstream::{Artifact, Listed, Pages, Release, Source, SourceTree, listed_from};
 
 /// The largest index.yaml read: several times the largest public ones.
 pub const MAX_INDEX: u64 = 256 << 20;
@@ -217,6 +217,22 @@ fn entry_digest(entry: &Entry) -> std::result::Result<String, String> {
 }
 
 impl Source for Repo<'_> {
+    fn describe(&self) -> String {
+        format!("helm:{}#{}", self.repo, self.chart)
+    }
+
+    /// The chart's name, and the repository's page when it is on the web.
+    fn pages(&self, _from: Option<&str>, _to: &str, _release: bool) -> Pages {
+        Pages {
+            name: self.chart.clone(),
+            url: self
+                .repo
+                .starts_with("https://")
+                .then(|| self.repo.clone()),
+            ..Pages::default()
+        }
+    }
+
     fn releases(&self) -> Result<Vec<Release>> {
         Ok(self
             .entries()?

@@ -202,8 +202,10 @@ fn etag_entries(fx: &Fixture, magic: &[u8]) -> Vec<(PathBuf, String, Vec<u8>)> {
         .into_iter()
         .filter_map(|path| {
             let bytes = std::fs::read(&path).unwrap();
-            let mut parts = bytes.splitn(3, |&b| b == b'\n');
+            // `<etag>\nlink:<link>\nsha256:<hex>\n<body>`
+            let mut parts = bytes.splitn(4, |&b| b == b'\n');
             let etag = String::from_utf8(parts.next()?.to_vec()).ok()?;
+            parts.next()?;
             parts.next()?;
             let body = parts.next()?.to_vec();
             body.starts_with(magic).then_some((path, etag, body))
@@ -216,10 +218,14 @@ fn etag_entries(fx: &Fixture, magic: &[u8]) -> Vec<(PathBuf, String, Vec<u8>)> {
     found
 }
 
-/// Writes an ETag entry as revendor does, with the body's true sha256: a
-/// body that was stored bad, not one damaged since.
+/// Writes an ETag entry as revendor does, with no `Link` and the true sha256
+/// of its `link:` line and body: a body that was stored bad, not one damaged
+/// since.
 fn forge_etag_entry(path: &Path, etag: &str, body: &[u8]) {
-    let mut bytes = format!("{etag}\nsha256:{}\n", support::github::sha256_hex(body)).into_bytes();
+    let mut covered = b"link:\n".to_vec();
+    covered.extend_from_slice(body);
+    let sha = support::github::sha256_hex(&covered);
+    let mut bytes = format!("{etag}\nlink:\nsha256:{sha}\n").into_bytes();
     bytes.extend_from_slice(body);
     std::fs::write(path, bytes).unwrap();
 }
