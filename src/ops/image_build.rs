@@ -32,7 +32,8 @@
 use std::path::Path;
 
 use super::image_pin::{
-    PinReport, configured_tag, image_reference, platforms, require_lock, selected, write_pin};
+    PinReport, configured_tag, image_reference, platforms, require_lock, selected, write_pin,
+};
 use super::pin_base::{parse_dockerfile, pinned_bases};
 use crate::builder::{self, Build, Kind, LABEL, Step};
 use crate::check;

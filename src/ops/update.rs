@@ -26,6 +26,7 @@
 //! and 4's carry (`resume.rs`).
 
 mod adopt;
+mod arg_digest;
 mod carry;
 mod closing;
 pub(super) mod edits;
@@ -372,7 +373,14 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         });
     }
 
-    let read = |f: &str| paths::read(&ctx.root.join(f));
+    let (repinned, notes) = arg_digest::repin(ctx, &config, &target_stamp, |f| {
+        paths::read(&ctx.root.join(f))
+    })?;
+    report.notes.extend(notes);
+    let read = |f: &str| match repinned.iter().find(|(r, _)| r == f) {
+        Some((_, bytes)) => Ok(bytes.clone()),
+        None => paths::read(&ctx.root.join(f)),
+    };
     let rewritten = render::rewrite_in_place(&config, &target_stamp, read)?;
     let pinned = render::pin_in_place(&config, &target_stamp, &rewritten, read)?;
     for (file, bytes) in rewritten.into_iter().chain(pinned) {

@@ -128,8 +128,14 @@ pub fn rewrite_in_place(
         })?;
         let result =
             rewrite::apply(r, &text, stamp.values(r.upstream.as_deref())).map_err(|e| {
+                let hint = match &e {
+                    crate::dockerfile::Error::StaleDigest { .. } => {
+                        "run `revendor update` online: it resolves the new tag's digest"
+                    }
+                    _ => "fix the file so the rewrite can read it",
+                };
                 crate::config::ConfigError::at(config.root.join(&r.file), e.line(), e.to_string())
-                    .hint("fix the file so the rewrite can read it")
+                    .hint(hint)
             })?;
         if result.lines.is_empty() {
             let what = match &r.kind {

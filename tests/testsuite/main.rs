@@ -11,6 +11,7 @@ mod registry_support;
 mod support;
 
 mod analyzers_realworld;
+mod arg_digest;
 mod bad_input;
 mod check;
 mod check_all;
