@@ -211,7 +211,13 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     for copy in &orphans {
         txn.remove(copy);
     }
-    let mut next = (!removed.is_empty() || !orphans.is_empty())
+    // A removed source patch's file would still be applied by the image
+    // build (`git apply /patches/*.diff`): it goes too (issue 20).
+    let gone_sources = crate::check::removed_patch_files(&config, &lock, &ctx.root)?;
+    for o in &gone_sources {
+        txn.remove(&o.file);
+    }
+    let mut next = (!removed.is_empty() || !orphans.is_empty() || !gone_sources.is_empty())
         .then(|| origin::forget_removed(&lock, &config, &files, origin::outputs(&files, &patches)));
     if !report.edits.is_empty() {
         let next = next.get_or_insert_with(|| lock.clone());
@@ -223,6 +229,9 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         txn.stage(LOCK_PATH, next.to_toml(previous.as_deref()).into_bytes());
     }
     report.notes = removed.notes();
+    report
+        .notes
+        .extend(gone_sources.iter().map(|o| o.deleted_note()));
     report.changed = txn.commit()?;
     // Said once the render is written, so that a render stopped by a hand
     // edit in another file does not claim what it did not do.

@@ -373,11 +373,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         });
     }
 
-    let (repinned, notes) = arg_digest::repin(ctx, &config, &target_stamp, |f| {
+    let repinned = arg_digest::repin(ctx, &config, &target_stamp, |f| {
         paths::read(&ctx.root.join(f))
     })?;
-    report.notes.extend(notes);
-    let read = |f: &str| match repinned.iter().find(|(r, _)| r == f) {
+    report.notes.extend(repinned.notes);
+    let read = |f: &str| match repinned.files.iter().find(|(r, _)| r == f) {
         Some((_, bytes)) => Ok(bytes.clone()),
         None => paths::read(&ctx.root.join(f)),
     };
@@ -404,6 +404,12 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.remove(&path);
     }
     report.notes.extend(removed.notes());
+    if let Some(lock) = &lock {
+        for o in crate::check::removed_patch_files(&config, lock, &ctx.root)? {
+            txn.remove(&o.file);
+            report.notes.push(o.deleted_note());
+        }
+    }
 
     let new_lock = Lock {
         upstreams: locked_upstreams,

@@ -29,15 +29,24 @@ use crate::registry;
 use crate::render::Stamp;
 use crate::workspace::Context;
 
+/// What [`repin`] wrote: files with their new contents, a note for each ARG.
+#[derive(Debug, Default)]
+pub(super) struct Repinned {
+    /// `(file, contents)` of each Dockerfile whose pinned ARG moved.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// One sentence per ARG, for the summary.
+    pub notes: Vec<String>,
+}
+
 /// The package files whose pinned ARGs move at `stamp`, with the new value
-/// and its resolved digest written in (`(file, contents)`), and a note for
-/// each. `read` gives a file's current contents.
+/// and its resolved digest written in. `read` gives a file's current
+/// contents.
 pub(super) fn repin(
     ctx: &Context,
     config: &Config,
     stamp: &Stamp,
     read: impl Fn(&str) -> Result<Vec<u8>>,
-) -> Result<(Vec<(String, Vec<u8>)>, Vec<String>)> {
+) -> Result<Repinned> {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut notes = Vec::new();
     let mut client: Option<registry::Client> = None;
@@ -77,7 +86,7 @@ pub(super) fn repin(
             None => files.push((r.file.clone(), text.into_bytes())),
         }
     }
-    Ok((files, notes))
+    Ok(Repinned { files, notes })
 }
 
 /// A `dockerfile-arg` rewrite of a file of the package (not a rendered one).
