@@ -75,7 +75,10 @@ pub struct RenderReport {
 pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
-    let config = Config::load(&ctx.root)?;
+    let config = match opts.adopt_edits {
+        true => Config::load_starting(&ctx.root)?,
+        false => Config::load(&ctx.root)?,
+    };
     let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
             "this package has no upstream/lock.toml yet",
@@ -83,7 +86,10 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         ));
     };
     lock.require_source(&config)?;
-    let mut patches = Patches::load(&config)?;
+    let mut patches = match opts.adopt_edits {
+        true => Patches::load_starting(&config)?,
+        false => Patches::load(&config)?,
+    };
     let files = render::files(
         &config,
         lock.files
@@ -186,6 +192,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             txn.stage(&copy, pristine);
         }
     }
+    edits::require_started(&config, &patches)?;
     let rewritten = render::rewrite_in_place(&config, &stamp, |f| paths::read(&ctx.root.join(f)))?;
     let pinned = render::pin_in_place(&config, &stamp, &rewritten, |f| {
         paths::read(&ctx.root.join(f))
@@ -232,6 +239,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     report
         .notes
         .extend(gone_sources.iter().map(|o| o.deleted_note()));
+    report.notes.extend(edits::started_notes(&patches));
     report.changed = txn.commit()?;
     // Said once the render is written, so that a render stopped by a hand
     // edit in another file does not claim what it did not do.

@@ -81,10 +81,13 @@ pub struct UpdateOptions {
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
-    let config = Config::load(&ctx.root)?;
+    let config = match opts.adopt_edits {
+        true => Config::load_starting(&ctx.root)?,
+        false => Config::load(&ctx.root)?,
+    };
     let lock = Lock::load(&ctx.root)?;
     let resume = resume::Resume::start(opts, lock.as_ref())?;
-    let (mut patches, recounted) = adopt::load(&config, lock.is_none())?;
+    let (mut patches, recounted) = adopt::load(&config, lock.is_none(), opts.adopt_edits)?;
     let moves = upstreams::resolve(ctx, &config, lock.as_ref(), &opts.to, resume)?;
 
     let read_current = |rel: &str| paths::read_opt(&ctx.root.join(rel));
@@ -301,6 +304,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         return Ok(report);
     }
 
+    edits::require_started(&config, &patches)?;
     let mut locked_patches = Vec::new();
     for p in patches.loaded() {
         let bytes = crate::patch::write(&p.set);
@@ -404,6 +408,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         txn.remove(&path);
     }
     report.notes.extend(removed.notes());
+    report.notes.extend(edits::started_notes(&patches));
     if let Some(lock) = &lock {
         for o in crate::check::removed_patch_files(&config, lock, &ctx.root)? {
             txn.remove(&o.file);

@@ -42,6 +42,7 @@ mod registry_head;
 mod removed;
 mod render;
 mod source_tree;
+mod started_patch;
 mod support_selftest;
 mod terminal;
 mod update;

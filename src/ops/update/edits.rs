@@ -10,7 +10,7 @@
 //! is regenerated with exact hunks.
 
 use super::summary::EditReport;
-use crate::config::{Config, Vendor};
+use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::render::{self, Patches, Stamp};
 
@@ -48,8 +48,12 @@ pub(in crate::ops) fn fold(
     }
     let edits = edited_lines(&vendor.to, &expected, current);
     let Some(last) = walk.steps.last() else {
+        if adopt {
+            return start(config, patches, vendor, &expected, current, &patched, edits);
+        }
         return Err(Error::Conflict(format!(
-            "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it, or revert the edits",
+            "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it (a file that does not exist yet), \
+             then run `revendor {command} --adopt-edits` to start it from them, or revert the edits",
             vendor.to,
             list(&edits)
         )));
@@ -65,23 +69,147 @@ pub(in crate::ops) fn fold(
         )));
     }
 
-    let merged = diffy::merge_bytes(&expected, current, &patched).map_err(|_| {
-        Error::Conflict(format!(
-            "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
-            vendor.to,
-            list(&edits)
-        ))
-    })?;
+    let merged = merge_edits(vendor, &expected, current, &patched, &edits)?;
     // The last section, given the pristine copy with every earlier section
     // applied, now makes the file with the edits.
     patches.refresh_section(last.id, &last.input, &merged);
-    Ok(edits
+    Ok(adopted(edits, &patch_name))
+}
+
+/// `patched` with the hand edits (`current` against `expected`) in it: a
+/// 3-way merge, so the rewrites and pins drop out and only the edits remain.
+fn merge_edits(
+    vendor: &Vendor,
+    expected: &[u8],
+    current: &[u8],
+    patched: &[u8],
+    edits: &[EditReport],
+) -> Result<Vec<u8>> {
+    diffy::merge_bytes(expected, current, patched).map_err(|_| {
+        Error::Conflict(format!(
+            "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
+            vendor.to,
+            list(edits)
+        ))
+    })
+}
+
+/// `edits`, each adopted into patch `name`.
+fn adopted(edits: Vec<EditReport>, name: &str) -> Vec<EditReport> {
+    edits
         .into_iter()
         .map(|mut e| {
-            e.adopted_into = Some(patch_name.clone());
+            e.adopted_into = Some(name.to_owned());
             e
         })
-        .collect())
+        .collect()
+}
+
+/// Refuses a patch whose file did not exist and that no hand edit started:
+/// writing it empty would make a patch file that changes nothing.
+pub(in crate::ops) fn require_started(config: &Config, patches: &Patches) -> Result<()> {
+    let Some(p) = patches
+        .loaded()
+        .iter()
+        .find(|p| p.bytes.is_empty() && p.set.files.is_empty())
+    else {
+        return Ok(());
+    };
+    let line = config
+        .patches
+        .iter()
+        .find(|c| c.name == p.name)
+        .map(|c| c.line);
+    Err(ConfigError::at(
+        config.root.join("vendor.toml"),
+        line,
+        format!(
+            "patch file `{}` does not exist, and no hand edit of a file without a patch started it",
+            p.file
+        ),
+    )
+    .hint("edit the vendored file the patch is for, then run the command again; or create the patch or fix `file`")
+    .into())
+}
+
+/// One sentence for each patch the hand edits started (its file did not
+/// exist), naming its file: what `update` and `render` say besides the
+/// edits.
+pub(in crate::ops) fn started_notes(patches: &Patches) -> Vec<String> {
+    patches
+        .loaded()
+        .iter()
+        .filter(|p| p.bytes.is_empty() && !p.set.files.is_empty())
+        .map(|p| {
+            format!(
+                "started patch `{}` in {} from the hand edits (it did not exist)",
+                p.name, p.file
+            )
+        })
+        .collect()
+}
+
+/// The hand edits of `vendor`, which no patch targets, start the patch
+/// whose file does not exist yet ([`Patches::started`]): a section from the
+/// pristine copy (`patched`, nothing applied) to it with the edits.
+fn start(
+    config: &Config,
+    patches: &mut Patches,
+    vendor: &Vendor,
+    expected: &[u8],
+    current: &[u8],
+    patched: &[u8],
+    edits: Vec<EditReport>,
+) -> Result<Vec<EditReport>> {
+    let vendor_toml = config.root.join("vendor.toml");
+    let index = match patches.started(vendor) {
+        Ok(Some(index)) => index,
+        Ok(None) => {
+            return Err(Error::Conflict(format!(
+                "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it whose `file` does not exist yet, \
+                 and --adopt-edits starts it from them, or revert the edits",
+                vendor.to,
+                list(&edits)
+            )));
+        }
+        Err(names) => {
+            return Err(ConfigError::at(
+                &vendor_toml,
+                None,
+                format!(
+                    "the hand edits of `{}` could start any of the patches {}, whose files do not exist yet",
+                    vendor.to,
+                    names.join(", ")
+                ),
+            )
+            .hint("start them one at a time: keep one of those [[patch]] entries for this run")
+            .into());
+        }
+    };
+    let merged = merge_edits(vendor, expected, current, patched, &edits)?;
+    let name = patches.loaded()[index].name.clone();
+    if patches
+        .start_section(index, vendor, patched, &merged)
+        .is_none()
+    {
+        let line = config
+            .patches
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.line);
+        return Err(ConfigError::at(
+            &vendor_toml,
+            line,
+            format!(
+                "patch `{name}` is started from hand edits, and its `strip` is neither 0 nor 1"
+            ),
+        )
+        .hint(
+            "a started patch names files as git does (a/ and b/): set `strip = 1`, or leave it out",
+        )
+        .into());
+    }
+    Ok(adopted(edits, &name))
 }
 
 /// The 1-based line of a `<<<<<<< ours (` marker left by `--keep-conflicts`.
