@@ -17,13 +17,13 @@ use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use crate::paths;
-use crate::render::{self, Patches, Stamp, Walk};
+use crate::render::{self, Package, Stamp, Walk};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
 /// The vendor patches and the vendored files they were checked against.
-type Loaded = (Rc<Patches>, Rc<Vec<Vendor>>);
+type Loaded<'a> = (Rc<Package<'a>>, Rc<Vec<Vendor>>);
 
 /// The package as the checks see it.
 pub struct Input<'a> {
@@ -42,7 +42,7 @@ pub struct Input<'a> {
     files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     edited: RefCell<Vec<String>>,
     pristine: RefCell<BTreeMap<String, Pristine>>,
-    patches: RefCell<Option<Loaded>>,
+    package: RefCell<Option<Loaded<'a>>>,
     walks: RefCell<BTreeMap<String, Rc<Walk>>>,
     manifests: RefCell<BTreeMap<String, Rc<Result<Manifest, manifest::Error>>>>,
 }
@@ -76,7 +76,7 @@ impl<'a> Input<'a> {
             files: RefCell::default(),
             edited: RefCell::default(),
             pristine: RefCell::default(),
-            patches: RefCell::default(),
+            package: RefCell::default(),
             walks: RefCell::default(),
             manifests: RefCell::default(),
         }
@@ -190,9 +190,11 @@ impl<'a> Input<'a> {
         Ok(state)
     }
 
-    /// Every `applies-to = "vendor"` patch, parsed once; a malformed patch or
-    /// one naming no vendored file is a configuration error.
-    pub fn vendor_patches(&self) -> Result<Rc<Patches>> {
+    /// The package's render pipeline at the lock: every `applies-to =
+    /// "vendor"` patch, parsed once, with the locked versions and pins; a
+    /// malformed patch or one naming no vendored file is a configuration
+    /// error.
+    pub fn package(&self) -> Result<Rc<Package<'a>>> {
         Ok(self.loaded()?.0)
     }
 
@@ -203,25 +205,19 @@ impl<'a> Input<'a> {
         Ok(self.loaded()?.1)
     }
 
-    fn loaded(&self) -> Result<Loaded> {
-        if let Some((p, f)) = self.patches.borrow().as_ref() {
+    fn loaded(&self) -> Result<Loaded<'a>> {
+        if let Some((p, f)) = self.package.borrow().as_ref() {
             return Ok((Rc::clone(p), Rc::clone(f)));
         }
-        let patches = Patches::load(self.config)?;
-        let listing = self
-            .lock
-            .files
-            .iter()
-            .map(|f| (f.upstream.as_deref(), f.from.as_str()));
-        let files = render::files(self.config, listing, &patches)?;
-        patches.check_targets(self.config, &files)?;
-        let (patches, files) = (Rc::new(patches), Rc::new(files));
-        *self.patches.borrow_mut() = Some((Rc::clone(&patches), Rc::clone(&files)));
-        Ok((patches, files))
+        let (patches, files) = render::load_locked(self.config, self.lock)?;
+        let package = Package::new(self.config, Some(self.lock), self.stamp.clone(), patches);
+        let (package, files) = (Rc::new(package), Rc::new(files));
+        *self.package.borrow_mut() = Some((Rc::clone(&package), Rc::clone(&files)));
+        Ok((package, files))
     }
 
     /// The walk of a vendored file's patch stack over its verified pristine
-    /// copy ([`Stack::walk`](crate::render::Stack::walk)); `None` when the
+    /// copy ([`Package::walk`]); `None` when the
     /// copy is not usable (lock-integrity says why).
     pub(super) fn walk(&self, vendor: &Vendor) -> Result<Option<Rc<Walk>>> {
         if let Some(w) = self.walks.borrow().get(&vendor.to) {
@@ -230,9 +226,7 @@ impl<'a> Input<'a> {
         let Pristine::Verified(pristine) = self.pristine(vendor)? else {
             return Ok(None);
         };
-        let patches = self.vendor_patches()?;
-        let version = self.stamp.version(vendor.upstream.as_deref());
-        let walk = Rc::new(patches.stack(vendor, version).walk(&pristine));
+        let walk = Rc::new(self.package()?.walk(vendor, &pristine));
         self.walks
             .borrow_mut()
             .insert(vendor.to.clone(), Rc::clone(&walk));

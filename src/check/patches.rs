@@ -3,7 +3,7 @@
 //!
 //! Every section of every `applies-to = "vendor"` patch is applied strictly,
 //! in vendor.toml order, to the pristine copy it targets
-//! ([`Stack::walk`](crate::render::Stack::walk)). A
+//! ([`Package::walk`](crate::render::Package::walk)). A
 //! section that lands only at an offset still renders, but the next upstream
 //! change near it may land it somewhere else: refresh it. A section that does
 //! not apply but reverse-applies means the locked upstream already contains
@@ -91,7 +91,8 @@ fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
-        let patches = input.vendor_patches()?;
+        let package = input.package()?;
+        let patches = package.patches();
         for step in &walk.steps {
             let (p, _) = patches.section(step.id);
             match &step.outcome {

@@ -8,7 +8,7 @@
 //!    to, and the highest outside `track`.
 //! 3. Dry-run every patch against the newer release in track, in memory:
 //!    vendor patches are carried from the locked pristine copy to the new
-//!    file ([`Stack::carry`](crate::render::Stack::carry)), as `update`
+//!    file ([`Package::carry`](crate::render::Package::carry)), as `update`
 //!    carries them; source patches are applied to the new source
 //!    tree, and rebased from the locked one (verified against the lock's
 //!    tree hash) when that fails. Each result is
@@ -274,7 +274,8 @@ fn dry_run(
         theirs: tag,
     };
     let mut out = Vec::new();
-    let patches = input.vendor_patches()?;
+    let package = input.package()?;
+    let patches = package.patches();
     let mut listings: BTreeMap<&str, Vec<Listed>> = BTreeMap::new();
     for vendor in input.files()?.iter().filter(|v| v.upstream == up.name) {
         let Pristine::Verified(base) = input.pristine(vendor)? else {
@@ -289,7 +290,7 @@ fn dry_run(
             .find(|d| d.is_dir() && d.upstream == up.name && d.renders(&vendor.to));
         let theirs = match dir {
             None => upstream::fetch_file(source, &input.ctx.cache, tag, &vendor.from, None)?,
-            Some(_) if patches.stack(vendor, locked).sections().is_empty() => continue,
+            Some(_) if package.sections(vendor).is_empty() => continue,
             Some(dir) => {
                 if !listings.contains_key(dir.from.as_str()) {
                     let listed = source.list(tag, &dir.from, &input.ctx.cache)?;
@@ -302,7 +303,7 @@ fn dry_run(
                     Some(listed) => upstream::fetch_listed(source, &input.ctx.cache, tag, listed)?,
                     None if vendor.created => Vec::new(),
                     None => {
-                        let first = patches.stack(vendor, locked).sections()[0];
+                        let first = package.sections(vendor)[0];
                         out.push(DryRun {
                             patch: patches.section(first).0.name.clone(),
                             target: vendor.to.clone(),
@@ -316,7 +317,7 @@ fn dry_run(
                 }
             }
         };
-        let walk = patches.stack(vendor, locked).carry(&base, &theirs, tag);
+        let walk = package.carry(vendor, &base, &theirs, tag);
         let step = |patch: &str, result: String| DryRun {
             patch: patch.to_owned(),
             target: vendor.to.clone(),

@@ -3,6 +3,7 @@
 //! (docs/json.md documents the documents).
 //!
 //! - [`PatchResult`]: one patch section on one file, in `"patches"`;
+//! - [`EditReport`]: one hand edit of a rendered file, in `"edits"`;
 //! - the files written are a list of package-relative paths, `"changed"`,
 //!   in both reports.
 
@@ -83,6 +84,19 @@ impl std::fmt::Display for PatchResult {
             self.patch, self.target, self.result
         )
     }
+}
+
+/// One hand edit found in a rendered file.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditReport {
+    /// The rendered file.
+    pub file: String,
+    /// 1-based line in the file as it is.
+    pub line: usize,
+    /// The edited line's text.
+    pub text: String,
+    /// The patch it was folded into, with `--adopt-edits`.
+    pub adopted_into: Option<String>,
 }
 
 #[cfg(test)]

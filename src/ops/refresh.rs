@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::patch;
 use crate::paths::{self, Transaction};
-use crate::render::{self, Patches};
+use crate::render::{self, Package, Patches, Stamp};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -52,25 +52,26 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     lock.require_source(&config)?;
     let mut txn = Transaction::new(&ctx.root);
 
-    let mut vendor = Patches::load(&config)?;
-    let listing = lock
-        .files
-        .iter()
-        .map(|f| (f.upstream.as_deref(), f.from.as_str()));
-    let files = render::files(&config, listing, &vendor)?;
-    vendor.check_targets(&config, &files)?;
+    let (patches, files) = render::load_locked(&config, &lock)?;
+    let mut vendor = Package::new(
+        &config,
+        Some(&lock),
+        Stamp::of_lock(&config, &lock),
+        patches,
+    );
     for v in &files {
         let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
-        let version = lock.version(v.upstream.as_deref()).unwrap_or_default();
-        let walk = vendor.stack(v, version).apply(&pristine);
+        let walk = vendor.apply(v, &pristine);
         walk.output?;
         for step in walk.steps {
-            if wanted(&vendor.section(step.id).0.name) {
-                vendor.refresh_section(step.id, &step.input, step.outcome.content());
+            if wanted(vendor.patch_name(step.id)) {
+                vendor
+                    .patches_mut()
+                    .refresh_section(step.id, &step.input, step.outcome.content());
             }
         }
     }
-    for p in vendor.loaded().iter().filter(|p| wanted(&p.name)) {
+    for p in vendor.patches().loaded().iter().filter(|p| wanted(&p.name)) {
         txn.stage(&p.file, patch::write(&p.set));
     }
 
@@ -111,7 +112,7 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             .and_then(|p| txn.staged(&p.file))
         {
             // Kept by its sha256 for the day the patch is removed
-            // (ops/update/removed.rs reads it back).
+            // (ops/render/removed.rs reads it back).
             ctx.cache.put(bytes);
             lp.sha256 = Digest::of(bytes).hex().to_owned();
         }

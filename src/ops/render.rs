@@ -30,20 +30,20 @@
 //! holds that patch's old effect, which the lock cannot tell apart from an
 //! edit: render follows the edited patch and names each line it replaced.
 
+pub(super) mod edits;
+pub(super) mod removed;
+
 use std::path::Path;
 
-use super::update::EditReport;
-use super::update::locked::Locked;
-use super::update::{edits, removed};
 use crate::config::lock::{LOCK_PATH, Lock, LockedFile};
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Reference;
-use crate::ops::outcome::PatchResult;
+use crate::ops::outcome::{EditReport, PatchResult};
 use crate::patch;
 use crate::paths::{self, Transaction};
 use crate::render::origin::{self, Removed};
-use crate::render::{self, Patches, SectionId, Stamp};
+use crate::render::{self, Package, SectionId, Stamp};
 use crate::upstream::Pristine;
 use crate::workspace::Context;
 
@@ -86,43 +86,78 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         ));
     };
     lock.require_source(&config)?;
-    let mut patches = match opts.adopt_edits {
-        true => Patches::load_starting(&config)?,
-        false => Patches::load(&config)?,
+    let (patches, files) = match opts.adopt_edits {
+        true => render::load_locked_starting(&config, &lock)?,
+        false => render::load_locked(&config, &lock)?,
     };
-    let files = render::files(
-        &config,
-        lock.files
-            .iter()
-            .map(|f| (f.upstream.as_deref(), f.from.as_str())),
-        &patches,
-    )?;
-    patches.check_targets(&config, &files)?;
     // Each pin must be a reference pinned by digest before anything is written.
     locked_pins(&ctx.root, &lock)?;
     let stamp = Stamp::locked(&config, &lock)?;
-    let version = stamp
-        .version(config.upstreams[0].name.as_deref())
-        .to_owned();
-
-    let mut txn = Transaction::new(&ctx.root);
-    let mut notes = Vec::new();
+    let mut package = Package::new(&config, Some(&lock), stamp, patches);
     let mut report = RenderReport {
-        version: version.clone(),
+        version: package
+            .stamp()
+            .version(config.upstreams[0].name.as_deref())
+            .to_owned(),
         patches: Vec::new(),
         edits: Vec::new(),
         notes: Vec::new(),
         changed: Vec::new(),
     };
+    let mut txn = Transaction::new(&ctx.root);
+    let mut notes = Vec::new();
     let removed = Removed::find(&config, &files, &lock);
-    let locked = Locked {
-        config: &config,
-        lock: Some(&lock),
-        stamp: &stamp,
-    };
     for vendor in &files {
+        let mut file = OneFile {
+            ctx,
+            removed: &removed,
+            txn: &mut txn,
+            report: &mut report,
+            notes: &mut notes,
+        };
+        file.render(&mut package, vendor, opts.adopt_edits)?;
+    }
+    edits::require_started(&config, package.patches())?;
+    let stamp = package.stamp();
+    let rewritten = render::rewrite_in_place(&config, stamp, |f| paths::read(&ctx.root.join(f)))?;
+    let pinned = render::pin_in_place(&config, stamp, &rewritten, |f| {
+        paths::read(&ctx.root.join(f))
+    })?;
+    for (file, bytes) in rewritten.into_iter().chain(pinned) {
+        txn.stage(&file, bytes);
+    }
+    let gone_sources = settle_lock(ctx, &package, &files, &removed, &report.edits, &mut txn)?;
+    report.notes = removed.notes();
+    report
+        .notes
+        .extend(gone_sources.iter().map(|o| o.deleted_note()));
+    report.notes.extend(edits::started_notes(package.patches()));
+    report.changed = txn.commit()?;
+    // Said once the render is written, so that a render stopped by a hand
+    // edit in another file does not claim what it did not do.
+    for note in notes {
+        ctx.shell.warn(note);
+    }
+    Ok(report)
+}
+
+/// What rendering one vendored file reads and adds to.
+struct OneFile<'r, 'a> {
+    ctx: &'r Context,
+    removed: &'r Removed<'a>,
+    txn: &'r mut Transaction,
+    report: &'r mut RenderReport,
+    notes: &'r mut Vec<String>,
+}
+
+impl OneFile<'_, '_> {
+    /// Renders `vendor` from its verified pristine copy and stages it: a
+    /// file a patch deletes is removed, hand edits stop the render unless
+    /// `adopt` folds them into `package`'s patches.
+    fn render(&mut self, package: &mut Package<'_>, vendor: &Vendor, adopt: bool) -> Result<()> {
+        let (ctx, lock) = (self.ctx, package.lock().expect("render has a lock"));
         let pristine =
-            Pristine::read(&ctx.root, &lock, vendor, &ctx.cache, None)?.verified(vendor)?;
+            Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?.verified(vendor)?;
         if !vendor.created {
             ctx.shell.step(
                 "Verified",
@@ -130,77 +165,76 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             );
         }
         let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
-        let at = locked.version(vendor);
-        if patches.stack(vendor, at).deletes() {
-            let locked = &locked;
-            let finish = |patched: &[u8]| locked.finish(&vendor.to, patched, &stamp);
-            for result in deleted(&patches, vendor, at, &pristine, current, finish)? {
+        if package.deletes(vendor) {
+            for step in package.deleted(vendor, &pristine, current)? {
+                let result =
+                    PatchResult::new(package.patch_name(step.id), &vendor.to, &step.outcome);
                 ctx.shell.step("Applying", &result);
-                report.patches.push(result);
+                self.report.patches.push(result);
             }
-            txn.remove(&vendor.to);
-            continue;
+            self.txn.remove(&vendor.to);
+            return Ok(());
         }
-        let current =
-            removed::settle(ctx, &locked, &removed, &patches, vendor, &pristine, current)?;
+        let current = removed::settle(ctx, package, self.removed, vendor, &pristine, current)?;
         // One walk serves the hand-edit check and the output, unless edits are folded into
         // a patch: a second walk of a 100,000-line file was a third of render's time. The
         // walk keeps no step's input, and its output is finished in place, not copied.
-        let render_walk = |patches: &Patches| {
-            let landed = patches.stack(vendor, at).land(&pristine);
-            let results: Vec<(SectionId, PatchResult)> = landed
-                .outcomes
-                .iter()
-                .map(|(id, outcome)| {
-                    let name = &patches.section(*id).0.name;
-                    (*id, PatchResult::new(name, &vendor.to, outcome))
-                })
-                .collect();
-            let patched = landed.into_output(&pristine)?;
-            let rendered = render::finish(&config, &vendor.to, patched, &stamp)?;
-            Ok::<_, Error>((results, rendered))
-        };
-        let (mut results, mut rendered) = render_walk(&patches)?;
+        let (mut results, mut rendered) = render_walk(package, vendor, &pristine)?;
         if let Some(current) = &current
-            && has_hand_edits(
-                &lock, &patches, vendor, &results, &rendered, current, &stamp, &mut notes,
-            )
+            && has_hand_edits(package, vendor, &results, &rendered, current, self.notes)
         {
-            report.edits.extend(edits::fold(
-                &config,
-                &mut patches,
-                vendor,
-                &pristine,
-                &stamp,
-                Some(current),
-                opts.adopt_edits,
-                "render",
-            )?);
-            (results, rendered) = render_walk(&patches)?;
+            let folded = edits::fold(package, vendor, &pristine, Some(current), adopt, "render")?;
+            self.report.edits.extend(folded);
+            (results, rendered) = render_walk(package, vendor, &pristine)?;
         }
         for (_, result) in results {
             ctx.shell.step("Applying", &result);
-            report.patches.push(result);
+            self.report.patches.push(result);
         }
         // The file on disk was read once already: the commit need not read it again to
         // find that nothing changed.
         if current.as_deref() != Some(rendered.as_slice()) {
-            txn.stage(&vendor.to, rendered);
+            self.txn.stage(&vendor.to, rendered);
         }
         let copy = vendor.pristine();
         if !vendor.created && !ctx.root.join(&copy).exists() {
-            txn.stage(&copy, pristine);
+            self.txn.stage(&copy, pristine);
         }
+        Ok(())
     }
-    edits::require_started(&config, &patches)?;
-    let rewritten = render::rewrite_in_place(&config, &stamp, |f| paths::read(&ctx.root.join(f)))?;
-    let pinned = render::pin_in_place(&config, &stamp, &rewritten, |f| {
-        paths::read(&ctx.root.join(f))
+}
+
+/// Each section that landed on a file, with its result.
+type Results = Vec<(SectionId, PatchResult)>;
+
+/// `vendor` rendered from `pristine`, with each section's result.
+fn render_walk(
+    package: &Package<'_>,
+    vendor: &Vendor,
+    pristine: &[u8],
+) -> Result<(Results, Vec<u8>)> {
+    let mut results = Vec::new();
+    let rendered = package.render(vendor, pristine, |id, outcome| {
+        results.push((
+            id,
+            PatchResult::new(package.patch_name(id), &vendor.to, outcome),
+        ));
     })?;
-    for (file, bytes) in rewritten.into_iter().chain(pinned) {
-        txn.stage(&file, bytes);
-    }
-    for path in removed.deletions(&files) {
+    Ok((results, rendered))
+}
+
+/// Stages the lock when the render changes it, and removes what a removed
+/// `[[vendor]]` rendered and each pristine copy no vendored file reads.
+fn settle_lock(
+    ctx: &Context,
+    package: &Package<'_>,
+    files: &[Vendor],
+    removed: &Removed<'_>,
+    adopted: &[EditReport],
+    txn: &mut Transaction,
+) -> Result<Vec<crate::check::Orphan>> {
+    let (config, lock) = (package.config(), package.lock().expect("render has a lock"));
+    for path in removed.deletions(files) {
         txn.remove(&path);
     }
     // A pristine copy no vendored file reads any more (one whose output a
@@ -220,64 +254,29 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     }
     // A removed source patch's file would still be applied by the image
     // build (`git apply /patches/*.diff`): it goes too (issue 20).
-    let gone_sources = crate::check::removed_patch_files(&config, &lock, &ctx.root)?;
+    let gone_sources = crate::check::removed_patch_files(config, lock, &ctx.root)?;
     for o in &gone_sources {
         txn.remove(&o.file);
     }
-    let mut next = (!removed.is_empty() || !orphans.is_empty() || !gone_sources.is_empty())
-        .then(|| origin::forget_removed(&lock, &config, &files, origin::outputs(&files, &patches)));
-    if !report.edits.is_empty() {
+    let mut next =
+        (!removed.is_empty() || !orphans.is_empty() || !gone_sources.is_empty()).then(|| {
+            origin::forget_removed(
+                lock,
+                config,
+                files,
+                origin::outputs(files, package.patches()),
+            )
+        });
+    if !adopted.is_empty() {
         let next = next.get_or_insert_with(|| lock.clone());
-        record_adopted(&config, next, &patches, &report.edits, &mut txn);
+        record_adopted(package, next, adopted, txn);
     }
     if let Some(next) = next {
         let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
             .map(|b| String::from_utf8_lossy(&b).into_owned());
         txn.stage(LOCK_PATH, next.to_toml(previous.as_deref()).into_bytes());
     }
-    report.notes = removed.notes();
-    report
-        .notes
-        .extend(gone_sources.iter().map(|o| o.deleted_note()));
-    report.notes.extend(edits::started_notes(&patches));
-    report.changed = txn.commit()?;
-    // Said once the render is written, so that a render stopped by a hand
-    // edit in another file does not claim what it did not do.
-    for note in notes {
-        ctx.shell.warn(note);
-    }
-    Ok(report)
-}
-
-/// A vendored file whose last patch section deletes it (`+++ /dev/null`):
-/// the walk's results, once `current` (the file on disk, if any) is known
-/// to be what that section deletes (`finish`ed), and no hand edit is lost.
-pub(super) fn deleted(
-    patches: &Patches,
-    vendor: &Vendor,
-    version: &str,
-    pristine: &[u8],
-    current: Option<Vec<u8>>,
-    finish: impl Fn(&[u8]) -> Result<Vec<u8>>,
-) -> Result<Vec<PatchResult>> {
-    let walk = patches.stack(vendor, version).apply(pristine);
-    walk.output?;
-    let last = walk.steps.last().expect("a deleting stack has a section");
-    if let Some(current) = current
-        && finish(&last.input)? != current
-    {
-        let name = &patches.section(last.id).0.name;
-        return Err(Error::Conflict(format!(
-            "patch `{name}` deletes `{}`, but the file there is not the one it deletes: it has edits no patch carries; \
-             move them into a file of your own, or delete `{}` yourself",
-            vendor.to, vendor.to
-        )));
-    }
-    Ok(walk
-        .steps
-        .iter()
-        .map(|step| PatchResult::new(&patches.section(step.id).0.name, &vendor.to, &step.outcome))
-        .collect())
+    Ok(gone_sources)
 }
 
 /// Whether the differences between `current` and the render of `vendor` are
@@ -286,18 +285,15 @@ pub(super) fn deleted(
 /// the lock verified it (see the module docs): the render is written over
 /// it, and `notes` gets the warning that says so. `landed` are the sections
 /// the stack applied to the pristine copy, `expected` its finished render.
-#[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
 fn has_hand_edits(
-    lock: &Lock,
-    patches: &Patches,
+    package: &Package<'_>,
     vendor: &Vendor,
     landed: &[(SectionId, PatchResult)],
     expected: &[u8],
     current: &[u8],
-    stamp: &Stamp,
     notes: &mut Vec<String>,
 ) -> bool {
-    let version = stamp.version(vendor.upstream.as_deref());
+    let version = package.version(vendor);
     if expected == current {
         return false;
     }
@@ -309,8 +305,9 @@ fn has_hand_edits(
         return false;
     }
     let mut changed: Vec<&str> = Vec::new();
+    let lock = package.lock().expect("render has a lock");
     for (id, _) in landed {
-        let p = patches.section(*id).0;
+        let p = package.patches().section(*id).0;
         if lock.patch_sha256(&p.name) != Some(p.sha256.as_str()) && !changed.contains(&&*p.name) {
             changed.push(&p.name);
         }
@@ -350,13 +347,13 @@ fn has_hand_edits(
 /// sha256 in `lock` (staged by the caller): each applies exactly at the
 /// locked version, which is what the lock vouches for.
 fn record_adopted(
-    config: &Config,
+    package: &Package<'_>,
     lock: &mut Lock,
-    patches: &Patches,
     adopted: &[EditReport],
     txn: &mut Transaction,
 ) {
-    for p in patches.loaded() {
+    let config = package.config();
+    for p in package.patches().loaded() {
         if !adopted
             .iter()
             .any(|e| e.adopted_into.as_deref() == Some(&p.name))

@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use super::summary::{
-    Builder, Checks, FileStat, HunkChange, Image, Marker, PatchResult, Reverified, Section, Summary,
+    Builder, Checks, FileStat, HunkChange, Image, Marker, Patch, Reverified, Section, Summary,
 };
 
 /// `chore(packages/system/multus): bump multus-cni to v4.3.0`: the
@@ -207,7 +207,7 @@ fn intro_of_several(b: &mut String, s: &Summary) {
     }
 }
 
-fn patches(b: &mut String, patches: &[PatchResult]) {
+fn patches(b: &mut String, patches: &[Patch]) {
     if patches.is_empty() {
         return;
     }
@@ -550,7 +550,7 @@ mod tests {
                 ..Upstream::default()
             },
             patches: vec![
-                PatchResult {
+                Patch {
                     name: "customize-deployment".into(),
                     file: "patches/customize-deployment.patch".into(),
                     applies_to: "vendor".into(),
@@ -569,7 +569,7 @@ mod tests {
                     dropped: vec![],
                     new: false,
                 },
-                PatchResult {
+                Patch {
                     name: "fix-del-without-cache".into(),
                     file: "images/multus-cni/patches/fix-del-without-cache.diff".into(),
                     applies_to: "source".into(),
@@ -582,7 +582,7 @@ mod tests {
                         }],
                         note: None,
                     }],
-                    ..PatchResult::default()
+                    ..Patch::default()
                 },
             ],
             checks: Checks {

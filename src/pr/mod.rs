@@ -16,5 +16,5 @@ pub use markdown::{body, title};
 pub use message::commit_message;
 pub use summary::{
     Adaptation, Builder, Checks, FileStat, HunkChange, HunkMove, Image, ImageBuilder, Marker,
-    PatchResult, PlatformDigest, Reverified, Section, Summary, Upstream,
+    Patch, PlatformDigest, Reverified, Section, Summary, Upstream,
 };

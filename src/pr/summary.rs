@@ -22,7 +22,7 @@ pub struct Summary {
     /// (`[[upstream]]`); empty for one.
     pub upstreams: Vec<Upstream>,
     /// Each `[[patch]]`, in vendor.toml order.
-    pub patches: Vec<PatchResult>,
+    pub patches: Vec<Patch>,
     /// The image's Go builder against upstream's go.mod, when there is an
     /// image (the first one's, when the package has several).
     pub builder: Option<Builder>,
@@ -93,7 +93,7 @@ impl Upstream {
 /// One `[[patch]]`: how it landed on the new upstream, and how its hunks
 /// differ from the base commit's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct PatchResult {
+pub struct Patch {
     /// Its name in vendor.toml.
     pub name: String,
     /// Its file, relative to the package.

@@ -21,10 +21,15 @@
 //! `update` walks the same stack with the 3-way rebase in between
 //! ([`Stack::carry`]); `render` and `check` walk it as it is, offline. Only
 //! adopting a package walks it with GNU patch's fuzz ([`Stack::fuzz`]).
+//!
+//! Commands do not build a stack themselves: [`Package`] holds a package's
+//! patches with its lock and stamp, and walks and finishes one file for
+//! every command, in steps 2 to 4.
 
 mod dir;
 mod hand_edit;
 pub mod origin;
+mod package;
 mod patches;
 pub mod pin;
 pub mod rewrite;
@@ -34,6 +39,7 @@ pub mod yaml_pin;
 
 pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
+pub use package::{Expected, Package, load_locked, load_locked_starting};
 pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
 pub use stack::{FuzzyStep, Landed, SectionError, Stack, Step, Walk};
 pub use stamp::Stamp;

@@ -16,6 +16,8 @@
 //! A patch counts as removed when neither its name nor its file is in
 //! vendor.toml any more: renaming a `[[patch]]` does not remove it.
 
+use std::collections::HashSet;
+
 use crate::config::lock::{Lock, LockedOutput, OutputPatch};
 use crate::config::{AppliesTo, Config, Vendor};
 use crate::error::{Error, Result};
@@ -69,17 +71,22 @@ impl<'a> Removed<'a> {
     /// at the locked version are `files` ([`super::files`]); nothing for a
     /// lock written before the record existed.
     pub fn find(config: &Config, files: &[Vendor], lock: &'a Lock) -> Removed<'a> {
+        // Sets built once: a directory of 10,000 files has as many outputs
+        // to look up, and a search of `files` for each was quadratic.
+        let rendered: HashSet<&str> = files.iter().map(|v| v.to.as_str()).collect();
+        let (mut names, mut patch_files) = (HashSet::new(), HashSet::new());
+        for c in config.patches_for(AppliesTo::Vendor) {
+            names.insert(c.name.as_str());
+            patch_files.insert(c.file.as_str());
+        }
         let mut removed = Removed::default();
         for output in &lock.outputs {
-            if !files.iter().any(|v| v.to == output.file) {
+            if !rendered.contains(output.file.as_str()) {
                 removed.outputs.push(output);
                 continue;
             }
             for p in &output.patches {
-                if !config
-                    .patches_for(AppliesTo::Vendor)
-                    .any(|c| c.name == p.name || c.file == p.file)
-                {
+                if !names.contains(p.name.as_str()) && !patch_files.contains(p.file.as_str()) {
                     removed.patches.push((output, p));
                 }
             }

@@ -11,7 +11,7 @@
 use crate::config::Config;
 use crate::config::lock::{LOCK_PATH, Lock, LockedUpstream};
 use crate::dockerfile::{Base, Dockerfile};
-use crate::pr::{Adaptation, PatchResult, Upstream};
+use crate::pr::{Adaptation, Patch, Upstream};
 
 use super::base::{Change, Status};
 use super::patches::Copy;
@@ -28,7 +28,7 @@ pub(super) struct Known<'a> {
     /// Each vendored file at both versions, a directory's one by one.
     pub copies: &'a [Copy],
     /// Each patch's result.
-    pub patches: &'a [PatchResult],
+    pub patches: &'a [Patch],
 }
 
 /// The line for one changed file; `old` and `new` are its bytes at the
@@ -332,7 +332,7 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
     }
 }
 
-fn patch(p: &PatchResult) -> String {
+fn patch(p: &Patch) -> String {
     if p.new {
         return "new patch".to_owned();
     }

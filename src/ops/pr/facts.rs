@@ -78,6 +78,15 @@ impl Before {
 
 /// Gathers the summary of the package at `ctx.root` against `base`;
 /// `scope` is the Conventional Commits scope.
+///
+/// What it holds, in the order it is gathered: each upstream's two sides
+/// (the base commit's version and source, the working tree's locked
+/// version and source); each vendored file's pristine copy on both sides
+/// ([`Copy`]); each patch's result recomputed from them (`patches.rs`); the
+/// offline check's findings; each upstream's facts (commits, go.mod, the
+/// files that arrived and went); an adaptation per changed file; the images
+/// and their Go builders; the markers and the upstream diffstat. Every one
+/// is read from the base commit and the working tree, never from a report.
 pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -> Result<Gathered> {
     let config = Config::load(&ctx.root)?;
     let Some(lock) = Lock::load(&ctx.root)? else {
@@ -90,56 +99,9 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
     let before = before(ctx, repo, &tree);
     let changes = repo.changed(&tree)?;
     let base_config = before.config.as_ref().unwrap_or(&config);
-    let sides: Vec<Side<'_>> = config
-        .upstreams
-        .iter()
-        .enumerate()
-        .map(|(i, up)| {
-            let name = up.name.as_deref();
-            let was = base_config
-                .upstreams
-                .iter()
-                .find(|u| u.name.as_deref() == name)
-                .unwrap_or(up);
-            Side {
-                up,
-                from: before.version_of(up, i == 0),
-                to: lock.version(name).unwrap_or_default().to_owned(),
-                source: upstream::open(up, &ctx.env, &ctx.client),
-                base_source: upstream::open(was, &ctx.env, &ctx.client),
-            }
-        })
-        .collect();
+    let sides = sides(ctx, &config, base_config, &lock, &before);
     let copies = copies(ctx, repo, &tree, &config, &lock, &before, &sides)?;
-
-    let base_bytes: BTreeMap<String, Vec<u8>> = base_config
-        .patches
-        .iter()
-        .filter_map(|p| Some((p.name.clone(), repo.read_at(&tree, &p.file)?)))
-        .collect();
-    let mut patch_results = Vec::new();
-    for side in &sides {
-        let mut trees = Trees::new(&*side.base_source, &*side.source);
-        patch_results.extend(patches::results(
-            &Inputs {
-                config: &config,
-                upstream: side.up.name.as_deref(),
-                base_config,
-                base_bytes: &base_bytes,
-                from: side.from.as_deref(),
-                to: &side.to,
-                copies: &copies,
-            },
-            &mut trees,
-        )?);
-    }
-    patch_results.sort_by_key(|r| {
-        config
-            .patches
-            .iter()
-            .position(|p| p.name == r.name)
-            .unwrap_or(usize::MAX)
-    });
+    let patch_results = patch_results(repo, &tree, &config, base_config, &sides, &copies)?;
 
     let (findings, checks) = offline_check(ctx);
     let (arrived_now, gone_now) = match &before.lock {
@@ -232,6 +194,80 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         findings,
         config,
     })
+}
+
+/// Each upstream of the working tree's `config` on both sides: its version
+/// and source in the base commit (`base_config`, `before`) and in the
+/// working tree's `lock`.
+fn sides<'a>(
+    ctx: &'a Context,
+    config: &'a Config,
+    base_config: &'a Config,
+    lock: &Lock,
+    before: &Before,
+) -> Vec<Side<'a>> {
+    config
+        .upstreams
+        .iter()
+        .enumerate()
+        .map(|(i, up)| {
+            let name = up.name.as_deref();
+            let was = base_config
+                .upstreams
+                .iter()
+                .find(|u| u.name.as_deref() == name)
+                .unwrap_or(up);
+            Side {
+                up,
+                from: before.version_of(up, i == 0),
+                to: lock.version(name).unwrap_or_default().to_owned(),
+                source: upstream::open(up, &ctx.env, &ctx.client),
+                base_source: upstream::open(was, &ctx.env, &ctx.client),
+            }
+        })
+        .collect()
+}
+
+/// Every patch's result on every side, in vendor.toml order: recomputed
+/// from the base commit's patches (read from `tree`) and the working
+/// tree's, over `copies` ([`patches::results`]).
+fn patch_results(
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    config: &Config,
+    base_config: &Config,
+    sides: &[Side<'_>],
+    copies: &[Copy],
+) -> Result<Vec<pr::Patch>> {
+    let base_bytes: BTreeMap<String, Vec<u8>> = base_config
+        .patches
+        .iter()
+        .filter_map(|p| Some((p.name.clone(), repo.read_at(tree, &p.file)?)))
+        .collect();
+    let mut patch_results = Vec::new();
+    for side in sides {
+        let mut trees = Trees::new(&*side.base_source, &*side.source);
+        patch_results.extend(patches::results(
+            &Inputs {
+                config,
+                upstream: side.up.name.as_deref(),
+                base_config,
+                base_bytes: &base_bytes,
+                from: side.from.as_deref(),
+                to: &side.to,
+                copies,
+            },
+            &mut trees,
+        )?);
+    }
+    patch_results.sort_by_key(|r| {
+        config
+            .patches
+            .iter()
+            .position(|p| p.name == r.name)
+            .unwrap_or(usize::MAX)
+    });
+    Ok(patch_results)
 }
 
 /// The base commit's vendor.toml, its version and its lock; each `None`

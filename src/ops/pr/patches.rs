@@ -2,7 +2,7 @@
 //! tree alone, never from a report a run saved.
 //!
 //! 1. Vendor patches: the base commit's patches are carried from the old
-//!    pristine copy to the new one ([`Stack::carry`], as `update` does),
+//!    pristine copy to the new one ([`Package::carry`], as `update` does),
 //!    which says, per section, `exact`, `offset` (which hunks moved, by how
 //!    much), `merged`, `conflict` or `already-upstream`.
 //! 2. Source patches: the base's patch is applied strictly to the file in
@@ -17,11 +17,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{AppliesTo, Config, Vendor};
+use crate::config::{AppliesTo, Config, Placeholders, Vendor};
 use crate::error::Result;
 use crate::patch::{self, FilePatch, Labels, LineKind, Outcome, PatchSet};
-use crate::pr::{HunkChange, HunkMove, PatchResult, Section};
-use crate::render::{LoadedPatch, Patches};
+use crate::pr::{HunkChange, HunkMove, Patch, Section};
+use crate::render::{LoadedPatch, Package, Patches, Stamp};
 use crate::upstream::{Source, SourceTree};
 
 /// One vendored file at both versions.
@@ -104,19 +104,25 @@ impl<'a> Trees<'a> {
 
 /// Every patch's result of `inputs.upstream`: the working tree's patches in
 /// vendor.toml order, then those only the base had.
-pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<PatchResult>> {
+pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<Patch>> {
     let ours = |p: &&LoadedPatch| p.upstream.as_deref() == inputs.upstream;
     let read_base = |p: &crate::config::Patch| Ok(inputs.base_bytes.get(&p.name).cloned());
     let base_vendor = Patches::load_with(inputs.base_config, AppliesTo::Vendor, read_base)?;
     let base_source = Patches::load_with(inputs.base_config, AppliesTo::Source, read_base)?;
     let work_vendor = Patches::load(inputs.config)?;
     let work_source = Patches::load_kind(inputs.config, AppliesTo::Source)?;
+    // Without an old version nothing is carried: the base's package is
+    // then only asked for its patches.
+    let from = inputs.from.unwrap_or(inputs.to);
+    let base_vendor = Package::new(inputs.base_config, None, at(inputs, from), base_vendor);
+    let work_vendor = Package::new(inputs.config, None, at(inputs, inputs.to), work_vendor);
     let vendor_sections = vendor_sections(inputs, &base_vendor, &work_vendor);
+    let (base_vendor, work_vendor) = (base_vendor.patches(), work_vendor.patches());
 
     let mut out = Vec::new();
     let mut seen = Vec::new();
     for (base, work, kind) in [
-        (&base_vendor, &work_vendor, "vendor"),
+        (base_vendor, work_vendor, "vendor"),
         (&base_source, &work_source, "source"),
     ] {
         for w in work.loaded().iter().filter(ours) {
@@ -128,7 +134,7 @@ pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<
             out.push(result(inputs, kind, sides, &vendor_sections, trees));
         }
     }
-    for (base, kind) in [(&base_vendor, "vendor"), (&base_source, "source")] {
+    for (base, kind) in [(base_vendor, "vendor"), (&base_source, "source")] {
         for b in base
             .loaded()
             .iter()
@@ -155,6 +161,19 @@ pub(super) fn results(inputs: &Inputs<'_>, trees: &mut Trees<'_>) -> Result<Vec<
     Ok(out)
 }
 
+/// `inputs.upstream` at `version`, to carry or apply its vendor patches
+/// there: no rewrite or pin is asked of the packages built with it.
+fn at(inputs: &Inputs<'_>, version: &str) -> Stamp {
+    let values = Placeholders {
+        version: version.to_owned(),
+        ..Placeholders::default()
+    };
+    Stamp::new(
+        vec![(inputs.upstream.map(str::to_owned), values)],
+        Vec::new(),
+    )
+}
+
 /// Where a patch is: in the base commit and the working tree, only in the
 /// working tree, or only in the base commit.
 #[derive(Clone, Copy)]
@@ -170,7 +189,7 @@ fn result(
     sides: Sides<'_>,
     vendor_sections: &BTreeMap<String, Vec<Section>>,
     trees: &mut Trees<'_>,
-) -> PatchResult {
+) -> Patch {
     // The base's patch is what was carried to the new upstream; a new one
     // only has its own.
     let (shown, carried) = match sides {
@@ -198,7 +217,7 @@ fn result(
             note: Some("no longer in vendor.toml".into()),
         });
     }
-    PatchResult {
+    Patch {
         name: shown.name.clone(),
         file: shown.file.clone(),
         applies_to: kind.to_owned(),
@@ -213,8 +232,8 @@ fn result(
 /// old copy to the new, a patch new in this change applied to the new copy.
 fn vendor_sections(
     inputs: &Inputs<'_>,
-    base: &Patches,
-    work: &Patches,
+    base: &Package<'_>,
+    work: &Package<'_>,
 ) -> BTreeMap<String, Vec<Section>> {
     let mut out: BTreeMap<String, Vec<Section>> = BTreeMap::new();
     for copy in inputs
@@ -222,110 +241,139 @@ fn vendor_sections(
         .iter()
         .filter(|c| c.vendor.upstream.as_deref() == inputs.upstream)
     {
-        let vendor = &copy.vendor;
-        let targets = |set: &Patches| -> Vec<String> {
-            set.loaded()
-                .iter()
-                .filter(|p| p.upstream == vendor.upstream)
-                .filter(|p| {
-                    p.set.files.iter().any(|fp| {
-                        fp.target_path(p.strip)
-                            .is_some_and(|t| t == vendor.from || t == vendor.to)
-                    })
-                })
-                .map(|p| p.name.clone())
-                .collect()
-        };
-        let mut found: BTreeMap<String, Vec<Section>> = BTreeMap::new();
-        let section = |result: &str, moved, note: Option<String>| Section {
-            target: vendor.from.clone(),
-            result: result.to_owned(),
-            moved,
-            note,
-        };
-        let why_not = match (&copy.old, &copy.new, inputs.from) {
-            (_, Err(why), _) | (Err(why), _, _) => Some(why.clone()),
-            (_, _, None) => Some("the base commit has no such package".to_owned()),
-            _ => None,
-        };
-        if let (Ok(old), Ok(new), Some(from)) = (&copy.old, &copy.new, inputs.from) {
-            let walk = base.stack(vendor, from).carry(old, new, inputs.to);
-            for step in &walk.steps {
-                let name = &base.section(step.id).0.name;
-                found.entry(name.clone()).or_default().push(section(
-                    step.outcome.kind(),
-                    moved(&step.outcome),
-                    None,
-                ));
-            }
-            if let Err(e) = &walk.output {
-                found.entry(e.patch.clone()).or_default().push(section(
-                    "not-recomputed",
-                    Vec::new(),
-                    Some(format!(
-                        "the base's patch does not apply to the base's copy: {}",
-                        e.error
-                    )),
-                ));
-            }
-        }
-        for name in targets(base) {
-            found.entry(name).or_insert_with(|| {
-                vec![section(
-                    "not-recomputed",
-                    Vec::new(),
-                    Some(
-                        why_not
-                            .clone()
-                            .unwrap_or_else(|| "a patch before it does not apply".into()),
-                    ),
-                )]
-            });
-        }
-        let new_names: Vec<String> = targets(work)
-            .into_iter()
-            .filter(|n| !base.loaded().iter().any(|b| b.name == *n))
-            .collect();
-        if !new_names.is_empty() {
-            match &copy.new {
-                Ok(new) => {
-                    let walk = work.stack(vendor, inputs.to).apply(new);
-                    for step in &walk.steps {
-                        let name = &work.section(step.id).0.name;
-                        if new_names.contains(name) {
-                            found.entry(name.clone()).or_default().push(section(
-                                step.outcome.kind(),
-                                moved(&step.outcome),
-                                None,
-                            ));
-                        }
-                    }
-                    if let Err(e) = &walk.output
-                        && new_names.contains(&e.patch)
-                    {
-                        found.entry(e.patch.clone()).or_default().push(section(
-                            "conflict",
-                            Vec::new(),
-                            Some(e.error.to_string()),
-                        ));
-                    }
-                }
-                Err(why) => {
-                    for name in &new_names {
-                        found.entry(name.clone()).or_default().push(section(
-                            "not-recomputed",
-                            Vec::new(),
-                            Some(why.clone()),
-                        ));
-                    }
-                }
-            }
-        }
-        for (name, sections) in found {
+        for (name, sections) in copy_sections(inputs, copy, base, work) {
             out.entry(name).or_default().extend(sections);
         }
     }
     out
+}
+
+/// The sections of one vendored file `copy`, by patch name.
+fn copy_sections(
+    inputs: &Inputs<'_>,
+    copy: &Copy,
+    base: &Package<'_>,
+    work: &Package<'_>,
+) -> BTreeMap<String, Vec<Section>> {
+    let vendor = &copy.vendor;
+    let mut found: BTreeMap<String, Vec<Section>> = BTreeMap::new();
+    let section = |result: &str, moved, note: Option<String>| Section {
+        target: vendor.from.clone(),
+        result: result.to_owned(),
+        moved,
+        note,
+    };
+    let why_not = match (&copy.old, &copy.new, inputs.from) {
+        (_, Err(why), _) | (Err(why), _, _) => Some(why.clone()),
+        (_, _, None) => Some("the base commit has no such package".to_owned()),
+        _ => None,
+    };
+    if let (Ok(old), Ok(new), Some(_)) = (&copy.old, &copy.new, inputs.from) {
+        let walk = base.carry(vendor, old, new, inputs.to);
+        for step in &walk.steps {
+            let name = base.patch_name(step.id);
+            found.entry(name.to_owned()).or_default().push(section(
+                step.outcome.kind(),
+                moved(&step.outcome),
+                None,
+            ));
+        }
+        if let Err(e) = &walk.output {
+            found.entry(e.patch.clone()).or_default().push(section(
+                "not-recomputed",
+                Vec::new(),
+                Some(format!(
+                    "the base's patch does not apply to the base's copy: {}",
+                    e.error
+                )),
+            ));
+        }
+    }
+    for name in targets(base.patches(), vendor) {
+        found.entry(name).or_insert_with(|| {
+            vec![section(
+                "not-recomputed",
+                Vec::new(),
+                Some(
+                    why_not
+                        .clone()
+                        .unwrap_or_else(|| "a patch before it does not apply".into()),
+                ),
+            )]
+        });
+    }
+    let new_names: Vec<String> = targets(work.patches(), vendor)
+        .into_iter()
+        .filter(|n| !base.patches().loaded().iter().any(|b| b.name == *n))
+        .collect();
+    if !new_names.is_empty() {
+        new_sections(copy, work, &new_names, &mut found);
+    }
+    found
+}
+
+/// The names of the patches in `set` that target `vendor`.
+fn targets(set: &Patches, vendor: &Vendor) -> Vec<String> {
+    set.loaded()
+        .iter()
+        .filter(|p| p.upstream == vendor.upstream)
+        .filter(|p| {
+            p.set.files.iter().any(|fp| {
+                fp.target_path(p.strip)
+                    .is_some_and(|t| t == vendor.from || t == vendor.to)
+            })
+        })
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// The sections of the patches `new_names`, new in this change, applied
+/// to `copy`'s new pristine copy, added to `found`.
+fn new_sections(
+    copy: &Copy,
+    work: &Package<'_>,
+    new_names: &[String],
+    found: &mut BTreeMap<String, Vec<Section>>,
+) {
+    let section = |result: &str, moved, note: Option<String>| Section {
+        target: copy.vendor.from.clone(),
+        result: result.to_owned(),
+        moved,
+        note,
+    };
+    let new = match &copy.new {
+        Ok(new) => new,
+        Err(why) => {
+            for name in new_names {
+                found.entry(name.clone()).or_default().push(section(
+                    "not-recomputed",
+                    Vec::new(),
+                    Some(why.clone()),
+                ));
+            }
+            return;
+        }
+    };
+    let walk = work.apply(&copy.vendor, new);
+    for step in &walk.steps {
+        let name = work.patch_name(step.id).to_owned();
+        if new_names.contains(&name) {
+            found.entry(name).or_default().push(section(
+                step.outcome.kind(),
+                moved(&step.outcome),
+                None,
+            ));
+        }
+    }
+    if let Err(e) = &walk.output
+        && new_names.contains(&e.patch)
+    {
+        found.entry(e.patch.clone()).or_default().push(section(
+            "conflict",
+            Vec::new(),
+            Some(e.error.to_string()),
+        ));
+    }
 }
 
 /// A source patch's sections: each file it patches, in the new source tree.

@@ -10,7 +10,7 @@
 //!    hunk's counts taken from its body (`git apply --recount`).
 //! 2. [`settle`] walks a vendored file's stack strictly; when a section does
 //!    not apply, or one of its headers was recounted, it walks it again as
-//!    `patch -F2` would ([`Stack::fuzz`](crate::render::Stack::fuzz)).
+//!    `patch -F2` would ([`Package::fuzz`](crate::render::Package::fuzz)).
 //! 3. The fuzzy result, rewritten and pinned, must be the committed rendered
 //!    file byte for byte: that file is what the patches meant. Then every
 //!    section is refreshed to exact hunks, and each hunk that needed fuzz or a
@@ -20,7 +20,7 @@
 use super::summary::FuzzyReport;
 use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
-use crate::render::{FuzzyStep, Patches, RecountedHunk};
+use crate::render::{FuzzyStep, Package, Patches, RecountedHunk};
 
 /// The vendor patches; when `adopting`, a patch whose headers lie is read
 /// as `git apply --recount` reads it, and each such header is returned.
@@ -49,29 +49,28 @@ pub(super) fn load(
 }
 
 /// Makes the stack of `vendor` apply strictly to `base`, the pristine copy
-/// at `version`, when it only applies with fuzz or recounted headers and
-/// `finish` (rewrites and pins) of that result is `current`, the committed
-/// file. Returns what needed fuzz or a recount; nothing when the stack
-/// applies strictly as it is.
+/// at the package's version, when it only applies with fuzz or recounted
+/// headers and that result, finished (rewrites and pins), is `current`, the
+/// committed file. Returns what needed fuzz or a recount; nothing when the
+/// stack applies strictly as it is.
 pub(super) fn settle(
-    patches: &mut Patches,
+    package: &mut Package<'_>,
     recounted: &[RecountedHunk],
     vendor: &Vendor,
     base: &[u8],
-    version: &str,
     current: Option<&[u8]>,
-    finish: impl Fn(&[u8]) -> Result<Vec<u8>>,
 ) -> Result<Vec<FuzzyReport>> {
-    let stack = patches.stack(vendor, version);
+    let sections = package.sections(vendor);
     let recounted: Vec<&RecountedHunk> = recounted
         .iter()
-        .filter(|r| stack.sections().contains(&r.id))
+        .filter(|r| sections.contains(&r.id))
         .collect();
-    let strict = stack.apply(base).output;
+    let strict = package.apply(vendor, base).output;
     if strict.is_ok() && recounted.is_empty() {
         return Ok(Vec::new());
     }
-    let (steps, current) = match (stack.fuzz(base), current, strict) {
+    let patches = package.patches();
+    let (steps, current) = match (package.fuzz(vendor, base), current, strict) {
         (Ok(steps), Some(current), _) => (steps, current),
         // Without the committed file nothing shows what the patches meant.
         (_, _, Err(e)) => return Err(e.into()),
@@ -82,8 +81,9 @@ pub(super) fn settle(
     };
     let reports = reports(patches, vendor, &steps, &recounted);
     let patched = steps.last().map_or(base, |s| s.output.as_slice());
-    let expected = finish(patched)?;
+    let expected = package.finish(&vendor.to, patched)?;
     if expected != current {
+        let version = package.version(vendor);
         return Err(Error::Conflict(format!(
             "{}, but then `{}` differs from the committed file at line {}; nothing was adopted: \
              fix the patch to apply to {version} exactly, or commit the file it gives",
@@ -93,7 +93,9 @@ pub(super) fn settle(
         )));
     }
     for step in &steps {
-        patches.refresh_section(step.id, &step.input, &step.output);
+        package
+            .patches_mut()
+            .refresh_section(step.id, &step.input, &step.output);
     }
     Ok(reports)
 }

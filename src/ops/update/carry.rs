@@ -1,5 +1,5 @@
 //! Carrying the vendor patches of one file from the locked upstream to the
-//! target ([`Stack::carry`](crate::render::Stack::carry): strict on the
+//! target ([`Package::carry`](crate::render::Package::carry): strict on the
 //! locked side, then rebased, 3-way when the strict apply fails), reporting
 //! each section and refreshing it to exact hunks at the target.
 
@@ -9,7 +9,7 @@ use crate::config::Vendor;
 use crate::error::Result;
 use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, FilePatch, Outcome};
-use crate::render::Patches;
+use crate::render::Package;
 
 /// The result for one vendored file.
 pub(super) struct Carried {
@@ -41,20 +41,17 @@ fn placement(fp: &FilePatch, content: &[u8]) -> String {
     parts.join(", ")
 }
 
-/// Carries the sections targeting `vendor` from `base` (at `base_version`)
-/// to `theirs` (at `target`), and refreshes each carried section in
-/// `patches` to exact hunks at the target.
+/// Carries the sections targeting `vendor` from `base` (at the package's
+/// version) to `theirs` (at `target`), and refreshes each carried section
+/// in `package` to exact hunks at the target.
 pub(super) fn carry(
-    patches: &mut Patches,
+    package: &mut Package<'_>,
     vendor: &Vendor,
     base: &[u8],
     theirs: &[u8],
-    base_version: &str,
     target: &str,
 ) -> Result<Carried> {
-    let walk = patches
-        .stack(vendor, base_version)
-        .carry(base, theirs, target);
+    let walk = package.carry(vendor, base, theirs, target);
     let mut out = Carried {
         output: walk.output?,
         reports: Vec::new(),
@@ -62,7 +59,7 @@ pub(super) fn carry(
         upstreamed: Vec::new(),
     };
     for step in walk.steps {
-        let (p, fp) = patches.section(step.id);
+        let (p, fp) = package.patches().section(step.id);
         let result = match &step.outcome {
             Outcome::Conflict { hunks, .. } => {
                 // The strict failure names the hunk (number, header, first
@@ -99,7 +96,9 @@ pub(super) fn carry(
             step.outcome,
             Outcome::Conflict { .. } | Outcome::AlreadyUpstream { .. }
         ) {
-            patches.refresh_section(step.id, &step.input, step.outcome.content());
+            package
+                .patches_mut()
+                .refresh_section(step.id, &step.input, step.outcome.content());
         }
     }
     Ok(out)

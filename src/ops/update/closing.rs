@@ -18,24 +18,12 @@
 //! to check. A check that cannot run on the result is a warning, not an
 //! error: the update itself is done.
 
-use serde::Serialize;
-
-use super::summary::UpdateReport;
+use super::summary::{ClosingFinding, UpdateReport};
 use crate::check::{Finding, Severity};
 use crate::error::Result;
 use crate::ops::check::{CheckOptions, check};
 use crate::paths::Transaction;
 use crate::workspace::Context;
-
-/// One finding of the check that closes an update.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ClosingFinding {
-    /// The finding, its fix being the next command.
-    #[serde(flatten)]
-    pub finding: Finding,
-    /// An `error` the check before the update did not report.
-    pub caused: bool,
-}
 
 /// Commits `txn` (or, with `dry_run`, only lists what it would change) and
 /// records the closing check's findings in `report`.

@@ -1,19 +1,19 @@
 //! The vendored files an update moves: a directory `[[vendor]]` holds other
 //! files at the target than at the locked version.
 //!
-//! 1. [`Plan::new`] lists each vendored directory at its upstream's target
+//! 1. [`Vendored::new`] lists each vendored directory at its upstream's target
 //!    ([`Source::list`]: files and their git blob ids). At the locked version
 //!    the lock's `[[file]]` entries list it; a directory the lock has nothing
 //!    of (adopting the package, or a `[[vendor]]` new in vendor.toml) is
 //!    listed upstream at the locked version too, and adopting it compares the
-//!    whole directory with what is committed ([`Plan::strays`]).
+//!    whole directory with what is committed ([`Vendored::strays`]).
 //! 2. Each file is then in both (carried as a single file always was), only
 //!    at the target (upstream added it: [`added`]), or only at the locked
 //!    version (upstream removed it: [`removed`]). A file a vendor patch
 //!    creates is in both, with empty pristine copies.
 //! 3. A file's bytes at the target come from the cache by blob id when an
 //!    earlier release had the same file, else they are downloaded as a raw
-//!    file and checked against that id ([`Plan::fetch`]).
+//!    file and checked against that id ([`Vendored::fetch`]).
 //!
 //! What upstream removed goes: its rendered file and its pristine copy, unless
 //! a patch changes it or the rendered file has edits no patch carries, which
@@ -22,19 +22,18 @@
 //! added with the same bytes (of the same upstream) is reported as renamed;
 //! each under its upstream's name ([`Moved`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use super::edits;
-use super::locked::Locked;
 use super::summary::{Renamed, UpdateReport};
 use super::upstreams::{self, Move};
 use crate::config::lock::Lock;
 use crate::config::{Config, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Digest;
+use crate::ops::render::edits;
 use crate::paths;
-use crate::render::{self, Patches};
-use crate::upstream::{self, Listed, Source};
+use crate::render::{self, Package, Patches};
+use crate::upstream::{self, Listed, Pristine, Source};
 
 /// An upstream path with the name of its upstream (`None`: the unnamed
 /// `[upstream]`): two upstreams may both have a `charts/`.
@@ -43,7 +42,7 @@ use crate::workspace::Context;
 
 /// The vendored files at the locked version and at the target.
 #[derive(Debug)]
-pub(super) struct Plan {
+pub(super) struct Vendored {
     /// The vendored files at the locked version ([`render::files`]).
     pub base: Vec<Vendor>,
     /// The vendored files at the target.
@@ -57,7 +56,7 @@ pub(super) struct Plan {
     adopting: Vec<String>,
 }
 
-impl Plan {
+impl Vendored {
     /// Lists every vendored directory, each at its upstream's versions in
     /// `moves` (see the module docs).
     pub fn new(
@@ -66,7 +65,7 @@ impl Plan {
         lock: Option<&Lock>,
         patches: &Patches,
         moves: &[Move<'_>],
-    ) -> Result<Plan> {
+    ) -> Result<Vendored> {
         let mut listed = BTreeMap::new();
         let mut base_listed = BTreeMap::new();
         let mut adopting = Vec::new();
@@ -89,7 +88,7 @@ impl Plan {
                 let found = mv
                     .source
                     .list(&mv.target, &dir.from, &ctx.cache)
-                    .map_err(|e| super::not_in_upstream(ctx, dir, &mv.target, e))?;
+                    .map_err(|e| not_in_upstream(ctx, dir, &mv.target, e))?;
                 lists.insert(key.clone(), found);
             }
             let at_target = &lists[&key];
@@ -106,7 +105,7 @@ impl Plan {
                         .status("Listing", format!("{shown} at {}", mv.base_version));
                     mv.base_source()
                         .list(&mv.base_version, &dir.from, &ctx.cache)
-                        .map_err(|e| super::not_in_upstream(ctx, dir, &mv.base_version, e))?
+                        .map_err(|e| not_in_upstream(ctx, dir, &mv.base_version, e))?
                 };
                 for l in at_base {
                     base_paths.push((dir.upstream.clone(), l.path.clone()));
@@ -123,7 +122,7 @@ impl Plan {
         }
         let base = render::files(config, base_paths.iter().map(pair), patches)?;
         let target = render::files(config, listed.keys().map(pair), patches)?;
-        Ok(Plan {
+        Ok(Vendored {
             base,
             target,
             listed,
@@ -185,7 +184,7 @@ impl Plan {
             None => {
                 ctx.shell
                     .status("Fetching", format!("{} at {target}", vendor.from));
-                super::vendored_file(ctx, source, vendor, target, None)
+                vendored_file(ctx, source, vendor, target, None)
             }
         }
     }
@@ -204,6 +203,7 @@ impl Plan {
         lock: Option<&Lock>,
         moves: &[Move<'_>],
     ) -> Result<()> {
+        let base: HashSet<&str> = self.base.iter().map(|b| b.to.as_str()).collect();
         for dir in config
             .vendor
             .iter()
@@ -211,8 +211,8 @@ impl Plan {
         {
             let mut strays = Vec::new();
             for path in paths::list(&ctx.root, &dir.to)? {
-                let known = self.base.iter().any(|b| b.to == path)
-                    || lock.is_some_and(|l| l.output(&path).is_some());
+                let known =
+                    base.contains(path.as_str()) || lock.is_some_and(|l| l.output(&path).is_some());
                 if dir.selects_to(&path).is_some() && !known {
                     strays.push(format!("`{path}`"));
                 }
@@ -247,17 +247,14 @@ fn stray_error(strays: &[String], version: &str) -> Result<()> {
 /// or `on_disk` (the rendered file, as the hand-edit check sees it) is not
 /// the render of `base` (its pristine copy at the locked version).
 pub(super) fn removed(
-    locked: &Locked<'_>,
-    patches: &Patches,
+    package: &Package<'_>,
     vendor: &Vendor,
     base: &[u8],
     on_disk: Option<&[u8]>,
     target: &str,
 ) -> Result<()> {
-    let version = locked.version(vendor);
-    let stack = patches.stack(vendor, version);
-    if let Some(&id) = stack.sections().first() {
-        let (p, _) = patches.section(id);
+    if let Some(&id) = package.sections(vendor).first() {
+        let (p, _) = package.patches().section(id);
         return Err(Error::Conflict(format!(
             "upstream {target} no longer has `{}`, which patch `{}` ({}) changes; nothing was written: \
              take the section for `{}` out of the patch (or its [[patch]] out of vendor.toml), then update again",
@@ -267,7 +264,7 @@ pub(super) fn removed(
     let Some(current) = on_disk else {
         return Ok(());
     };
-    let expected = locked.finish(&vendor.to, base, locked.stamp)?;
+    let expected = package.finish(&vendor.to, base)?;
     if expected == current {
         return Ok(());
     }
@@ -354,6 +351,77 @@ fn entry(vendor: &Vendor, bytes: &[u8]) -> (Option<String>, String, String) {
         vendor.to.clone(),
         Digest::of(bytes).hex().to_owned(),
     )
+}
+
+/// The pristine copy of `vendor` at the locked version: the verified copy
+/// when there is one ([`Pristine::read`]), else downloaded (and verified when
+/// the lock names its sha256; by its blob id when `vendored` listed it), which
+/// also restores an edited copy.
+pub(super) fn locked_copy(
+    ctx: &Context,
+    source: &dyn Source,
+    lock: Option<&Lock>,
+    vendored: &Vendored,
+    vendor: &Vendor,
+    version: &str,
+) -> Result<Vec<u8>> {
+    if vendor.created {
+        return Ok(Vec::new());
+    }
+    if let Some(lock) = lock
+        && let Pristine::Verified(bytes) =
+            Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
+    {
+        ctx.shell.step(
+            "Verified",
+            format!("{} against the lock", vendor.pristine()),
+        );
+        return Ok(bytes);
+    }
+    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
+    if let (Some(listed), None) = (vendored.base_listed(vendor), expected) {
+        ctx.shell
+            .step("Fetching", format!("{} at {version}", vendor.from));
+        return upstream::fetch_listed(source, &ctx.cache, version, listed);
+    }
+    ctx.shell
+        .status("Fetching", format!("{} at {version}", vendor.from));
+    vendored_file(ctx, source, vendor, version, expected)
+}
+
+/// `vendor`'s upstream file at `tag` ([`upstream::fetch_file`]), a 404
+/// blamed on vendor.toml ([`not_in_upstream`]).
+fn vendored_file(
+    ctx: &Context,
+    source: &dyn Source,
+    vendor: &Vendor,
+    tag: &str,
+    expected: Option<&str>,
+) -> Result<Vec<u8>> {
+    upstream::fetch_file(source, &ctx.cache, tag, &vendor.from, expected)
+        .map_err(|e| not_in_upstream(ctx, vendor, tag, e))
+}
+
+/// An upstream that answers it has no `vendor`'s `from` (a file, or a
+/// directory with no file) at `tag` names vendor.toml's `[[vendor]]`, exit
+/// 2: the fix is in vendor.toml (the path, or the release), not in the
+/// network (issue 13). Any other failure stays as it came.
+fn not_in_upstream(ctx: &Context, vendor: &Vendor, tag: &str, e: Error) -> Error {
+    let Error::NotFound { .. } = e else {
+        return e;
+    };
+    let shown = if vendor.from.is_empty() {
+        "./"
+    } else {
+        &vendor.from
+    };
+    crate::config::ConfigError::at(
+        ctx.root.join("vendor.toml"),
+        Some(vendor.line),
+        format!("[[vendor]] `from` = \"{shown}\" is not in the upstream at {tag}: {e}"),
+    )
+    .hint("fix `from`, or move to a release that has it with `--to`")
+    .into()
 }
 
 #[cfg(test)]

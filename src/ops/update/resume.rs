@@ -22,11 +22,10 @@
 //! 4. The update then finishes as any other (source patches, rewrites, the
 //!    lock without `[pending]`), in one transaction.
 
+use super::UpdateOptions;
 use super::carry::{self, Carried};
-use super::locked::Locked;
 use super::summary::ConflictReport;
 use super::upstreams::Move;
-use super::{UpdateOptions, edits};
 use crate::config::Vendor;
 use crate::config::lock::{
     LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending, PendingConflict,
@@ -34,9 +33,10 @@ use crate::config::lock::{
 use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::ops::outcome::{Kind, PatchResult};
+use crate::ops::render::edits;
 use crate::patch::{self, Outcome};
 use crate::paths::{self, Transaction};
-use crate::render::{Patches, Stamp, Step, origin};
+use crate::render::{Package, Patches, Stamp, Step, origin};
 
 /// A pending update being finished.
 #[derive(Debug, Clone, Copy)]
@@ -59,9 +59,9 @@ impl<'a> Resume<'a> {
         }
     }
 
-    /// The release the pending update moves upstream `name` to.
-    pub fn version(&self, name: Option<&str>) -> Option<&'a str> {
-        self.pending.version_of(name)
+    /// The pending update: the releases it moves to, its conflicts.
+    pub fn pending(&self) -> &'a Pending {
+        self.pending
     }
 
     /// Carries `vendor`'s patches to the pending release so that they
@@ -71,20 +71,19 @@ impl<'a> Resume<'a> {
     #[allow(clippy::too_many_arguments)] // one call site, every argument a different fact
     pub fn rebase(
         &self,
-        locked: &Locked<'_>,
+        package: &mut Package<'_>,
         at_target: &Stamp,
-        patches: &mut Patches,
         vendor: &Vendor,
         base: &[u8],
         theirs: &[u8],
         current: Option<&[u8]>,
     ) -> Result<Carried> {
         let target = at_target.version(vendor.upstream.as_deref());
-        let version = locked.version(vendor);
+        let version = package.version(vendor).to_owned();
         let to = &vendor.to;
         if !self.pending.conflicts.iter().any(|c| &c.file == to) {
-            let carried = carry::carry(patches, vendor, base, theirs, version, target)?;
-            let rendered = locked.finish(to, &carried.output, at_target)?;
+            let carried = carry::carry(package, vendor, base, theirs, target)?;
+            let rendered = package.finish_with(to, carried.output.as_slice(), at_target)?;
             if !carried.conflicts.is_empty() || current != Some(rendered.as_slice()) {
                 let found = current
                     .map(|c| edits::list(&edits::edited_lines(to, &rendered, c)))
@@ -103,8 +102,7 @@ impl<'a> Resume<'a> {
             ));
         };
         refuse_markers(to, resolved)?;
-        let at_lock = patches.stack(vendor, version).apply(base).output?;
-        if locked.finish(to, &at_lock, locked.stamp)? == resolved {
+        if package.expected(vendor, base)?.output == resolved {
             return Err(Error::usage(
                 format!(
                     "`{to}` is back as the lock renders it at {}: there is no resolution to continue with",
@@ -116,7 +114,7 @@ impl<'a> Resume<'a> {
             ));
         }
 
-        let walk = patches.stack(vendor, version).carry(base, theirs, target);
+        let walk = package.carry(vendor, base, theirs, target);
         let marked = walk.output?;
         let Some(first) = walk
             .steps
@@ -132,9 +130,12 @@ impl<'a> Resume<'a> {
                 ),
             ));
         };
-        let wanted = take_back(locked, to, at_target, &marked, resolved)?;
-        let reports = onto(patches, to, &walk.steps, first, &wanted)?;
-        let check = patches.stack(vendor, target).apply(theirs).output;
+        let wanted = take_back(package, to, at_target, &marked, resolved)?;
+        let reports = onto(package.patches_mut(), to, &walk.steps, first, &wanted)?;
+        // Applied strictly to the new pristine copy, the refreshed sections
+        // must give the resolution back (the version only names a failure,
+        // which is not shown).
+        let check = package.apply(vendor, theirs).output;
         if check.as_deref().ok() != Some(wanted.as_slice()) {
             return Err(Error::Conflict(format!(
                 "the patches of `{to}` cannot be rebased so that they give the resolution back at {target}; \
@@ -154,14 +155,14 @@ impl<'a> Resume<'a> {
 /// patched text it renders from ([`unrender`]), checked by rendering it
 /// again. `marked` is the carried file with markers, before rendering.
 fn take_back(
-    locked: &Locked<'_>,
+    package: &Package<'_>,
     to: &str,
     target: &Stamp,
     marked: &[u8],
     resolved: &[u8],
 ) -> Result<Vec<u8>> {
-    let wanted = unrender(marked, &locked.finish(to, marked, target)?, resolved);
-    let again = locked.finish(to, &wanted, target)?;
+    let wanted = unrender(marked, &package.finish_with(to, marked, target)?, resolved);
+    let again = package.finish_with(to, wanted.as_slice(), target)?;
     if again != resolved {
         let line = first_difference(&again, resolved);
         return Err(Error::Conflict(format!(
@@ -249,9 +250,8 @@ fn onto(
 /// pin found in its rendered files. Source patches are left out: nothing
 /// verified them yet.
 pub(super) fn adoption(
-    locked: &Locked<'_>,
+    package: &Package<'_>,
     moves: &[Move<'_>],
-    patches: &Patches,
     vendored: &[Vendor],
     files: Vec<LockedFile>,
 ) -> Lock {
@@ -266,7 +266,8 @@ pub(super) fn adoption(
             })
             .collect(),
         files,
-        patches: patches
+        patches: package
+            .patches()
             .loaded()
             .iter()
             .map(|p| LockedPatch {
@@ -274,8 +275,8 @@ pub(super) fn adoption(
                 sha256: p.sha256.clone(),
             })
             .collect(),
-        images: locked
-            .stamp
+        images: package
+            .stamp()
             .pins()
             .iter()
             .map(|(name, reference)| LockedImage {
@@ -284,7 +285,7 @@ pub(super) fn adoption(
                 ..LockedImage::default()
             })
             .collect(),
-        outputs: origin::outputs(vendored, patches),
+        outputs: origin::outputs(vendored, package.patches()),
         pending: None,
     }
 }
@@ -335,13 +336,12 @@ pub(super) fn record(
 /// the pending conflict (its markers, or a resolution): `--continue` is the
 /// way on. A file back as the lock renders it gives the pending update up.
 pub(super) fn guard(
-    locked: &Locked<'_>,
-    patches: &Patches,
+    package: &Package<'_>,
     vendor: &Vendor,
     base: &[u8],
     current: Option<&[u8]>,
 ) -> Result<()> {
-    let (Some(lock), Some(current)) = (locked.lock, current) else {
+    let (Some(lock), Some(current)) = (package.lock(), current) else {
         return Ok(());
     };
     let (Some(pending), Some(_)) = (&lock.pending, lock.pending_conflict(&vendor.to)) else {
@@ -357,11 +357,7 @@ pub(super) fn guard(
              resolve them, then run `revendor update --continue`"
         )));
     }
-    let patched = patches
-        .stack(vendor, locked.version(vendor))
-        .apply(base)
-        .output?;
-    if locked.finish(to, &patched, locked.stamp)? != current {
+    if package.expected(vendor, base)?.output != current {
         return Err(Error::Conflict(format!(
             "`{to}` holds a resolution of the pending update to {target}: run `revendor update --continue` to finish it \
              (or restore the file as the lock renders it to give the update up)"

@@ -10,11 +10,14 @@
 use super::summary::{ConflictReport, UpdateReport};
 use super::upstreamed;
 use super::upstreams::Move;
-use crate::config::Config;
+use std::collections::BTreeMap;
+
+use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
 use crate::go;
 use crate::ops::outcome::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
+use crate::render::{self, Patches};
 use crate::upstream::{self, SourceTree};
 use crate::workspace::Context;
 
@@ -43,7 +46,7 @@ pub(super) fn verify(
         (&*mv.source, mv.base_version.as_str(), mv.target.as_str());
     let moved_from = mv.old_source.as_deref();
     let locked = mv.locked.filter(|_| mv.moved_from.is_none());
-    let mut patches = super::source_patches(config)?;
+    let mut patches = source_patches(config)?;
     patches.retain(|_, p| p.upstream.as_deref() == mv.name());
     let mut facts = SourceFacts::default();
     if patches.is_empty() {
@@ -158,4 +161,12 @@ pub(super) fn verify(
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }
     Ok(facts)
+}
+/// Every source patch file, parsed, keyed by its name.
+fn source_patches(config: &Config) -> Result<BTreeMap<String, render::LoadedPatch>> {
+    Ok(Patches::load_kind(config, AppliesTo::Source)?
+        .into_loaded()
+        .into_iter()
+        .map(|p| (p.name.clone(), p))
+        .collect())
 }

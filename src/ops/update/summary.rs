@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use super::closing::ClosingFinding;
-use super::upstreams::Move;
-use crate::ops::outcome::PatchResult;
+use crate::check::Finding;
+use crate::ops::outcome::{EditReport, PatchResult};
 
 /// One upstream of the update: where it comes from and where it went.
 #[derive(Debug, Clone, Serialize)]
@@ -29,21 +28,14 @@ pub struct UpstreamMove {
     pub renamed: Vec<Renamed>,
 }
 
-impl UpstreamMove {
-    /// What the report says of `mv`.
-    pub(super) fn of(mv: &Move<'_>) -> UpstreamMove {
-        UpstreamMove {
-            name: mv.upstream.name.clone(),
-            source: mv.upstream.source.describe(),
-            from: mv.base_version.clone(),
-            to: mv.target.clone(),
-            moved_from: mv.moved_from.clone(),
-            adopted: mv.locked.is_none(),
-            added: Vec::new(),
-            removed: Vec::new(),
-            renamed: Vec::new(),
-        }
-    }
+/// One finding of the check that closes an update.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClosingFinding {
+    /// The finding, its fix being the next command.
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// An `error` the check before the update did not report.
+    pub caused: bool,
 }
 
 /// One conflicting hunk.
@@ -64,19 +56,6 @@ pub struct ConflictReport {
     /// Why the strict apply failed: hunk number, header, first line that no
     /// longer matches.
     pub strict: Option<String>,
-}
-
-/// One hand edit found in a rendered file.
-#[derive(Debug, Clone, Serialize)]
-pub struct EditReport {
-    /// The rendered file.
-    pub file: String,
-    /// 1-based line in the file as it is.
-    pub line: usize,
-    /// The edited line's text.
-    pub text: String,
-    /// The patch it was folded into, with `--adopt-edits`.
-    pub adopted_into: Option<String>,
 }
 
 /// One hunk that, adopting the package, applied only with GNU patch's fuzz
@@ -222,39 +201,7 @@ impl UpdateReport {
         } else {
             "updated"
         };
-        let adopt = if self.dry_run {
-            "would adopt"
-        } else {
-            "adopted"
-        };
-        let several = self.upstreams.len() > 1;
-        if self.adopted && several {
-            s.push_str(&format!("{adopt} the package (no lock before)\n"));
-        }
-        for u in &self.upstreams {
-            let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
-            if self.adopted && !several {
-                s.push_str(&format!(
-                    "{adopt} the package at {} (no lock before)\n",
-                    u.from
-                ));
-            } else if u.adopted && !self.adopted {
-                s.push_str(&format!(
-                    "{adopt} upstream{named} at {} (not in the lock before)\n",
-                    u.from
-                ));
-            }
-            if let Some(old) = &u.moved_from {
-                s.push_str(&format!(
-                    "upstream{named} source: moved from {old} (the locked copies are the merge base)\n"
-                ));
-            }
-            if u.from == u.to {
-                s.push_str(&format!("upstream{named}: up to date at {}\n", u.to));
-            } else {
-                s.push_str(&format!("upstream{named}: {} -> {}\n", u.from, u.to));
-            }
-        }
+        self.moves(&mut s);
         for f in &self.fuzzy {
             s.push_str(&format!(
                 "patch {} on {}: hunk {} ({}:{}) {}; refreshed to exact\n",
@@ -324,6 +271,44 @@ impl UpdateReport {
 }
 
 impl UpdateReport {
+    /// The lines of each upstream's move: adopted, moved to another
+    /// source, its versions.
+    fn moves(&self, s: &mut String) {
+        let adopt = if self.dry_run {
+            "would adopt"
+        } else {
+            "adopted"
+        };
+        let several = self.upstreams.len() > 1;
+        if self.adopted && several {
+            s.push_str(&format!("{adopt} the package (no lock before)\n"));
+        }
+        for u in &self.upstreams {
+            let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
+            if self.adopted && !several {
+                s.push_str(&format!(
+                    "{adopt} the package at {} (no lock before)\n",
+                    u.from
+                ));
+            } else if u.adopted && !self.adopted {
+                s.push_str(&format!(
+                    "{adopt} upstream{named} at {} (not in the lock before)\n",
+                    u.from
+                ));
+            }
+            if let Some(old) = &u.moved_from {
+                s.push_str(&format!(
+                    "upstream{named} source: moved from {old} (the locked copies are the merge base)\n"
+                ));
+            }
+            if u.from == u.to {
+                s.push_str(&format!("upstream{named}: up to date at {}\n", u.to));
+            } else {
+                s.push_str(&format!("upstream{named}: {} -> {}\n", u.from, u.to));
+            }
+        }
+    }
+
     fn upstreamed_line(&self, u: &UpstreamedReport) -> String {
         let to = &self.to;
         let (dropped, removed) = if self.dry_run {

@@ -14,7 +14,7 @@
 //! Each [`Move`] is then what the vendor loop, the source patches and the
 //! lock ask about the upstream of a `[[vendor]]` or `[[patch]]`.
 
-use crate::config::lock::{LOCK_PATH, Lock, LockedUpstream};
+use crate::config::lock::{LOCK_PATH, Lock, LockedUpstream, Pending};
 use crate::config::{Config, ConfigError, Placeholders, Selection, Upstream, UpstreamSource};
 use crate::error::{Error, Result};
 use crate::paths;
@@ -22,7 +22,7 @@ use crate::render::Stamp;
 use crate::upstream::{self, Source};
 use crate::workspace::Context;
 
-use super::resume::Resume;
+use super::summary::UpstreamMove;
 
 /// One upstream as this update moves it.
 pub(super) struct Move<'a> {
@@ -49,6 +49,21 @@ pub(super) struct Move<'a> {
 }
 
 impl Move<'_> {
+    /// What the report says of this move.
+    pub fn report(&self) -> UpstreamMove {
+        UpstreamMove {
+            name: self.upstream.name.clone(),
+            source: self.upstream.source.describe(),
+            from: self.base_version.clone(),
+            to: self.target.clone(),
+            moved_from: self.moved_from.clone(),
+            adopted: self.locked.is_none(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            renamed: Vec::new(),
+        }
+    }
+
     /// The source the locked copies come from (the old one after a move).
     pub fn base_source(&self) -> &dyn Source {
         self.old_source.as_deref().unwrap_or(&*self.source)
@@ -127,18 +142,18 @@ fn targets(config: &Config, to: &[String]) -> Result<Vec<(Option<String>, String
 }
 
 /// Resolves every upstream of `config` for this update, each to the
-/// version `--to` asks for (`to`), the pending update's with `--continue`,
+/// version `--to` asks for (`to`), the `pending` update's with `--continue`,
 /// or the one its selection gives; says what moves, one status line each.
 pub(super) fn resolve<'a>(
     ctx: &'a Context,
     config: &'a Config,
     lock: Option<&'a Lock>,
     to: &[String],
-    resume: Option<Resume<'_>>,
+    pending: Option<&Pending>,
 ) -> Result<Vec<Move<'a>>> {
     let asked = targets(config, to)?;
-    let to = |name: Option<&str>| match &resume {
-        Some(r) => r.version(name).map(str::to_owned),
+    let to = |name: Option<&str>| match pending {
+        Some(p) => p.version_of(name).map(str::to_owned),
         None => asked
             .iter()
             .find(|(n, _)| n.as_deref() == name)

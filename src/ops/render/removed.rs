@@ -1,5 +1,5 @@
-//! A `[[patch]]` removed from vendor.toml, on the way through `update`
-//! ([`render::origin`]).
+//! A `[[patch]]` removed from vendor.toml, on the way through `render` and
+//! `update` ([`render::origin`](crate::render::origin)).
 //!
 //! The rendered file on disk still has the removed patch's changes. They are
 //! not hand edits: the lock says the file was rendered with the patch, so
@@ -14,14 +14,13 @@
 //! patch's changes from hand edits, and says so.
 
 use super::edits;
-use super::locked::Locked;
 use crate::config::AppliesTo;
 use crate::config::Vendor;
 use crate::config::lock::{Lock, OutputPatch};
 use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::paths::{self, Transaction};
-use crate::render::Patches;
+use crate::render::Package;
 use crate::render::origin::{self, Removed};
 use crate::workspace::Context;
 
@@ -30,17 +29,16 @@ use crate::workspace::Context;
 /// removed patches' changes are reverted rather than taken for hand edits.
 pub(in crate::ops) fn settle(
     ctx: &Context,
-    locked: &Locked<'_>,
+    package: &Package<'_>,
     removed: &Removed<'_>,
-    patches: &Patches,
     vendor: &Vendor,
     base: &[u8],
     current: Option<Vec<u8>>,
 ) -> Result<Option<Vec<u8>>> {
     let gone = removed.patches_of(&vendor.to);
     let (Some(lock), Some(record), Some(on_disk)) = (
-        locked.lock,
-        locked.lock.and_then(|l| l.output(&vendor.to)),
+        package.lock(),
+        package.lock().and_then(|l| l.output(&vendor.to)),
         current.as_deref(),
     ) else {
         return Ok(current);
@@ -48,9 +46,7 @@ pub(in crate::ops) fn settle(
     if gone.is_empty() {
         return Ok(current);
     }
-    let version = locked.version(vendor);
-    let now = patches.stack(vendor, version).apply(base).output?;
-    if locked.finish(&vendor.to, &now, locked.stamp)? == on_disk {
+    if package.expected(vendor, base)?.output == on_disk {
         return Ok(current);
     }
     let mut loaded = Vec::new();
@@ -61,9 +57,8 @@ pub(in crate::ops) fn settle(
             bytes_of(ctx, lock, p, &vendor.to)?,
         )?);
     }
-    let before = origin::restore(patches, record, loaded);
-    let walk = before.stack(vendor, version).apply(base);
-    let expected = locked.finish(&vendor.to, &walk.output?, locked.stamp)?;
+    let before = package.with_patches(origin::restore(package.patches(), record, loaded));
+    let expected = before.expected(vendor, base)?.output;
     if expected == on_disk {
         return Ok(None);
     }
@@ -101,7 +96,7 @@ fn bytes_of(ctx: &Context, lock: &Lock, p: &OutputPatch, to: &str) -> Result<Vec
 
 /// Keeps every vendor patch staged in `txn` in the download cache, by the
 /// sha256 the lock records for it, for the day its file is removed.
-pub(super) fn remember(ctx: &Context, config: &crate::config::Config, txn: &Transaction) {
+pub(in crate::ops) fn remember(ctx: &Context, config: &crate::config::Config, txn: &Transaction) {
     for p in config.patches_for(AppliesTo::Vendor) {
         if let Some(bytes) = txn.staged(&p.file) {
             ctx.cache.put(bytes);

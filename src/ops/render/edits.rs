@@ -9,20 +9,19 @@
 //! the rewrites and pins drop out and only the edits remain), and that patch
 //! is regenerated with exact hunks.
 
-use super::summary::EditReport;
 use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
-use crate::render::{self, Patches, Stamp};
+use crate::ops::outcome::EditReport;
+use crate::render::{self, Expected, Package, Patches};
 
 /// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a
-/// patch. `command` (`update`, `render`) is the one the advice names.
-#[allow(clippy::too_many_arguments)] // two call sites, every argument a different fact
+/// patch of `package`. `base` is `vendor`'s pristine copy at the locked
+/// version, `current` the file on disk. `command` (`update`, `render`) is
+/// the one the advice names.
 pub(in crate::ops) fn fold(
-    config: &Config,
-    patches: &mut Patches,
+    package: &mut Package<'_>,
     vendor: &Vendor,
     base: &[u8],
-    stamp: &Stamp,
     current: Option<&[u8]>,
     adopt: bool,
     command: &str,
@@ -38,18 +37,14 @@ pub(in crate::ops) fn fold(
             vendor.to
         )));
     }
-    let walk = patches
-        .stack(vendor, stamp.version(vendor.upstream.as_deref()))
-        .apply(base);
-    let patched = walk.output?;
-    let expected = render::finish(config, &vendor.to, &patched, stamp)?;
-    if expected == current {
+    let expected = package.expected(vendor, base)?;
+    if expected.output == current {
         return Ok(Vec::new());
     }
-    let edits = edited_lines(&vendor.to, &expected, current);
-    let Some(last) = walk.steps.last() else {
+    let edits = edited_lines(&vendor.to, &expected.output, current);
+    let Some(last) = expected.steps.last() else {
         if adopt {
-            return start(config, patches, vendor, &expected, current, &patched, edits);
+            return start(package, vendor, &expected, current, edits);
         }
         return Err(Error::Conflict(format!(
             "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it (a file that does not exist yet), \
@@ -58,7 +53,7 @@ pub(in crate::ops) fn fold(
             list(&edits)
         )));
     };
-    let patch_name = patches.section(last.id).0.name.clone();
+    let patch_name = package.patch_name(last.id).to_owned();
     if !adopt {
         return Err(Error::Conflict(format!(
             "`{}` has {} hand edit{} that no patch carries: {}; run `revendor {command} --adopt-edits` to fold them into patch `{patch_name}`, or revert them",
@@ -69,23 +64,87 @@ pub(in crate::ops) fn fold(
         )));
     }
 
-    let merged = merge_edits(vendor, &expected, current, &patched, &edits)?;
+    let merged = merge_edits(vendor, &expected, current, &edits)?;
     // The last section, given the pristine copy with every earlier section
     // applied, now makes the file with the edits.
-    patches.refresh_section(last.id, &last.input, &merged);
+    package
+        .patches_mut()
+        .refresh_section(last.id, &last.input, &merged);
     Ok(adopted(edits, &patch_name))
 }
 
-/// `patched` with the hand edits (`current` against `expected`) in it: a
-/// 3-way merge, so the rewrites and pins drop out and only the edits remain.
+/// The hand edits of `vendor`, which no patch targets, start the patch
+/// whose file does not exist yet ([`Patches::started`]): a section from the
+/// pristine copy (nothing applied) to it with the edits.
+fn start(
+    package: &mut Package<'_>,
+    vendor: &Vendor,
+    expected: &Expected,
+    current: &[u8],
+    edits: Vec<EditReport>,
+) -> Result<Vec<EditReport>> {
+    let config = package.config();
+    let vendor_toml = config.root.join("vendor.toml");
+    let index = match package.patches().started(vendor) {
+        Ok(Some(index)) => index,
+        Ok(None) => {
+            return Err(Error::Conflict(format!(
+                "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it whose `file` does not exist yet, \
+                 and --adopt-edits starts it from them, or revert the edits",
+                vendor.to,
+                list(&edits)
+            )));
+        }
+        Err(names) => {
+            return Err(ConfigError::at(
+                &vendor_toml,
+                None,
+                format!(
+                    "the hand edits of `{}` could start any of the patches {}, whose files do not exist yet",
+                    vendor.to,
+                    names.join(", ")
+                ),
+            )
+            .hint("start them one at a time: keep one of those [[patch]] entries for this run")
+            .into());
+        }
+    };
+    let merged = merge_edits(vendor, expected, current, &edits)?;
+    let name = package.patches().loaded()[index].name.clone();
+    let started = package
+        .patches_mut()
+        .start_section(index, vendor, &expected.patched, &merged);
+    if started.is_none() {
+        let line = config
+            .patches
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.line);
+        return Err(ConfigError::at(
+            &vendor_toml,
+            line,
+            format!(
+                "patch `{name}` is started from hand edits, and its `strip` is neither 0 nor 1"
+            ),
+        )
+        .hint(
+            "a started patch names files as git does (a/ and b/): set `strip = 1`, or leave it out",
+        )
+        .into());
+    }
+    Ok(adopted(edits, &name))
+}
+
+/// The patched file with the hand edits (`current` against the expected
+/// output) in it: a 3-way merge, so the rewrites and pins drop out and only
+/// the edits remain.
 fn merge_edits(
     vendor: &Vendor,
-    expected: &[u8],
+    expected: &Expected,
     current: &[u8],
-    patched: &[u8],
     edits: &[EditReport],
 ) -> Result<Vec<u8>> {
-    diffy::merge_bytes(expected, current, patched).map_err(|_| {
+    diffy::merge_bytes(&expected.output, current, &expected.patched).map_err(|_| {
         Error::Conflict(format!(
             "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
             vendor.to,
@@ -149,69 +208,6 @@ pub(in crate::ops) fn started_notes(patches: &Patches) -> Vec<String> {
         .collect()
 }
 
-/// The hand edits of `vendor`, which no patch targets, start the patch
-/// whose file does not exist yet ([`Patches::started`]): a section from the
-/// pristine copy (`patched`, nothing applied) to it with the edits.
-fn start(
-    config: &Config,
-    patches: &mut Patches,
-    vendor: &Vendor,
-    expected: &[u8],
-    current: &[u8],
-    patched: &[u8],
-    edits: Vec<EditReport>,
-) -> Result<Vec<EditReport>> {
-    let vendor_toml = config.root.join("vendor.toml");
-    let index = match patches.started(vendor) {
-        Ok(Some(index)) => index,
-        Ok(None) => {
-            return Err(Error::Conflict(format!(
-                "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it whose `file` does not exist yet, \
-                 and --adopt-edits starts it from them, or revert the edits",
-                vendor.to,
-                list(&edits)
-            )));
-        }
-        Err(names) => {
-            return Err(ConfigError::at(
-                &vendor_toml,
-                None,
-                format!(
-                    "the hand edits of `{}` could start any of the patches {}, whose files do not exist yet",
-                    vendor.to,
-                    names.join(", ")
-                ),
-            )
-            .hint("start them one at a time: keep one of those [[patch]] entries for this run")
-            .into());
-        }
-    };
-    let merged = merge_edits(vendor, expected, current, patched, &edits)?;
-    let name = patches.loaded()[index].name.clone();
-    if patches
-        .start_section(index, vendor, patched, &merged)
-        .is_none()
-    {
-        let line = config
-            .patches
-            .iter()
-            .find(|p| p.name == name)
-            .map(|p| p.line);
-        return Err(ConfigError::at(
-            &vendor_toml,
-            line,
-            format!(
-                "patch `{name}` is started from hand edits, and its `strip` is neither 0 nor 1"
-            ),
-        )
-        .hint(
-            "a started patch names files as git does (a/ and b/): set `strip = 1`, or leave it out",
-        )
-        .into());
-    }
-    Ok(adopted(edits, &name))
-}
-
 /// The 1-based line of a `<<<<<<< ours (` marker left by `--keep-conflicts`.
 pub(in crate::ops) fn conflict_marker_line(text: &[u8]) -> Option<usize> {
     text.split(|&b| b == b'\n')
@@ -221,7 +217,7 @@ pub(in crate::ops) fn conflict_marker_line(text: &[u8]) -> Option<usize> {
 
 /// Each line of `current` that differs from `expected` (added or changed),
 /// and each removal, with its line in `current` ([`render::hand_edits`]).
-pub(super) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
+pub(in crate::ops) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<EditReport> {
     let expected = String::from_utf8_lossy(expected);
     let current = String::from_utf8_lossy(current);
     let report = |line: usize, text: String| EditReport {
@@ -243,7 +239,7 @@ pub(super) fn edited_lines(file: &str, expected: &[u8], current: &[u8]) -> Vec<E
 }
 
 /// Up to five edits as `file:line `text``, and how many more.
-pub(super) fn list(edits: &[EditReport]) -> String {
+pub(in crate::ops) fn list(edits: &[EditReport]) -> String {
     let shown: Vec<String> = edits
         .iter()
         .take(5)

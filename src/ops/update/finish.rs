@@ -1,0 +1,255 @@
+//! The end of an update whose files all carried (steps 5 to 7 of
+//! `update.rs`): the source patches verified at the target, upstreamed
+//! sections settled, then the patches, the lock, the rewrites and pins of
+//! files not rendered from upstream and vendor.toml staged beside the
+//! rendered files, and the transaction committed and checked
+//! (`closing.rs`).
+
+use std::collections::BTreeSet;
+
+use super::run::Run;
+use super::source::{self, SourceFacts};
+use super::summary::UpdateReport;
+use super::upstreams::Move;
+use super::{arg_digest, closing, upstreamed};
+use crate::config::lock::{LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream};
+use crate::config::{Config, Placeholders, Selection};
+use crate::error::Result;
+use crate::image::Digest;
+use crate::ops::render::{edits, removed};
+use crate::paths::{self, Transaction};
+use crate::render::{self, Package, Patches, Stamp, origin};
+use crate::workspace::Context;
+
+/// Finishes `run` (see the module docs); `pins` are the pins the update
+/// started with, for a lock that had none.
+pub(super) fn finish(
+    mut run: Run<'_>,
+    package: Package<'_>,
+    pins: Vec<(Option<String>, String)>,
+) -> Result<UpdateReport> {
+    let (ctx, config) = (run.ctx, package.config());
+    let vendor_results = run.report.patches.len();
+    let mut facts = Vec::new();
+    for mv in run.moves {
+        facts.push(source::verify(ctx, config, mv, &mut run.report)?);
+    }
+    run.report.patches[vendor_results..]
+        .iter()
+        .for_each(|r| ctx.shell.step("Applying", r));
+    if !run.report.conflicts.is_empty()
+        || upstreamed::settle(&mut run.report, run.opts.drop_upstreamed)
+    {
+        return Ok(run.report);
+    }
+    edits::require_started(config, package.patches())?;
+    let txn = &mut run.txn;
+    let mut locked_patches = stage_patches(config, package.patches(), &mut facts, txn);
+    let dropped =
+        upstreamed::remove_sections(config, txn, &mut locked_patches, &mut run.report.upstreamed)?;
+    removed::remember(ctx, config, txn);
+    let (locked_upstreams, target_stamp) = lock_upstreams(ctx, run.moves, facts, run.target_stamp);
+    let repinned = arg_digest::repin(ctx, config, &target_stamp, |f| {
+        paths::read(&ctx.root.join(f))
+    })?;
+    run.report.notes.extend(repinned.notes);
+    let read = |f: &str| match repinned.files.iter().find(|(r, _)| r == f) {
+        Some((_, bytes)) => Ok(bytes.clone()),
+        None => paths::read(&ctx.root.join(f)),
+    };
+    let rewritten = render::rewrite_in_place(config, &target_stamp, read)?;
+    let pinned = render::pin_in_place(config, &target_stamp, &rewritten, read)?;
+    for (file, bytes) in rewritten.into_iter().chain(pinned) {
+        txn.stage(&file, bytes);
+    }
+    stage_removals(&mut run, &package);
+    run.report.notes.extend(run.removed.notes());
+    if let Some(lock) = package.lock() {
+        for o in crate::check::removed_patch_files(config, lock, &ctx.root)? {
+            run.txn.remove(&o.file);
+            run.report.notes.push(o.deleted_note());
+        }
+    }
+    run.report
+        .notes
+        .extend(edits::started_notes(package.patches()));
+    let new_lock = Lock {
+        upstreams: locked_upstreams,
+        files: std::mem::take(&mut run.locked_files),
+        patches: locked_patches,
+        images: match package.lock().map(|l| l.images.clone()) {
+            Some(images) if !images.is_empty() => images,
+            _ => pins
+                .into_iter()
+                .map(|(name, reference)| LockedImage {
+                    name,
+                    reference,
+                    ..LockedImage::default()
+                })
+                .collect(),
+        },
+        // A patch dropped as upstreamed is gone from vendor.toml with this
+        // commit: the record must not list it, or the next run would take it
+        // for a removed [[patch]] to revert.
+        outputs: origin::outputs(&run.vendored.target, package.patches())
+            .into_iter()
+            .map(|mut o| {
+                o.patches.retain(|p| !dropped.contains(&p.name));
+                o
+            })
+            .collect(),
+        pending: None,
+    };
+    stage_vendor_toml(ctx, run.moves, &dropped, &mut run.txn)?;
+    let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    run.txn.stage(
+        LOCK_PATH,
+        new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
+    );
+    let had_lock = package.lock().is_some();
+    closing::commit(ctx, run.txn, run.opts.dry_run, had_lock, &mut run.report)?;
+    Ok(run.report)
+}
+
+/// Stages every vendor patch (refreshed by the carry) and every refreshed
+/// source patch file in `facts`; returns their lock entries in vendor.toml
+/// order.
+fn stage_patches(
+    config: &Config,
+    patches: &Patches,
+    facts: &mut [SourceFacts],
+    txn: &mut Transaction,
+) -> Vec<LockedPatch> {
+    let mut locked_patches = Vec::new();
+    for p in patches.loaded() {
+        let bytes = crate::patch::write(&p.set);
+        locked_patches.push(LockedPatch {
+            name: p.name.clone(),
+            sha256: Digest::of(&bytes).hex().to_owned(),
+        });
+        txn.stage(&p.file, bytes);
+    }
+    for (file, bytes) in facts
+        .iter_mut()
+        .flat_map(|f| std::mem::take(&mut f.patch_files))
+    {
+        if let Some(lp) = locked_patches.iter_mut().find(|l| {
+            config
+                .patches
+                .iter()
+                .any(|p| p.name == l.name && p.file == file)
+        }) {
+            lp.sha256 = Digest::of(&bytes).hex().to_owned();
+        } else if let Some(p) = config.patches.iter().find(|p| p.file == file) {
+            locked_patches.push(LockedPatch {
+                name: p.name.clone(),
+                sha256: Digest::of(&bytes).hex().to_owned(),
+            });
+        }
+        txn.stage(&file, bytes);
+    }
+    locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
+    locked_patches
+}
+
+/// The lock's `[[upstream]]` entries at the target, and the target's stamp
+/// with each commit learnt.
+///
+/// The commit is information for people reading the lock (everything the
+/// lock vouches for is verified by sha256): a failure to learn it is not
+/// worth failing an update that verified everything else (a `{commit}`
+/// rewrite learnt it already, strictly), but it is said, not dropped in
+/// silence (issue 13).
+fn lock_upstreams(
+    ctx: &Context,
+    moves: &[Move<'_>],
+    facts: Vec<SourceFacts>,
+    target_stamp: &Stamp,
+) -> (Vec<LockedUpstream>, Stamp) {
+    let mut stamp = target_stamp.clone();
+    let mut locked_upstreams = Vec::new();
+    for (mv, facts) in moves.iter().zip(facts) {
+        let commit = match &mv.target_values.commit {
+            Some(c) => Some(c.clone()),
+            None => mv.source.commit(&mv.target).unwrap_or_else(|e| {
+                ctx.shell.warn(format!(
+                    "the lock records no `commit` for {}: {e}",
+                    mv.target
+                ));
+                None
+            }),
+        };
+        stamp = stamp.moved(
+            mv.name(),
+            Placeholders {
+                commit: commit.clone(),
+                ..mv.target_values.clone()
+            },
+        );
+        locked_upstreams.push(LockedUpstream {
+            name: mv.upstream.name.clone(),
+            source: mv.upstream.source.describe(),
+            version: mv.target.clone(),
+            commit,
+            source_tree_sha256: facts.tree_sha256,
+            source_sha256: None,
+            go_directive: facts.go_directive,
+        });
+    }
+    (locked_upstreams, stamp)
+}
+
+/// Removes each pristine copy of the lock that no vendored file at the
+/// target reads, and what a removed `[[vendor]]` rendered.
+fn stage_removals(run: &mut Run<'_>, package: &Package<'_>) {
+    let target = &run.vendored.target;
+    // One set of the copies still read, not a search of every target per
+    // locked file: a directory of 10,000 files has as many of each.
+    let kept: BTreeSet<String> = target
+        .iter()
+        .filter(|v| !v.created)
+        .map(|v| v.pristine())
+        .collect();
+    let old_files = package
+        .lock()
+        .map(|l| l.files.as_slice())
+        .unwrap_or_default();
+    for old in old_files.iter().map(|f| f.pristine()) {
+        if !kept.contains(&old) {
+            run.txn.remove(&old);
+        }
+    }
+    for path in run.removed.deletions(target) {
+        run.txn.remove(&path);
+    }
+}
+
+/// Stages vendor.toml when the update changes it: each patch `dropped` as
+/// upstreamed removed, each upstream's version moved. A branch's commit is
+/// the lock's alone.
+fn stage_vendor_toml(
+    ctx: &Context,
+    moves: &[Move<'_>],
+    dropped: &[String],
+    txn: &mut Transaction,
+) -> Result<()> {
+    let moved: Vec<&Move> = moves
+        .iter()
+        .filter(|m| !matches!(m.upstream.selection, Selection::Branch(_)))
+        .filter(|m| m.upstream.version.as_deref() != Some(m.target.as_str()))
+        .collect();
+    if moved.is_empty() && dropped.is_empty() {
+        return Ok(());
+    }
+    let path = ctx.root.join("vendor.toml");
+    let mut text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+    for name in dropped {
+        text = crate::config::edit::remove_patch(&path, &text, name)?;
+    }
+    for m in moved {
+        text = crate::config::edit::set_upstream_version(&path, &text, m.name(), &m.target)?;
+    }
+    txn.stage("vendor.toml", text.into_bytes());
+    Ok(())
+}

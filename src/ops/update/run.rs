@@ -1,0 +1,259 @@
+//! One update under way ([`Run`]): the steps of the plan (`plan.rs`)
+//! executed one vendored file at a time, each reading its pristine copies
+//! and the file on disk, checking it as its action says, carrying its
+//! patches through the package's render pipeline ([`Package`]) and staging
+//! the result. Nothing is written here: the transaction is committed at the
+//! end (`finish.rs`), or, on a conflict with `--keep-conflicts`, only the
+//! marked files are ([`Run::keep_conflicts`]).
+
+use super::files::{self, Vendored};
+use super::plan::{Action, Step};
+use super::resume::{self, Resume};
+use super::summary::UpdateReport;
+use super::upstreams::{self, Move};
+use super::{UpdateOptions, adopt, carry};
+use crate::config::Vendor;
+use crate::config::lock::{Lock, LockedFile};
+use crate::error::Result;
+use crate::image::Digest;
+use crate::ops::render::{edits, removed};
+use crate::paths::{self, Transaction};
+use crate::render::origin::Removed;
+use crate::render::{Package, RecountedHunk, Stamp};
+use crate::workspace::Context;
+
+/// One update under way: what its steps read, and what they add to.
+pub(super) struct Run<'r> {
+    /// Root, environment, network and console.
+    pub ctx: &'r Context,
+    /// The flags.
+    pub opts: &'r UpdateOptions,
+    /// Each upstream's move.
+    pub moves: &'r [Move<'r>],
+    /// The vendored files at the locked version and at the target.
+    pub vendored: &'r Vendored,
+    /// What vendor.toml lost that the lock knows.
+    pub removed: &'r Removed<'r>,
+    /// The pending update `--continue` finishes.
+    pub resume: Option<Resume<'r>>,
+    /// Headers recounted while adopting.
+    pub recounted: &'r [RecountedHunk],
+    /// The versions and pins at the target.
+    pub target_stamp: &'r Stamp,
+    /// What the update did so far.
+    pub report: UpdateReport,
+    /// Everything staged so far.
+    pub txn: Transaction,
+    /// The lock's `[[file]]` entries at the target.
+    pub locked_files: Vec<LockedFile>,
+    /// The same at the locked version, for a lock written while adopting.
+    pub base_files: Vec<LockedFile>,
+    /// The files of vendored directories that arrive and go.
+    pub moved_files: files::Moved,
+}
+
+impl Run<'_> {
+    /// Executes `step`: reads the file's pristine copies and the file on
+    /// disk, checks it, carries its patches and stages the result.
+    pub fn file(&mut self, package: &mut Package<'_>, step: &Step<'_>) -> Result<()> {
+        let vendor = step.vendor;
+        let mv = upstreams::of(self.moves, vendor.upstream.as_deref());
+        let base = self.base(package.lock(), mv, step)?;
+        let on_disk = paths::read_opt(&self.ctx.root.join(&vendor.to))?;
+        if step.action == Action::Remove {
+            return self.remove(package, vendor, &base, on_disk, &mv.target);
+        }
+        let theirs = self.theirs(mv, step, &base)?;
+        let current = self.current(package, step, &base, on_disk.clone())?;
+        let adopt = self.opts.adopt_edits;
+        let edits = edits::fold(package, vendor, &base, current.as_deref(), adopt, "update")?;
+        self.report.edits.extend(edits);
+        let carried = match &self.resume {
+            Some(resume) if step.base.is_some() => {
+                let (at_target, on_disk) = (self.target_stamp, on_disk.as_deref());
+                resume.rebase(package, at_target, vendor, &base, &theirs, on_disk)?
+            }
+            _ => carry::carry(package, vendor, &base, &theirs, &mv.target)?,
+        };
+        carried
+            .reports
+            .iter()
+            .for_each(|r| self.ctx.shell.step("Applying", r));
+        self.report.patches.extend(carried.reports);
+        self.report.conflicts.extend(carried.conflicts);
+        self.report.upstreamed.extend(carried.upstreamed);
+        let rendered = package.finish_with(&vendor.to, carried.output, self.target_stamp)?;
+        if step.base.is_none() {
+            files::added(vendor, &rendered, on_disk.as_deref(), &mv.target)?;
+            self.moved_files.arrived(vendor, &theirs);
+        }
+        if step.action == Action::Delete {
+            self.txn.remove(&vendor.to);
+        } else {
+            self.txn.stage(&vendor.to, rendered);
+        }
+        if !vendor.created {
+            self.locked_files.push(locked_file(vendor, &theirs));
+            self.txn.stage(&vendor.pristine(), theirs);
+        }
+        Ok(())
+    }
+
+    /// The pristine copy of `step`'s file at the locked version (empty when
+    /// it was not vendored there), kept in the cache and recorded for a
+    /// lock written while adopting.
+    fn base(&mut self, lock: Option<&Lock>, mv: &Move<'_>, step: &Step<'_>) -> Result<Vec<u8>> {
+        let Some(at_base) = step.base else {
+            return Ok(Vec::new());
+        };
+        let source = mv.base_source();
+        let base = files::locked_copy(
+            self.ctx,
+            source,
+            lock,
+            self.vendored,
+            at_base,
+            &mv.base_version,
+        )?;
+        if !at_base.created {
+            self.base_files.push(locked_file(step.vendor, &base));
+            self.ctx.cache.put_blob(&base);
+        }
+        Ok(base)
+    }
+
+    /// `step`'s file at the target: the locked copy again when the release
+    /// is the same, else fetched.
+    fn theirs(&self, mv: &Move<'_>, step: &Step<'_>, base: &[u8]) -> Result<Vec<u8>> {
+        let vendor = step.vendor;
+        let theirs = if mv.same_release && step.base.is_some_and(|b| b.created == vendor.created) {
+            base.to_vec()
+        } else {
+            self.vendored
+                .fetch(self.ctx, &*mv.source, vendor, &mv.target)?
+        };
+        if theirs.is_empty() && !base.is_empty() && !vendor.created {
+            // Every patch of it conflicts; say why first (issue 13).
+            self.ctx.shell.warn(format!(
+                "`{}` is empty at {} (it has {} bytes at {})",
+                vendor.from,
+                mv.target,
+                base.len(),
+                mv.base_version
+            ));
+        }
+        Ok(theirs)
+    }
+
+    /// The file on disk as the hand-edit check sees it, once `step`'s
+    /// action has judged it: `None` when there is no render at the locked
+    /// version to compare it with (a file upstream added, one a patch
+    /// deletes) or when `--continue` takes it as the resolution.
+    fn current(
+        &mut self,
+        package: &mut Package<'_>,
+        step: &Step<'_>,
+        base: &[u8],
+        on_disk: Option<Vec<u8>>,
+    ) -> Result<Option<Vec<u8>>> {
+        let vendor = step.vendor;
+        match step.action {
+            Action::Delete => {
+                let current = if self.resume.is_some() { None } else { on_disk };
+                package.deleted(vendor, base, current)?;
+                Ok(None)
+            }
+            Action::Adopt => {
+                let fuzzy =
+                    adopt::settle(package, self.recounted, vendor, base, on_disk.as_deref())?;
+                self.report.fuzzy.extend(fuzzy);
+                self.checked(package, vendor, base, on_disk)
+            }
+            Action::Carry => self.checked(package, vendor, base, on_disk),
+            Action::Remove | Action::Add | Action::Resume => Ok(None),
+        }
+    }
+
+    /// `on_disk` checked for a pending conflict ([`resume::guard`]) and with
+    /// the changes of removed patches settled ([`removed::settle`]).
+    fn checked(
+        &self,
+        package: &Package<'_>,
+        vendor: &Vendor,
+        base: &[u8],
+        on_disk: Option<Vec<u8>>,
+    ) -> Result<Option<Vec<u8>>> {
+        resume::guard(package, vendor, base, on_disk.as_deref())?;
+        removed::settle(self.ctx, package, self.removed, vendor, base, on_disk)
+    }
+
+    /// A file that goes (upstream removed it): checked, then removed.
+    fn remove(
+        &mut self,
+        package: &Package<'_>,
+        vendor: &Vendor,
+        base: &[u8],
+        on_disk: Option<Vec<u8>>,
+        target: &str,
+    ) -> Result<()> {
+        let current = match &self.resume {
+            Some(_) => on_disk,
+            None => removed::settle(self.ctx, package, self.removed, vendor, base, on_disk)?,
+        };
+        files::removed(package, vendor, base, current.as_deref(), target)?;
+        self.txn.remove(&vendor.to);
+        self.moved_files.gone(vendor, base);
+        Ok(())
+    }
+
+    /// With `--keep-conflicts` (and not `--dry-run`), commits the rendered
+    /// files alone, with their markers: the lock, the pristine copies and
+    /// the patches stay at the old version so the next run knows where it
+    /// stands, and the lock records the pending update.
+    pub fn keep_conflicts(&mut self, package: &Package<'_>) -> Result<()> {
+        if !self.opts.keep_conflicts || self.opts.dry_run {
+            return Ok(());
+        }
+        let vendored = self.vendored;
+        let mut keep = Transaction::new(&self.ctx.root);
+        for vendor in vendored
+            .base
+            .iter()
+            .filter(|b| vendored.target.iter().any(|t| t.to == b.to))
+        {
+            if let Some(bytes) = self.txn.staged(&vendor.to) {
+                keep.stage(&vendor.to, bytes.to_vec());
+            }
+        }
+        let at = match package.lock() {
+            Some(l) => l.clone(),
+            None => {
+                let base_files = std::mem::take(&mut self.base_files);
+                resume::adoption(package, self.moves, &vendored.base, base_files)
+            }
+        };
+        let targets: Vec<_> = self
+            .moves
+            .iter()
+            .map(|m| (m.upstream.name.clone(), m.target.clone()))
+            .collect();
+        resume::record(
+            &mut keep,
+            &self.ctx.root,
+            at,
+            &targets,
+            &self.report.conflicts,
+        )?;
+        self.report.changed = keep.commit()?;
+        Ok(())
+    }
+}
+
+/// The lock's `[[file]]` entry of `vendor`, its pristine copy `bytes`.
+fn locked_file(vendor: &Vendor, bytes: &[u8]) -> LockedFile {
+    LockedFile {
+        upstream: vendor.upstream.clone(),
+        from: vendor.from.clone(),
+        sha256: Digest::of(bytes).hex().to_owned(),
+    }
+}
