@@ -6,8 +6,17 @@
 //! base, the patch and the new upstream, applies the patch to the base, rebases it onto the new
 //! upstream with `patch::rebase` and writes the result, so it does more than `git merge-file -p
 //! ours base theirs`, which is handed the patched file. Both outputs are checked against the
-//! expected merge. Run with `make bench` (needs git). Prints figures and ratios; asserts
-//! nothing about time.
+//! expected merge.
+//!
+//! Then `revendor update` itself, whole, on the adjacent-changes shape (issue 23): a package
+//! whose `git =` upstream (a local repository) moves from the base to a new upstream that
+//! changed a line two lines from each hunk's change and inserted a line every 100 lines, at
+//! 100k and 1M lines, against `git merge-file` on the same three files. Every hunk's strict
+//! apply fails there, so `update` also asks which hunks upstream already has; placing hunks by
+//! searching the whole file for each made it quadratic. Each run updates a fresh copy of the
+//! package adopted once, with the download cache warm.
+//!
+//! Run with `make bench` (needs git). Prints figures and ratios; asserts nothing about time.
 
 // Tests and benchmarks print skip notes and figures, and read their own
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
@@ -17,6 +26,8 @@
 mod input;
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "../tests/testsuite/support/mod.rs"]
+mod support;
 
 use std::fs::{self, File};
 use std::path::Path;
@@ -109,6 +120,103 @@ fn main() {
         previous = Some((lines, ours));
     }
     println!("rss/files: revendor's peak RSS over the size of base, ours and theirs together");
+    update_adjacent();
+}
+
+/// (lines, hunks, runs) of the `update` table.
+const UPDATE_SIZES: [(usize, usize, usize); 2] = [(100_000, 1_000, 5), (1_000_000, 10_000, 3)];
+
+/// `revendor update` on the adjacent-changes shape against `git merge-file`.
+fn update_adjacent() {
+    println!();
+    println!("update on the adjacent-changes shape vs git merge-file, whole processes: medians");
+    println!(
+        "{:>9} {:>6} {:>9} {:>9} {:>6} {:>9} {:>9} {:>6} {:>7} {:>9}",
+        "lines", "hunks", "wall", "git", "ratio", "cpu", "git cpu", "ratio", "rss", "rss/files"
+    );
+    let bin = env!("CARGO_BIN_EXE_revendor");
+    for (lines, hunks, runs) in UPDATE_SIZES {
+        let input = Input::adjacent(lines, hunks, "values.yaml");
+        let scratch = tempfile::tempdir().expect("scratch");
+        let dir = scratch.path();
+        for (name, bytes) in [
+            ("base", &input.base),
+            ("ours", &input.ours),
+            ("theirs", &input.theirs),
+        ] {
+            fs::write(dir.join(name), bytes).expect("write input");
+        }
+        let upstream = support::GitRepo::new();
+        upstream.commit("base", [("values.yaml", &input.base)]);
+        upstream.tag("v1.0.0");
+        upstream.commit("new", [("values.yaml", &input.theirs)]);
+        upstream.tag("v1.1.0");
+        let adopted = dir.join("adopted");
+        fs::create_dir_all(adopted.join("patches")).expect("package");
+        fs::write(adopted.join("values.yaml"), &input.ours).expect("package");
+        fs::write(adopted.join("patches/values.patch"), &input.patch).expect("package");
+        fs::write(
+            adopted.join("vendor.toml"),
+            format!(
+                "[upstream]\ngit = \"{}\"\nversion = \"v1.0.0\"\n\n\
+                 [[vendor]]\nfrom = \"values.yaml\"\nto = \"values.yaml\"\n\n\
+                 [[patch]]\nname = \"values\"\nfile = \"patches/values.patch\"\n\
+                 applies-to = \"vendor\"\nstrip = 1\n",
+                upstream.url()
+            ),
+        )
+        .expect("package");
+        let cache = dir.join("cache");
+        let update = |pkg: &Path, to: &str| {
+            let mut cmd = Command::new(bin);
+            cmd.arg("-C")
+                .arg(pkg)
+                .args(["update", "--to", to])
+                .env("REVENDOR_CACHE_DIR", &cache);
+            cmd
+        };
+        Measured::of(&update(&adopted, "v1.0.0"), std::process::Stdio::null());
+        let files = (input.base.len() + input.ours.len() + input.theirs.len()) as f64;
+        let ours = median(runs, || {
+            let pkg = dir.join("pkg");
+            let _ = fs::remove_dir_all(&pkg);
+            let copied = Command::new("cp")
+                .arg("-a")
+                .arg(&adopted)
+                .arg(&pkg)
+                .status();
+            assert!(copied.expect("cp").success(), "copy the adopted package");
+            Measured::of(&update(&pkg, "v1.1.0"), std::process::Stdio::null())
+        });
+        same(
+            &dir.join("pkg/values.yaml"),
+            &input.merged,
+            "revendor update",
+        );
+        let git = median(runs, || {
+            let out = File::create(dir.join("out")).expect("out");
+            Measured::of(
+                Command::new("git")
+                    .current_dir(dir)
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .args(["merge-file", "-p", "ours", "base", "theirs"]),
+                out,
+            )
+        });
+        same(&dir.join("out"), &input.merged, "git merge-file");
+        println!(
+            "{lines:>9} {hunks:>6} {:>9.2?} {:>9.2?} {:>6.2} {:>9.2?} {:>9.2?} {:>6.2} {:>5}MB {:>9.2}",
+            ours.wall,
+            git.wall,
+            ratio(ours.wall, git.wall),
+            ours.cpu,
+            git.cpu,
+            ratio(ours.cpu, git.cpu),
+            ours.peak_rss >> 20,
+            ours.peak_rss as f64 / files,
+        );
+    }
 }
 
 /// The measured side: read the three files, rebase, write the result to stdout.

@@ -23,6 +23,9 @@ pub struct Env {
     pub docker_config: PathBuf,
     /// `REVENDOR_REGISTRY_MIRRORS`: `host=mirror,…`.
     pub registry_mirrors: Option<String>,
+    /// `REVENDOR_HELM_AUTH`: `host=user:password,…` for private chart
+    /// repositories; never printed.
+    pub helm_auth: Option<String>,
     /// `GITHUB_STEP_SUMMARY`: where `--format github` appends its Markdown.
     pub step_summary: Option<PathBuf>,
     /// `GITHUB_WORKSPACE`: what `--format github` makes annotation paths
@@ -36,6 +39,9 @@ pub struct Env {
     /// `REVENDOR_HTTP_TIMEOUT`: seconds one HTTP request may take before it
     /// is retried (default 30).
     pub http_timeout: std::time::Duration,
+    /// `REVENDOR_LOCK_TIMEOUT`: seconds a run waits for another revendor
+    /// holding its package before it gives up (default 300; 0: not at all).
+    pub lock_timeout: std::time::Duration,
     /// `GITHUB_REPOSITORY` (`owner/name`, set by GitHub Actions): where
     /// `revendor pr --create` opens the pull request.
     pub repository: Option<String>,
@@ -122,6 +128,7 @@ impl Env {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(".docker")),
             registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
+            helm_auth: var("REVENDOR_HELM_AUTH"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             github_workspace: var("GITHUB_WORKSPACE").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),
@@ -153,6 +160,12 @@ impl Env {
                     .and_then(|v| v.parse::<f64>().ok())
                     .filter(|s| s.is_finite() && *s > 0.0)
                     .unwrap_or(30.0),
+            ),
+            lock_timeout: std::time::Duration::from_secs_f64(
+                var("REVENDOR_LOCK_TIMEOUT")
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .unwrap_or(300.0),
             ),
         }
     }

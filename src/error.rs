@@ -76,6 +76,30 @@ pub enum Error {
         /// Why finishing it failed.
         source: Box<Error>,
     },
+    /// Another process holds the package (DESIGN.md, "One writer at a
+    /// time") for longer than `REVENDOR_LOCK_TIMEOUT` allows this one to
+    /// wait.
+    #[error("`{}` is held by {holder}; gave up after waiting {seconds}s", package.display())]
+    Locked {
+        /// The package directory.
+        package: PathBuf,
+        /// Who holds it: "revendor update (pid 1234)", or what is known.
+        holder: String,
+        /// How long this process waited, in seconds.
+        seconds: f64,
+    },
+    /// An input is past one of revendor's size bounds (docs/reference.md lists
+    /// its limits): a remote's answer (exit 3) or a file of the package
+    /// (exit 2), refused before it can exhaust memory or the disk.
+    #[error("{what} is larger than revendor accepts: {limit}")]
+    TooLarge {
+        /// What was being read: "the body of `https://…`", "`values.yaml`".
+        what: String,
+        /// The bound and its value: "at most 64 MiB".
+        limit: String,
+        /// Whether a remote sent it (else the package's own files hold it).
+        remote: bool,
+    },
     /// A download did not match the sha256 it must have.
     #[error("`{what}` has sha256 {actual}, expected {expected}")]
     Checksum {
@@ -226,6 +250,7 @@ impl Error {
             | Error::Usage { .. }
             | Error::NoRelease { .. }
             | Error::Render { .. }
+            | Error::TooLarge { remote: false, .. }
             | Error::Builder(crate::builder::Error::Unsupported { .. }) => ExitCode::Usage,
             Error::Conflict(_) | Error::PatchDoesNotApply { .. } | Error::PristineEdited { .. } => {
                 ExitCode::Findings
@@ -234,6 +259,8 @@ impl Error {
             | Error::Git { .. }
             | Error::Io { .. }
             | Error::Unfinished { .. }
+            | Error::Locked { .. }
+            | Error::TooLarge { remote: true, .. }
             | Error::Checksum { .. }
             | Error::NotFound { .. }
             | Error::Malformed { .. }
@@ -267,6 +294,15 @@ impl Error {
             Error::Unfinished { .. } => Some(
                 "make the package writable and run any revendor command there: it finishes the interrupted write before anything else".into(),
             ),
+            Error::Locked { .. } => Some(
+                "wait for that process to finish and run again, or raise REVENDOR_LOCK_TIMEOUT (seconds)".into(),
+            ),
+            Error::TooLarge { remote: true, .. } => Some(
+                "this is not what the upstream normally serves; check `[upstream]` and the URL".into(),
+            ),
+            Error::TooLarge { remote: false, .. } => Some(
+                "revendor does not read a file this large; shrink it, or take it out of vendor.toml".into(),
+            ),
             Error::Builder(e) => e.hint(),
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             Error::Unreachable { .. } => Some(
@@ -280,11 +316,12 @@ impl Error {
         }
     }
 
-    /// The URL of the remote that did not answer, when that is why this
+    /// The URL of the remote that could not be asked, when that is why this
     /// failed: no connection (refused, DNS, TLS), a timeout, a body cut
-    /// short, a 5xx or a rate limit. `check` reports these as `unreachable`
-    /// and goes on; anything else (a 404, refused credentials, a malformed
-    /// answer, a configuration error) is an answer, and stays an error.
+    /// short, a 5xx, a rate limit, or an HTTP 401 (a token it refused).
+    /// `check` reports these as `unreachable` and goes on; anything else (a
+    /// 404, a registry refusing credentials, a malformed answer, a
+    /// configuration error) is an answer, and stays an error.
     pub fn unreachable_url(&self) -> Option<&str> {
         use crate::registry::Error as R;
         match self {
@@ -346,7 +383,9 @@ impl Error {
             | Error::Git { .. }
             | Error::NotFound { .. }
             | Error::Malformed { .. }
-            | Error::Unreachable { .. } => "environment",
+            | Error::Unreachable { .. }
+            | Error::Locked { .. } => "environment",
+            Error::TooLarge { .. } => "exit-codes",
             Error::Checksum { .. } | Error::PristineEdited { .. } => "upstreamlocktoml",
             Error::Render { .. } => "rewrite",
             Error::PatchDoesNotApply { .. } | Error::Conflict(_) => "revendor-update",
@@ -380,7 +419,9 @@ fn http_unreachable(h: &crate::net::HttpError) -> Option<&str> {
         H::Transport { url, .. } | H::TimedOut { url, .. } | H::RateLimited { url, .. } => {
             Some(url)
         }
-        H::Status { url, status, .. } if busy(*status) => Some(url),
+        // A refused token (expired, revoked) blinds every online check the
+        // same way an outage does; the nightly must still report the rest.
+        H::Status { url, status, .. } if busy(*status) || *status == 401 => Some(url),
         _ => None,
     }
 }

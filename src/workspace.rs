@@ -6,8 +6,10 @@
 //! transports it bundles (`net`, `registry`, `upstream::cache`), so neither
 //! `check` nor `ops` needs the other to reach the network.
 //!
-//! 1. `cli` builds one [`Context`] per run with [`Context::new`], which first
-//!    finishes any transaction a killed run left behind.
+//! 1. `cli` builds one [`Context`] per run with [`Context::open`], which
+//!    first takes the package's lock for the run's [`Access`] (DESIGN.md,
+//!    "One writer at a time"; `paths::lock`), then settles any transaction a
+//!    killed run left behind. The lock is held as long as the context lives.
 //! 2. Ops and checks read files under [`Context::root`], fetch through
 //!    [`Context::client`] (via `upstream`) and reach registries through
 //!    [`Context::registry`].
@@ -19,7 +21,10 @@ use crate::console::{Shell, Verbosity};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::net::{Client, ClientOptions, Exchange};
-use crate::paths::{self, Recovery};
+use crate::paths::lock::Waiting;
+use crate::paths::{self, PackageLock, Recovery};
+
+pub use crate::paths::Access;
 use crate::registry::{self, Credentials, Mirrors};
 use crate::upstream::cache::Cache;
 
@@ -36,12 +41,28 @@ pub struct Context {
     pub shell: Shell,
     /// The content-addressed download cache.
     pub cache: Cache,
+    /// The package's lock, released when the run ends.
+    _lock: PackageLock,
 }
 
 impl Context {
-    /// A context for the package at `root`, finishing any transaction a
-    /// killed run left behind before anything reads the tree.
+    /// A context for a run that writes the package at `root`: [`Context::open`]
+    /// with [`Access::Write`].
     pub fn new(root: PathBuf, env: Env, offline: bool, shell: Shell) -> Result<Context> {
+        Context::open(root, env, offline, shell, Access::Write)
+    }
+
+    /// A context for the package at `root`, holding its lock for `access`
+    /// (waiting up to `REVENDOR_LOCK_TIMEOUT` for another revendor there),
+    /// and settling any transaction a killed run left behind before anything
+    /// reads the tree.
+    pub fn open(
+        root: PathBuf,
+        env: Env,
+        offline: bool,
+        shell: Shell,
+        access: Access,
+    ) -> Result<Context> {
         let token_origins = vec![
             env.api_url.clone(),
             env.raw_url.clone(),
@@ -55,8 +76,27 @@ impl Context {
             retries: 3,
             timeout: env.http_timeout,
         });
-        match paths::recover(&root)? {
+        let waiting = Waiting {
+            timeout: env.lock_timeout,
+        };
+        let (lock, recovery) = paths::hold(&root, access, &waiting, &mut |holder| {
+            shell.status(
+                "Waiting",
+                format!(
+                    "for {holder} to finish with `{}` (up to {}s, REVENDOR_LOCK_TIMEOUT)",
+                    root.display(),
+                    waiting.timeout.as_secs_f64()
+                ),
+            )
+        })?;
+        match recovery {
             Recovery::Clean => {}
+            Recovery::Deferred { committed: true } => shell.warn(
+                "an interrupted run had committed, and another revendor is reading the package: \
+                 it is read as that run's writes leave it; the next command that writes here \
+                 completes them",
+            ),
+            Recovery::Deferred { committed: false } => {}
             Recovery::RolledBack => {
                 shell.warn("an interrupted run had not committed; its staged files were discarded")
             }
@@ -95,6 +135,7 @@ impl Context {
             client,
             shell,
             cache,
+            _lock: lock,
         })
     }
 

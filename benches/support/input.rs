@@ -13,20 +13,34 @@ pub struct Input {
     pub patch: Vec<u8>,
     /// `base` with the patch applied.
     pub ours: Vec<u8>,
-    /// The new upstream: in every block, line 47 changed and a line added after line 10.
+    /// The new upstream: in every block, line 47 (48 in the adjacent shape) changed and a line
+    /// added after line 10.
     pub theirs: Vec<u8>,
     /// `ours` and `theirs` merged, as any correct 3-way merge gives it.
     pub merged: Vec<u8>,
 }
 
-/// Where in each block the patch changes a line, and where upstream does.
+/// Where in each block the patch changes a line, and where upstream does: the first line of
+/// the hunk's context, or (the adjacent shape) two lines from the patched line.
 const PATCHED: usize = 50;
 const UPSTREAM_CHANGED: usize = 47;
+const UPSTREAM_CHANGED_ADJACENT: usize = PATCHED - 2;
 const UPSTREAM_ADDED_AFTER: usize = 10;
 
 impl Input {
     /// `lines` lines in `hunks` equal blocks (at least 100 lines each), patch names `path`.
     pub fn new(lines: usize, hunks: usize, path: &str) -> Input {
+        Input::with_change_at(lines, hunks, path, UPSTREAM_CHANGED)
+    }
+
+    /// [`Input::new`] with upstream's change two lines from each patched line (issue 23): the
+    /// shape of a re-indented or re-commented chart, where every hunk's strict apply fails.
+    #[allow(dead_code)] // render_vs_patch has no use for it
+    pub fn adjacent(lines: usize, hunks: usize, path: &str) -> Input {
+        Input::with_change_at(lines, hunks, path, UPSTREAM_CHANGED_ADJACENT)
+    }
+
+    fn with_change_at(lines: usize, hunks: usize, path: &str, upstream_changed: usize) -> Input {
         let block = lines / hunks;
         assert!(
             block >= 100 && lines.is_multiple_of(hunks),
@@ -47,7 +61,7 @@ impl Input {
             let at = i % block;
             input.base.extend(line(i).bytes());
             let ours = if at == PATCHED { patched(i) } else { line(i) };
-            let theirs = if at == UPSTREAM_CHANGED {
+            let theirs = if at == upstream_changed {
                 changed(i)
             } else {
                 line(i)
@@ -55,7 +69,7 @@ impl Input {
             input.ours.extend(ours.bytes());
             input.theirs.extend(theirs.bytes());
             input.merged.extend(
-                if at == UPSTREAM_CHANGED {
+                if at == upstream_changed {
                     &theirs
                 } else {
                     &ours

@@ -34,6 +34,7 @@ mod patches;
 mod render_drift;
 mod unreachable;
 mod upstream_newer;
+mod verdict;
 mod version_sync;
 
 pub use builder_go::{

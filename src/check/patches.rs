@@ -18,11 +18,14 @@
 //! tree hash the lock records, or a git upstream's mirror. When it is not (a
 //! fresh machine), only `--online` reports them, fetching the tree.
 
+use std::collections::HashMap;
+
+use super::verdict::{Key, Verdicts};
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::AppliesTo;
 use crate::error::Result;
 use crate::patch::{self, Outcome};
-use crate::render::Patches;
+use crate::render::{LoadedPatch, Patches};
 use crate::upstream;
 
 /// `patch-offset`.
@@ -136,55 +139,95 @@ fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
 }
 
 /// `patch-upstreamed` for the sections of the source patches, against the
-/// locked source tree when it can be read (see the module doc).
+/// locked source tree when it can be read (see the module doc). A patch
+/// whose verdict on that tree is remembered ([`Verdicts`]) needs no tree.
 fn source(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let patches = Patches::load_kind(input.config, AppliesTo::Source)?;
     if patches.loaded().is_empty() {
         return Ok(());
     }
     let ctx = input.ctx;
-    let mut trees = Vec::new();
+    let verdicts = Verdicts::new(&ctx.env.cache_dir);
+    let keys: HashMap<&str, Key> = patches
+        .loaded()
+        .iter()
+        .filter_map(|p| {
+            let tree = input.lock.upstream(p.upstream.as_deref())?;
+            let tree = tree.source_tree_sha256.as_deref()?;
+            Some((p.name.as_str(), Key::new(tree, p.strip, &p.bytes)))
+        })
+        .collect();
+    let mut known: HashMap<&str, Vec<usize>> = keys
+        .iter()
+        .filter_map(|(&name, key)| Some((name, verdicts.get(key)?)))
+        .collect();
     for up in &input.config.upstreams {
         let Some(locked) = input.lock.upstream(up.name.as_deref()) else {
             continue;
         };
-        if !patches.loaded().iter().any(|p| p.upstream == up.name) {
+        let unknown: Vec<&LoadedPatch> = patches
+            .loaded()
+            .iter()
+            .filter(|p| p.upstream == up.name && !known.contains_key(p.name.as_str()))
+            .collect();
+        if unknown.is_empty() {
             continue;
         }
         let tree =
             upstream::locked_tree(up, &ctx.env, &ctx.client, &ctx.cache, locked, input.online)?;
-        if let Some(tree) = tree {
-            trees.push((up.name.clone(), locked.version.clone(), tree));
+        let Some(tree) = tree else {
+            continue;
+        };
+        for p in unknown {
+            let found = upstreamed(p, &tree);
+            if let Some(key) = keys.get(p.name.as_str()) {
+                verdicts.put(key, &found);
+            }
+            known.insert(&p.name, found);
         }
     }
     for id in patches.sections() {
         let (p, fp) = patches.section(id);
-        let Some((_, version, tree)) = trees.iter().find(|(n, _, _)| *n == p.upstream) else {
-            continue;
-        };
-        let Some(path) = fp.target_path(p.strip) else {
-            continue;
-        };
-        let Some(file) = tree.files.get(&path) else {
-            continue;
-        };
-        if patch::apply(fp, file).is_ok() || patch::apply_reverse(fp, file).is_err() {
+        let upstreamed = known.get(p.name.as_str());
+        if !upstreamed.is_some_and(|found| found.contains(&id.index())) {
             continue;
         }
+        let (Some(locked), Some(path)) = (
+            input.lock.upstream(p.upstream.as_deref()),
+            fp.target_path(p.strip),
+        ) else {
+            continue;
+        };
         sink.push(
             Finding::error(
                 PATCH_UPSTREAMED.name,
                 &p.file,
                 patches.hunk_line(id, 0),
                 format!(
-                    "upstream {version} already contains the change source patch `{}` makes to `{path}`",
-                    p.name
+                    "upstream {} already contains the change source patch `{}` makes to `{path}`",
+                    locked.version, p.name
                 ),
             )
             .fix(drop_fix(p.set.files.len() == 1, &p.file, &path)),
         );
     }
     Ok(())
+}
+
+/// The sections of `p` (0-based) that do not apply to `tree` but are undone
+/// by it: changes the tree already has.
+fn upstreamed(p: &LoadedPatch, tree: &upstream::SourceTree) -> Vec<usize> {
+    (0..p.set.files.len())
+        .filter(|&section| {
+            let fp = &p.set.files[section];
+            let file = fp
+                .target_path(p.strip)
+                .and_then(|path| tree.files.get(&path));
+            file.is_some_and(|file| {
+                patch::apply(fp, file).is_err() && patch::apply_reverse(fp, file).is_ok()
+            })
+        })
+        .collect()
 }
 
 /// What to do about an upstreamed section: drop the patch, or the section.

@@ -15,8 +15,10 @@
 //! 3. The [`Sink`] keeps the URLs that did not answer; `cli` prints the
 //!    report in the asked format, then ends with exit code 3.
 //!
-//! Everything else stays an error: a remote that answered, even with a 404
-//! or a refusal of our credentials, told us something a person must act on.
+//! A 401 (the token refused) is one too: an expired token must not hide
+//! the offline findings of a nightly run; the finding's fix names the token
+//! variable. Everything else stays an error: a remote that answered, even
+//! with a 404, told us something a person must act on.
 
 use super::{Finding, Id, Sink};
 use crate::error::{Error, Result};
@@ -27,9 +29,10 @@ pub const UNREACHABLE: Id = Id {
     doc: "\
 ### What
 With `--online`: a remote that a check needed did not answer (connection
-refused, a name that does not resolve, a timeout, a 5xx, a rate limit). The
-finding names what could not be checked, the URL and the error; every other
-check still ran, and `check` exits 3.
+refused, a name that does not resolve, a timeout, a 5xx, a rate limit), or
+refused the token (HTTP 401: an expired or revoked `GITHUB_TOKEN` or
+`GH_TOKEN`; the fix says so). The finding names what could not be checked,
+the URL and the error; every other check still ran, and `check` exits 3.
 
 ### Why
 A nightly drift check that stops at the first remote that is down reports

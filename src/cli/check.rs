@@ -62,7 +62,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<ExitCode> {
         Format::Json => ctx.shell.out(&report::json(&report.package, found)),
         Format::Github => {
             let dir = annotation_dir(ctx);
-            ctx.shell.out(&report::github(&dir, found));
+            ctx.shell.commands(&report::github(&dir, found));
             if let Some(summary) = &ctx.env.step_summary {
                 report::append_summary(summary, &report::markdown(&report.package, &dir, found))?;
             }
@@ -90,7 +90,7 @@ fn print_failure(ctx: &Context, e: &Error) -> Result<()> {
         Format::Json => ctx.shell.out(&report::json_failure(&package, &failure)),
         Format::Github => {
             let dir = annotation_dir(ctx);
-            ctx.shell.out(&report::github_failure(&dir, &failure));
+            ctx.shell.commands(&report::github_failure(&dir, &failure));
             if let Some(summary) = &ctx.env.step_summary {
                 let markdown = report::markdown_failure(&package, &dir, &failure);
                 report::append_summary(summary, &markdown)?;

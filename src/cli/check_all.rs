@@ -14,14 +14,19 @@ use crate::error::{Error, ExitCode, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
 use crate::report::{self, all::Failure, all::Package};
-use crate::workspace::Context;
+use crate::workspace::{Access, Context};
 
 pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) -> Result<ExitCode> {
     let format = ctx.shell.format();
     let offline = ctx.client.offline();
     let env = ctx.env.clone();
     let quiet = ctx.shell.without_progress();
-    let open = move |dir: PathBuf| Context::new(dir, env.clone(), offline, quiet.clone());
+    let access = if check.fix {
+        Access::Write
+    } else {
+        Access::Read
+    };
+    let open = move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access);
     let all = check_all(ctx, &CheckAllOptions { root, check }, &open)?;
     let packages: Vec<Package<'_>> = all
         .packages
@@ -39,7 +44,7 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
         Format::Human => ctx.shell.out(&report::all::human(&packages)),
         Format::Json => ctx.shell.out(&report::all::json(&packages)),
         Format::Github => {
-            ctx.shell.out(&report::all::github(&packages));
+            ctx.shell.commands(&report::all::github(&packages));
             if let Some(summary) = &ctx.env.step_summary {
                 report::append_summary(summary, &report::all::markdown(&packages))?;
             }

@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand};
 use crate::console::{ColorChoice, Format, Paint, Settings, Shell, Style, Verbosity};
 use crate::env::Env;
 use crate::error::{Error, ExitCode};
-use crate::workspace::Context;
+use crate::workspace::{Access, Context};
 
 /// revendor keeps a vendored upstream honest.
 #[derive(Debug, Parser)]
@@ -73,6 +73,24 @@ pub enum Command {
     Pr(pr::Args),
 }
 
+impl Command {
+    /// How this command uses its package (DESIGN.md, "One writer at a
+    /// time"): the lock its run holds.
+    fn access(&self) -> Access {
+        let write = |writes: bool| if writes { Access::Write } else { Access::Read };
+        match self {
+            Command::Update(args) => write(!args.dry_run),
+            Command::Render(_) | Command::Patch(_) => Access::Write,
+            Command::Check(args) if args.all => Access::None,
+            Command::Check(args) => write(args.fix),
+            Command::Image(image::Command::Build(args)) => write(!args.dry_run),
+            Command::Image(image::Command::Pin(_)) => Access::Write,
+            Command::Image(image::Command::PinBase(args)) => write(!args.dry_run),
+            Command::Pr(args) => write(args.create),
+        }
+    }
+}
+
 /// Runs the command line of this process.
 pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
@@ -109,7 +127,8 @@ pub fn main() -> std::process::ExitCode {
 /// Runs a parsed command line with its console; the exit code for a run that
 /// did its job (0, or 1 when it found drift or a conflict it reports itself).
 pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<ExitCode, Error> {
-    let ctx = Context::new(cli.dir.clone(), env, cli.offline, shell)?;
+    let access = cli.command.access();
+    let ctx = Context::open(cli.dir.clone(), env, cli.offline, shell, access)?;
     let code = match cli.command {
         Command::Update(args) => update::exec(&ctx, args),
         Command::Render(args) => render::exec(&ctx, args),

@@ -44,12 +44,16 @@ pub enum Style {
 }
 
 impl Style {
-    fn code(self) -> &'static str {
+    /// Every style, for telling revendor's own colour codes from others'.
+    pub const ALL: [Style; 4] = [Style::Error, Style::Warning, Style::Status, Style::Note];
+
+    /// The escape sequence that starts this style.
+    pub fn sequence(self) -> &'static str {
         match self {
-            Style::Error => "1;31",
-            Style::Warning => "1;33",
-            Style::Status => "1;32",
-            Style::Note => "1;36",
+            Style::Error => "\x1b[1;31m",
+            Style::Warning => "\x1b[1;33m",
+            Style::Status => "\x1b[1;32m",
+            Style::Note => "\x1b[1;36m",
         }
     }
 }
@@ -75,7 +79,7 @@ impl Paint {
     /// `text` in `style`, or `text` itself.
     pub fn paint(self, style: Style, text: &str) -> String {
         if self.on {
-            format!("\x1b[{}m{text}\x1b[0m", style.code())
+            format!("{}{text}\x1b[0m", style.sequence())
         } else {
             text.to_string()
         }

@@ -18,6 +18,7 @@
 
 mod color;
 mod progress;
+pub mod text;
 
 pub use color::{ColorChoice, Paint, Style};
 pub use progress::Downloads;
@@ -184,8 +185,21 @@ impl Shell {
         self.write_err(text);
     }
 
-    /// Data for stdout (the summary, a plan, JSON), whatever the verbosity.
+    /// Data for stdout (the summary, a plan, JSON), whatever the verbosity;
+    /// made safe for a terminal and a CI log ([`text::terminal`]).
     pub fn out(&self, text: &str) {
+        self.write_out(&text::terminal(text));
+    }
+
+    /// GitHub workflow commands revendor formed itself (`--format github`),
+    /// for stdout: written as they are, but for control characters
+    /// ([`text::escape`]); their data must already be escaped as GitHub
+    /// specifies, so none holds a line break.
+    pub fn commands(&self, text: &str) {
+        self.write_out(&text::escape(text));
+    }
+
+    fn write_out(&self, text: &str) {
         self.bars.suspend(|| {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes());
@@ -220,6 +234,7 @@ impl Shell {
     }
 
     fn write_err(&self, text: &str) {
+        let text = text::terminal(text);
         self.bars.suspend(|| {
             let mut err = std::io::stderr().lock();
             let _ = err.write_all(text.as_bytes());

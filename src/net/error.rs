@@ -114,6 +114,9 @@ impl HttpError {
                 Some("use https:// (plain http is only for loopback addresses)".into())
             }
             HttpError::Offline { .. } => Some("run without --offline".into()),
+            HttpError::Status { status: 401, .. } => Some(
+                "the server refused the token: renew GITHUB_TOKEN (or GH_TOKEN), or unset it to read public repositories anonymously".into(),
+            ),
             HttpError::TimedOut { .. } => Some(
                 "the server may be slow; raise REVENDOR_HTTP_TIMEOUT or try again later".into(),
             ),

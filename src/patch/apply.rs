@@ -12,8 +12,11 @@
 //! Fuzz is never applied: a line that changed upstream is a conflict for the 3-way merge to
 //! show, not something to paper over.
 
+use std::cell::OnceCell;
+
 use thiserror::Error;
 
+use super::index::LineIndex;
 use super::model::{FilePatch, Hunk, LineKind};
 
 /// The patched bytes and where each hunk landed.
@@ -148,26 +151,64 @@ pub fn apply_reverse(patch: &FilePatch, content: &[u8]) -> Result<Applied, Apply
     run(patch, content, true)
 }
 
+/// The hunks of `patch` (0-based) that `text` already has: each alone does not apply to it
+/// strictly but is undone strictly, as [`apply`] and [`apply_reverse`] would say of a patch of
+/// that one hunk. What an update reports of a patch it merged. `text` is split and indexed
+/// once for all the hunks.
+pub fn hunks_already_applied(patch: &FilePatch, text: &[u8]) -> Vec<usize> {
+    let text = Text::new(text);
+    (0..patch.hunks.len())
+        .filter(|&i| {
+            let alone = std::slice::from_ref(&patch.hunks[i]);
+            place(patch, alone, &text, false).is_err() && place(patch, alone, &text, true).is_ok()
+        })
+        .collect()
+}
+
 fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyError> {
-    if patch.is_binary() {
-        return Err(ApplyError::Binary { file: patch.name() });
-    }
-    let (creates, deletes) = if reverse {
-        (patch.is_delete(), patch.is_new())
+    let text = Text::new(base);
+    let offsets = place(patch, &patch.hunks, &text, reverse)?;
+    Ok(text.rewrite(&patch.hunks, offsets, reverse))
+}
+
+/// A file's bytes split into lines once, and indexed ([`LineIndex`]) the first time a hunk is
+/// searched for beyond [`NEAR`] lines of where it should be.
+struct Text<'a> {
+    bytes: &'a [u8],
+    lines: Vec<&'a [u8]>,
+    index: OnceCell<LineIndex>,
+}
+
+/// The sides of a hunk as the apply sees them: the lines it looks for, the lines it puts
+/// there, and the line its header names for them.
+fn sides(hunk: &Hunk, reverse: bool) -> (Vec<&[u8]>, Vec<&[u8]>, usize) {
+    if reverse {
+        (
+            hunk.new_lines().collect(),
+            hunk.old_lines().collect(),
+            hunk.new_start,
+        )
     } else {
-        (patch.is_new(), patch.is_delete())
-    };
-    if creates && !base.is_empty() {
-        return Err(ApplyError::NotNew { file: patch.name() });
+        (
+            hunk.old_lines().collect(),
+            hunk.new_lines().collect(),
+            hunk.old_start,
+        )
     }
-    let mut lines: Vec<&[u8]> = Vec::with_capacity(super::diff::estimate(base));
-    lines.extend(super::diff::split(base));
-    // Lines are slices of `base`: where line `i` starts, so unchanged runs copy in one piece.
-    let at_line = |i: usize| {
-        lines
-            .get(i)
-            .map_or(base.len(), |l| l.as_ptr() as usize - base.as_ptr() as usize)
-    };
+}
+
+/// The 0-based line a hunk's header names for `from`, its lines found at `start`: a header
+/// names the first line of a side, or the line after which an empty side sits.
+fn stated(from: &[&[u8]], start: usize) -> usize {
+    if from.is_empty() {
+        start
+    } else {
+        start.saturating_sub(1)
+    }
+}
+
+/// The bytes `hunks` add to a file and the bytes they take out of it.
+fn growth(hunks: &[Hunk], reverse: bool) -> (usize, usize) {
     let side = |h: &Hunk, new: bool| -> usize {
         let own = if new { LineKind::Add } else { LineKind::Remove };
         h.lines
@@ -176,35 +217,38 @@ fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyEr
             .map(|l| l.text.len())
             .sum()
     };
-    let (grown, shrunk) = patch.hunks.iter().fold((0, 0), |(g, s), h| {
+    hunks.iter().fold((0, 0), |(g, s), h| {
         (g + side(h, !reverse), s + side(h, reverse))
-    });
-    let mut content = Vec::with_capacity((base.len() + grown).saturating_sub(shrunk));
+    })
+}
+
+/// Where each of `hunks` (all of `patch`'s, or some) lands in `text`: the offset of each from
+/// the line its header names, or why the patch does not apply.
+fn place(
+    patch: &FilePatch,
+    hunks: &[Hunk],
+    text: &Text<'_>,
+    reverse: bool,
+) -> Result<Vec<isize>, ApplyError> {
+    if patch.is_binary() {
+        return Err(ApplyError::Binary { file: patch.name() });
+    }
+    let (creates, deletes) = if reverse {
+        (patch.is_delete(), patch.is_new())
+    } else {
+        (patch.is_new(), patch.is_delete())
+    };
+    if creates && !text.bytes.is_empty() {
+        return Err(ApplyError::NotNew { file: patch.name() });
+    }
     let mut cursor = 0;
     let mut offset = 0;
-    let mut offsets = Vec::with_capacity(patch.hunks.len());
-    for (index, hunk) in patch.hunks.iter().enumerate() {
-        let (from, to, start): (Vec<&[u8]>, Vec<&[u8]>, usize) = if reverse {
-            (
-                hunk.new_lines().collect(),
-                hunk.old_lines().collect(),
-                hunk.new_start,
-            )
-        } else {
-            (
-                hunk.old_lines().collect(),
-                hunk.new_lines().collect(),
-                hunk.old_start,
-            )
-        };
-        // A header names the first line of a side, or the line after which an empty side sits.
-        let stated = if from.is_empty() {
-            start
-        } else {
-            start.saturating_sub(1)
-        } as isize;
+    let mut offsets = Vec::with_capacity(hunks.len());
+    for (index, hunk) in hunks.iter().enumerate() {
+        let (from, _, start) = sides(hunk, reverse);
+        let stated = stated(&from, start) as isize;
         let search = Search {
-            lines: &lines,
+            text,
             pattern: &from,
             cursor,
             anchor: anchor(hunk, start),
@@ -212,19 +256,54 @@ fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyEr
         let at = search
             .locate(stated + offset)
             .map_err(|fail| fail.into_error(index + 1, hunk))?;
-        content.extend_from_slice(&base[at_line(cursor)..at_line(at)]);
-        for line in &to {
-            content.extend_from_slice(line);
-        }
         cursor = at + from.len();
         offset = at as isize - stated;
         offsets.push(offset);
     }
-    content.extend_from_slice(&base[at_line(cursor)..]);
-    if deletes && !content.is_empty() {
+    // The hunks' lines matched byte for byte, so the result's size is known before it is made.
+    let (grown, shrunk) = growth(hunks, reverse);
+    if deletes && text.bytes.len() + grown > shrunk {
         return Err(ApplyError::NotEmpty { file: patch.name() });
     }
-    Ok(Applied { content, offsets })
+    Ok(offsets)
+}
+
+impl<'a> Text<'a> {
+    fn new(bytes: &'a [u8]) -> Text<'a> {
+        let mut lines: Vec<&[u8]> = Vec::with_capacity(super::diff::estimate(bytes));
+        lines.extend(super::diff::split(bytes));
+        Text {
+            bytes,
+            lines,
+            index: OnceCell::new(),
+        }
+    }
+
+    /// Where line `i` starts in the bytes (their end past the last line), so unchanged runs
+    /// copy in one piece.
+    fn at_line(&self, i: usize) -> usize {
+        self.lines.get(i).map_or(self.bytes.len(), |l| {
+            l.as_ptr() as usize - self.bytes.as_ptr() as usize
+        })
+    }
+
+    /// The text with `hunks` put where [`place`] found them.
+    fn rewrite(&self, hunks: &[Hunk], offsets: Vec<isize>, reverse: bool) -> Applied {
+        let (grown, shrunk) = growth(hunks, reverse);
+        let mut content = Vec::with_capacity((self.bytes.len() + grown).saturating_sub(shrunk));
+        let mut cursor = 0;
+        for (hunk, offset) in hunks.iter().zip(&offsets) {
+            let (from, to, start) = sides(hunk, reverse);
+            let at = stated(&from, start).saturating_add_signed(*offset);
+            content.extend_from_slice(&self.bytes[self.at_line(cursor)..self.at_line(at)]);
+            for line in &to {
+                content.extend_from_slice(line);
+            }
+            cursor = at + from.len();
+        }
+        content.extend_from_slice(&self.bytes[self.at_line(cursor)..]);
+        Applied { content, offsets }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -248,11 +327,15 @@ fn anchor(hunk: &Hunk, start: usize) -> Anchor {
 }
 
 struct Search<'a> {
-    lines: &'a [&'a [u8]],
+    text: &'a Text<'a>,
     pattern: &'a [&'a [u8]],
     cursor: usize,
     anchor: Anchor,
 }
+
+/// How far from its expected place a hunk is looked for line by line; past that, only where
+/// its rarest line is ([`LineIndex`]).
+const NEAR: isize = 64;
 
 enum Fail {
     Mismatch {
@@ -272,14 +355,15 @@ enum Fail {
 impl Search<'_> {
     /// The 0-based line where the pattern goes, trying `guess` first.
     fn locate(&self, guess: isize) -> Result<usize, Fail> {
-        let (n, m) = (self.lines.len() as isize, self.pattern.len() as isize);
+        let lines = &self.text.lines;
+        let (n, m) = (lines.len() as isize, self.pattern.len() as isize);
         let lowest = self.cursor as isize;
         if m == 0 {
             return match usize::try_from(guess) {
                 Ok(at) if guess >= lowest && guess <= n => Ok(at),
                 _ => Err(Fail::OutOfRange {
                     line: guess,
-                    lines: self.lines.len(),
+                    lines: lines.len(),
                 }),
             };
         }
@@ -297,10 +381,10 @@ impl Search<'_> {
         // time would never end. Outside the file only one direction holds candidates, so
         // the order of the places tried is the same.
         let from = guess.min(highest).max(lowest);
-        for distance in 0.. {
+        for distance in 0..=NEAR {
             let (later, earlier) = (from + distance, from - distance);
             if later > highest && earlier < lowest {
-                break;
+                return Err(self.fail_at(guess));
             }
             if let Some(at) = self.try_at(later) {
                 return Ok(at);
@@ -311,20 +395,31 @@ impl Search<'_> {
                 return Ok(at);
             }
         }
-        Err(self.fail_at(guess))
+        // Farther out, the same places in the same order, less those without the hunk's
+        // rarest line: linear in the file for the whole patch, not per hunk (issue 23).
+        let index = self
+            .text
+            .index
+            .get_or_init(|| LineIndex::new(&self.text.lines));
+        index
+            .candidates(self.pattern, from, (lowest, highest), NEAR)
+            .into_iter()
+            .find_map(|at| self.try_at(at))
+            .ok_or_else(|| self.fail_at(guess))
     }
 
     fn try_at(&self, at: isize) -> Option<usize> {
         let at = usize::try_from(at).ok().filter(|&at| at >= self.cursor)?;
-        let window = self.lines.get(at..at + self.pattern.len())?;
+        let window = self.text.lines.get(at..at + self.pattern.len())?;
         (window == self.pattern).then_some(at)
     }
 
     /// What is wrong at `at`, clamped into the file.
     fn fail_at(&self, at: isize) -> Fail {
-        let at = at.clamp(0, self.lines.len() as isize) as usize;
+        let lines = &self.text.lines;
+        let at = at.clamp(0, lines.len() as isize) as usize;
         for (k, expected) in self.pattern.iter().enumerate() {
-            let found = self.lines.get(at + k);
+            let found = lines.get(at + k);
             if found != Some(expected) {
                 return Fail::Mismatch {
                     line: at + k + 1,
@@ -466,6 +561,64 @@ mod tests {
         assert_eq!(got.offsets, [1]);
         let got = apply(&p, b"a\nx\nb\nc\nx\n").unwrap();
         assert_eq!(got.offsets, [-1]);
+    }
+
+    /// Past NEAR lines the search reads the line index (issue 23): the same places, in the
+    /// same order, as walking out line by line.
+    #[test]
+    fn far_hunks_land_where_the_walk_out_would_put_them() {
+        // `}` is everywhere; `x` (the rarer line) decides, at offset 1 of the pattern.
+        let p = file("--- a/x\n+++ b/x\n@@ -200,3 +200,3 @@\n }\n-x\n+y\n }\n");
+        let at = |places: &[usize]| -> String {
+            let mut text = String::new();
+            for i in 0..400 {
+                text.push_str(if places.contains(&i) { "x\n" } else { "}\n" });
+            }
+            text
+        };
+        // Nearest first: 80 lines before beats 90 after.
+        assert_eq!(
+            apply(&p, at(&[120, 290]).as_bytes()).unwrap().offsets,
+            [-80]
+        );
+        // At equal distance the later place wins.
+        assert_eq!(
+            apply(&p, at(&[100, 300]).as_bytes()).unwrap().offsets,
+            [100]
+        );
+        let none: String = (0..400).map(|i| format!("f{i}\n")).collect();
+        let err = apply(&p, none.as_bytes()).unwrap_err();
+        assert!(
+            matches!(err, ApplyError::Mismatch { line: 200, .. }),
+            "{err}"
+        );
+        // A hunk may not go back past the one before it, however far the index reaches.
+        let two = |start: usize| {
+            file(&format!(
+                "--- a/x\n+++ b/x\n@@ -{start},3 +{start},3 @@\n }}\n-x\n+y\n }}\n\
+                 @@ -{0},3 +{0},3 @@\n }}\n-x\n+y\n }}\n",
+                start + 10
+            ))
+        };
+        let got = apply(&two(1), at(&[100, 110]).as_bytes()).unwrap();
+        assert_eq!(got.offsets, [99, 99]);
+        let err = apply(&two(300), at(&[100, 110]).as_bytes()).unwrap_err();
+        assert!(matches!(err, ApplyError::Mismatch { hunk: 2, .. }), "{err}");
+    }
+
+    #[test]
+    fn hunks_already_applied_are_those_undone_alone() {
+        let p = file(
+            "--- a/x\n+++ b/x\n@@ -2,3 +2,3 @@\n 2\n-3\n+three\n 4\n@@ -7,3 +7,3 @@\n 7\n-8\n+eight\n 9\n",
+        );
+        assert_eq!(
+            hunks_already_applied(&p, BASE.as_bytes()),
+            Vec::<usize>::new()
+        );
+        let second = BASE.replace("8\n", "eight\n");
+        assert_eq!(hunks_already_applied(&p, second.as_bytes()), [1]);
+        let both = second.replace("3\n", "three\n");
+        assert_eq!(hunks_already_applied(&p, both.as_bytes()), [0, 1]);
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod apply;
 mod conflict;
 mod diff;
 mod fuzz;
+mod index;
 mod merge;
 mod model;
 mod parse;
@@ -38,7 +39,7 @@ mod refresh;
 mod tree;
 mod write;
 
-pub use apply::{Applied, ApplyError, apply, apply_reverse};
+pub use apply::{Applied, ApplyError, apply, apply_reverse, hunks_already_applied};
 pub use conflict::{ConflictHunk, Labels, marker_lines};
 pub use fuzz::{Fuzzed, Landing, apply_fuzzy};
 pub use merge::{Merge, Outcome, merge3, rebase, rebase_applied};

@@ -3,13 +3,16 @@
 //! Every command that changes files builds a [`Transaction`]: new contents are
 //! staged, then swapped in together, so a failure at any point leaves the tree
 //! as it was. See `transaction.rs` for how a kill is survived, and
-//! `bounds.rs` for where it refuses to write. Reads go through
+//! `bounds.rs` for where it refuses to write, and `lock.rs` for the lock
+//! every run holds on its package while it reads or writes it. Reads go through
 //! [`crate::journal`], so a package holding a write that could not be
 //! finished reads as that write leaves it.
 
 mod bounds;
+pub mod lock;
 mod transaction;
 
+pub use lock::{Access, PackageLock, hold};
 pub use transaction::{Recovery, Transaction, recover};
 
 use std::path::Path;

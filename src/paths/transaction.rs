@@ -70,6 +70,14 @@ pub enum Recovery {
         /// Why it could not be finished: the failed step and the system's answer.
         reason: String,
     },
+    /// An interrupted transaction left for the next writer, because another
+    /// revendor was reading the package and only a run holding it alone may
+    /// touch a journal. When `committed`, reads see the tree as its plan
+    /// leaves it, as with [`Recovery::ReadOnly`].
+    Deferred {
+        /// Whether the transaction had reached its commit point.
+        committed: bool,
+    },
 }
 
 impl Transaction {
@@ -195,25 +203,38 @@ pub fn recover(root: &Path) -> Result<Recovery> {
             path,
             source,
         }) if cannot_write(&source) => {
-            let staging = root.join(STAGING_DIR);
-            let plan_path = staging.join("plan");
             let reason = format!("failed to {action} `{}`: {source}", path.display());
-            match fs::read_to_string(&plan_path) {
-                Ok(plan) => {
-                    journal::install(root, &staging, &plan_steps(&plan_path, &plan)?);
-                    Ok(Recovery::ReadOnly {
-                        committed: true,
-                        reason,
-                    })
-                }
-                Err(e) if e.kind() == ErrorKind::NotFound => Ok(Recovery::ReadOnly {
-                    committed: false,
-                    reason,
-                }),
-                Err(source) => Err(io("read", &plan_path)(source)),
-            }
+            Ok(Recovery::ReadOnly {
+                committed: view(root)?,
+                reason,
+            })
         }
         other => other,
+    }
+}
+
+/// Leaves a killed run's transaction for the next writer, and reads the
+/// package as it leaves it: what a reader does while another process holds
+/// the package (`paths::lock`).
+pub(super) fn defer(root: &Path) -> Result<Recovery> {
+    Ok(Recovery::Deferred {
+        committed: view(root)?,
+    })
+}
+
+/// Installs the read view of the transaction at `root`, without touching
+/// it; whether it had reached its commit point (before it, the tree on disk
+/// is the old one and there is nothing to see through).
+fn view(root: &Path) -> Result<bool> {
+    let staging = root.join(STAGING_DIR);
+    let plan_path = staging.join("plan");
+    match fs::read_to_string(&plan_path) {
+        Ok(plan) => {
+            journal::install(root, &staging, &plan_steps(&plan_path, &plan)?);
+            Ok(true)
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+        Err(source) => Err(io("read", &plan_path)(source)),
     }
 }
 

@@ -249,7 +249,7 @@ impl Source for GitHub<'_> {
                 url,
                 detail: format!(
                     "entry `{}` is not a clean relative path with a blob id",
-                    entry.path
+                    entry.path.escape_debug()
                 ),
             });
         }

@@ -265,3 +265,47 @@ fn a_redirect_loop_is_bounded_and_named() {
         "10 hops, one attempt"
     );
 }
+
+/// issue 21: an expired token (the API answers 401 `Bad credentials`) does not blind the
+/// nightly check: the offline findings are all there in every format, the refusal is the
+/// finding `unreachable` whose fix names the token variables, the exit code is 3, and the token
+/// is never printed.
+#[test]
+fn a_refused_token_is_an_unreachable_finding_beside_every_other_one() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package();
+    Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--to", "v1.0.0"])
+        .expect(0);
+    pkg.write("templates/app.yml", "kind: ConfigMap # edited\n");
+    gh.accept_token(TOKEN);
+    let expired = "expired-token-9876543210";
+    let rv = Revendor::new(pkg.path(), &gh).env("GITHUB_TOKEN", expired);
+    for format in ["human", "json", "github"] {
+        let run = rv.run(&["--format", format, "check", "--online"]).expect(3);
+        let all = run.all();
+        assert!(!all.contains(expired), "{format}: {all}");
+        for word in [
+            "render-drift",
+            "unreachable",
+            "401",
+            "GITHUB_TOKEN (or GH_TOKEN)",
+        ] {
+            assert!(
+                run.stdout.contains(word),
+                "{format}: {word}\n{}",
+                run.stdout
+            );
+        }
+        if format == "json" {
+            let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+            let findings = doc["findings"].as_array().unwrap();
+            let refused = findings.iter().find(|f| f["id"] == "unreachable").unwrap();
+            assert!(
+                refused["fix"].as_str().unwrap().contains("GITHUB_TOKEN"),
+                "{refused}"
+            );
+        }
+    }
+}

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use support::{GitHub, GitRepo, Revendor, TempPackage};
 
-const REPO: &str = "o/app";
+pub(crate) const REPO: &str = "o/app";
 
 const VALUES_1: &str =
     "replicas: 1\nimage: app:v1.0.0\nresources: {}\nnodeSelector: {}\ntolerations: []\nport: 80\n";
@@ -55,7 +55,7 @@ fn chart(version: &str) -> BTreeMap<String, String> {
     files
 }
 
-fn serve(gh: &GitHub) {
+pub(crate) fn serve(gh: &GitHub) {
     let repo = gh.repo(REPO);
     for version in ["v1.0.0", "v1.1.0"] {
         for (path, text) in chart(version) {
@@ -100,7 +100,7 @@ fn vendor_toml(upstream: &str) -> String {
 
 /// What the user committed at v1.0.0: the chart with the patches applied (values.yaml changed,
 /// extra.yaml created, unwanted.yaml deleted), nothing of the tests.
-fn package(upstream: &str) -> TempPackage {
+pub(crate) fn package(upstream: &str) -> TempPackage {
     let pkg = TempPackage::new();
     pkg.write("vendor.toml", vendor_toml(upstream))
         .write("patches/local.patch", LOCAL_PATCH)

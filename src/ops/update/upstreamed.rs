@@ -42,12 +42,8 @@ pub(super) fn describe(fp: &FilePatch, input: &[u8], outcome: &Outcome) -> Strin
     let Outcome::Merged { .. } = outcome else {
         return outcome.to_string();
     };
-    let taken: Vec<String> = (0..fp.hunks.len())
-        .filter(|&i| {
-            let mut single = fp.clone();
-            single.hunks = vec![fp.hunks[i].clone()];
-            patch::apply(&single, input).is_err() && patch::apply_reverse(&single, input).is_ok()
-        })
+    let taken: Vec<String> = patch::hunks_already_applied(fp, input)
+        .into_iter()
         .map(|i| (i + 1).to_string())
         .collect();
     match taken.as_slice() {

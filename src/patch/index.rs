@@ -1,0 +1,121 @@
+//! Where each line of a file occurs, so that placing a patch's hunks is linear in the file for
+//! the whole patch, not per hunk (issue 23).
+//!
+//! The strict apply searches outward from where a hunk's header says it goes. A hunk whose
+//! lines are not there (upstream changed its context: the 3-way merge's case) used to compare
+//! every line of the file before failing, so a patch of a thousand such hunks read a
+//! 100k-line file a thousand times. [`LineIndex`] is built once per file, the first time a
+//! search goes past the lines near its start, and hands the search only the places where the
+//! hunk's rarest line is: the same places in the same order, minus those that cannot match.
+//!
+//! It holds a hash and a position per line (16 bytes a line, no allocation per line); equal
+//! hashes are only candidates, each checked byte for byte by the caller.
+
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+
+/// Every line's hash with its 0-based position, sorted by hash, then position.
+pub(crate) struct LineIndex {
+    entries: Vec<(u64, usize)>,
+}
+
+impl LineIndex {
+    /// Indexes `lines`.
+    pub(crate) fn new(lines: &[&[u8]]) -> LineIndex {
+        let mut entries: Vec<(u64, usize)> = lines
+            .iter()
+            .enumerate()
+            .map(|(at, line)| (hash(line), at))
+            .collect();
+        entries.sort_unstable();
+        LineIndex { entries }
+    }
+
+    /// The positions where `line` may be, ascending: a superset of where it is.
+    fn positions(&self, line: &[u8]) -> impl ExactSizeIterator<Item = usize> + '_ {
+        let key = hash(line);
+        let start = self.entries.partition_point(|&(h, _)| h < key);
+        let end = start + self.entries[start..].partition_point(|&(h, _)| h == key);
+        self.entries[start..end].iter().map(|&(_, at)| at)
+    }
+
+    fn count(&self, line: &[u8]) -> usize {
+        self.positions(line).len()
+    }
+
+    /// The places in `lowest..=highest` where `pattern` may start, nearest `from` first and,
+    /// at equal distance, the later first: the order of a search outward from `from`. Places
+    /// within `near` of `from` are left out (the caller tried them).
+    pub(crate) fn candidates(
+        &self,
+        pattern: &[&[u8]],
+        from: isize,
+        (lowest, highest): (isize, isize),
+        near: isize,
+    ) -> Vec<isize> {
+        // The rarest line decides: every match has it at its offset in the pattern.
+        let Some((k, rarest)) = pattern
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, line)| self.count(line))
+        else {
+            return Vec::new();
+        };
+        let starts = self
+            .positions(rarest)
+            .map(|at| at as isize - k as isize)
+            .filter(|&at| at >= lowest && at <= highest && (at - from).abs() > near);
+        let (later, earlier): (Vec<isize>, Vec<isize>) = starts.partition(|&at| at >= from);
+        let mut order = Vec::with_capacity(later.len() + earlier.len());
+        let (mut l, mut e) = (
+            later.into_iter().peekable(),
+            earlier.into_iter().rev().peekable(),
+        );
+        loop {
+            let next = match (l.peek(), e.peek()) {
+                (Some(&a), Some(&b)) if a - from <= from - b => l.next(),
+                (Some(_), Some(_)) => e.next(),
+                (Some(_), None) => l.next(),
+                (None, Some(_)) => e.next(),
+                (None, None) => return order,
+            };
+            order.extend(next);
+        }
+    }
+}
+
+fn hash(line: &[u8]) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<&[u8]> {
+        text.split_inclusive('\n').map(str::as_bytes).collect()
+    }
+
+    #[test]
+    fn candidates_are_the_rarest_lines_places_nearest_first_later_first() {
+        let file = lines("x\na\nb\nx\na\nb\nc\nx\na\nb\n");
+        let index = LineIndex::new(&file);
+        // `b` and `a` are as rare; `a` comes first, at offset 0.
+        let pattern = lines("a\nb\n");
+        // `from` itself is within `near` (0) of `from`: the caller tried it.
+        assert_eq!(index.candidates(&pattern, 4, (0, 8), 0), [1, 8]);
+        assert_eq!(index.candidates(&pattern, 6, (0, 8), 0), [8, 4, 1]);
+        assert_eq!(index.candidates(&pattern, 6, (2, 7), 0), [4]);
+        assert_eq!(index.candidates(&pattern, 6, (0, 8), 2), [1]);
+        // `c` is rarest: its one place, less its offset in the pattern.
+        assert_eq!(index.candidates(&lines("a\nb\nc\n"), 0, (0, 7), 0), [4]);
+        assert!(index.candidates(&lines("z\n"), 0, (0, 9), 0).is_empty());
+    }
+
+    #[test]
+    fn equal_distance_takes_the_later_place() {
+        let file = lines("a\n-\na\n-\na\n");
+        let index = LineIndex::new(&file);
+        assert_eq!(index.candidates(&lines("a\n"), 2, (0, 4), 0), [4, 0]);
+        assert_eq!(index.candidates(&lines("a\n"), 1, (0, 4), 0), [2, 0, 4]);
+    }
+}
