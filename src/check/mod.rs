@@ -29,6 +29,7 @@ mod image_pin_yaml;
 mod input;
 mod lock_integrity;
 mod marker;
+mod patch_orphaned;
 mod patches;
 mod render_drift;
 mod unreachable;
@@ -40,6 +41,7 @@ pub use builder_go::{
     advice as builder_advice, command_name as builder_command_name, findings as builder_findings,
 };
 pub use input::Input;
+pub use patch_orphaned::{Orphan, orphans, removed_patch_files};
 pub use unreachable::UNREACHABLE;
 
 use crate::error::Result;
@@ -243,6 +245,7 @@ pub const CHECKS: &[Check] = &[
     image_pin::CHECK,
     lock_integrity::CHECK,
     marker::CHECK,
+    patch_orphaned::CHECK,
     patches::CHECK,
     render_drift::CHECK,
     upstream_newer::CHECK,
@@ -317,6 +320,7 @@ mod tests {
                 "lock-integrity",
                 "marker:<name>",
                 "patch-offset",
+                "patch-orphaned",
                 "patch-upstreamed",
                 "render-drift",
                 "unreachable",

@@ -13,7 +13,7 @@ use regex::Regex;
 
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::{Config, Placeholders, Rewrite, RewriteKind};
-use crate::dockerfile::kept_digest;
+use crate::dockerfile::{digest_suffix, kept_digest};
 use crate::error::Result;
 use crate::render::{Stamp, pin};
 
@@ -90,6 +90,13 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                     any = true;
                     let value = arg.value.as_deref().unwrap_or_default();
                     if value != kept_digest(value, &expected) {
+                        // A pinned value's new digest is read online (issue 20).
+                        let fix = match digest_suffix(value) {
+                            Some(_) => {
+                                "run `revendor update` online: it resolves the new tag's digest"
+                            }
+                            None => "run `revendor render` to rewrite it",
+                        };
                         sink.push(
                             Finding::error(
                                 id,
@@ -99,7 +106,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                                     "`ARG {name}={value}`, but the locked version gives `{expected}`"
                                 ),
                             )
-                            .fix("run `revendor render` to rewrite it"),
+                            .fix(fix),
                         );
                     }
                 }

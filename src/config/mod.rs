@@ -444,23 +444,42 @@ impl HelmRender {
 impl Config {
     /// Reads and validates `<dir>/vendor.toml`.
     pub fn load(dir: &Path) -> Result<Config, ConfigError> {
+        Config::read(dir, false)
+    }
+
+    /// [`Config::load`] for `--adopt-edits`: a vendor `[[patch]]` whose file
+    /// does not exist yet is allowed, for the hand edits to start it.
+    pub fn load_starting(dir: &Path) -> Result<Config, ConfigError> {
+        Config::read(dir, true)
+    }
+
+    fn read(dir: &Path, starting: bool) -> Result<Config, ConfigError> {
         let path = dir.join("vendor.toml");
         let text = crate::journal::read_to_string(&path).map_err(|e| {
             ConfigError::at(&path, None, format!("cannot read vendor.toml: {e}"))
                 .hint("run revendor in a package directory or pass -C DIR")
         })?;
-        Config::parse(dir, &path, &text)
+        Config::validated(dir, &path, &text, starting)
     }
 
     /// Validates vendor.toml text; `path` is used in messages only.
     pub fn parse(dir: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
+        Config::validated(dir, path, text, false)
+    }
+
+    fn validated(
+        dir: &Path,
+        path: &Path,
+        text: &str,
+        starting: bool,
+    ) -> Result<Config, ConfigError> {
         let raw: raw::RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
             let hint = suggest::unknown_key(e.message())
                 .unwrap_or_else(|| "fix vendor.toml; docs/reference.md lists every key".into());
             ConfigError::at(path, line, toml_message(e.message())).hint(hint)
         })?;
-        validate::validate(dir, path, text, raw)
+        validate::validate(dir, path, text, raw, starting)
     }
 
     /// The upstream `name` names (`upstream =` of an entry, resolved by

@@ -14,11 +14,15 @@ use super::{
     SeverityOverride, Upstream, Vendor,
 };
 
+/// vendor.toml's `raw` as a [`Config`]; with `starting` (`--adopt-edits`),
+/// a vendor `[[patch]]` whose file does not exist yet is allowed: the hand
+/// edits start it.
 pub(super) fn validate(
     dir: &Path,
     path: &Path,
     text: &str,
     raw: RawConfig,
+    starting: bool,
 ) -> Result<Config, ConfigError> {
     let cx = Ctx::new(path, text, Bounds::new(dir));
     let upstreams = named::upstreams(&cx, &raw)?;
@@ -47,11 +51,6 @@ pub(super) fn validate(
         }
         let (file, resolved) = cx.path_of("file", &r.file, true)?;
         patch_files.push((resolved, r.name.get_ref().clone(), cx.line(&r.file)));
-        if !crate::journal::is_file(&dir.join(&file)) {
-            return Err(cx
-                .err(&r.file, format!("patch file `{file}` does not exist"))
-                .hint("create the patch or fix `file`"));
-        }
         let applies_to = match r.applies_to.get_ref().as_str() {
             "vendor" => AppliesTo::Vendor,
             "source" => AppliesTo::Source,
@@ -62,6 +61,18 @@ pub(super) fn validate(
                 ));
             }
         };
+        let startable = starting && applies_to == AppliesTo::Vendor;
+        if !startable && !crate::journal::is_file(&dir.join(&file)) {
+            let hint = match applies_to {
+                AppliesTo::Vendor => {
+                    "create the patch or fix `file`; or edit the vendored file and run `revendor render --adopt-edits`, which starts the patch from the edit"
+                }
+                AppliesTo::Source => "create the patch or fix `file`",
+            };
+            return Err(cx
+                .err(&r.file, format!("patch file `{file}` does not exist"))
+                .hint(hint));
+        }
         patches.push(Patch {
             upstream,
             name: r.name.get_ref().clone(),

@@ -15,6 +15,7 @@
 //! 4. `builder`, `marker` and `rewrite` answer the remaining questions
 //!    and rewrite values in place, leaving every other byte alone.
 
+mod arg_image;
 mod builder;
 mod cni;
 mod lex;
@@ -27,11 +28,12 @@ use std::ops::Range;
 
 use crate::image::Reference;
 
+pub use arg_image::arg_image;
 pub use builder::{BuilderProblem, check_builder};
 pub use cni::{ArchPin, CniChecksums, CniProblem, cni_checksums};
 pub use lex::{Comment, Heredoc, Instruction, Text};
 pub use marker::{MarkerLine, rewrite_marker};
-pub use rewrite::{kept_digest, rewrite_arg};
+pub use rewrite::{digest_suffix, kept_digest, rewrite_arg};
 
 /// Why a Dockerfile could not be read or rewritten.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,13 +64,30 @@ pub enum Error {
         /// The rejected value.
         value: String,
     },
+    /// An `ARG` pins its value by digest, and the rewrite moves the value:
+    /// the old digest would name the old image under the new tag (issue 20).
+    #[error(
+        "`ARG {name}={old}` pins `{was}` by digest; `{new}` needs its own digest, and the old one must not stay"
+    )]
+    StaleDigest {
+        /// The ARG name.
+        name: String,
+        /// 1-based line of the declaration.
+        line: usize,
+        /// The value as written, digest included.
+        old: String,
+        /// `old` without its digest.
+        was: String,
+        /// The new value, which names no digest.
+        new: String,
+    },
 }
 
 impl Error {
     /// The 1-based line at fault, when the error has one.
     pub fn line(&self) -> Option<usize> {
         match self {
-            Error::Syntax { line, .. } => Some(*line),
+            Error::Syntax { line, .. } | Error::StaleDigest { line, .. } => Some(*line),
             _ => None,
         }
     }

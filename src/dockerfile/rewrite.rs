@@ -10,21 +10,36 @@ use super::{Dockerfile, Error};
 
 /// Rewrite the default of every `ARG name=…` declaration to `value`
 /// (keeping any quotes around the old value, and an `@sha256:` suffix it
-/// had: see [`kept_digest`]).
+/// had when the value does not move: see [`kept_digest`]).
 ///
-/// Fails when no declaration of `name` carries a default, or when `value`
+/// Fails when no declaration of `name` carries a default, when `value`
 /// cannot be written bare (empty, or holding blanks, quotes, `\`, `` ` ``,
-/// `$` or `#`).
+/// `$` or `#`), or when a declaration pins another value by digest and
+/// `value` names none ([`Error::StaleDigest`]: the caller resolves the new
+/// digest and passes `value@sha256:…`).
 pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error> {
     check_bare(value)?;
     let df = Dockerfile::parse(text)?;
-    let edits: Vec<(Range<usize>, String)> = df
-        .arg_values(name)
-        .filter_map(|a| {
-            let old = a.value.as_deref().unwrap_or_default();
-            Some((a.span.clone()?, kept_digest(old, value)))
-        })
-        .collect();
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for a in df.arg_values(name) {
+        let Some(span) = a.span.clone() else {
+            continue;
+        };
+        let old = a.value.as_deref().unwrap_or_default();
+        let new = kept_digest(old, value);
+        if let Some(digest) = digest_suffix(old)
+            && !new.contains('@')
+        {
+            return Err(Error::StaleDigest {
+                name: name.to_owned(),
+                line: a.line,
+                old: old.to_owned(),
+                was: old[..old.len() - digest.len()].to_owned(),
+                new: new.clone(),
+            });
+        }
+        edits.push((span, new));
+    }
     if edits.is_empty() {
         return Err(Error::ArgNotFound {
             name: name.to_owned(),
@@ -34,23 +49,34 @@ pub fn rewrite_arg(text: &str, name: &str, value: &str) -> Result<String, Error>
 }
 
 /// `new` for an ARG whose value was `old`: when `old` ends in an
-/// `@sha256:` digest and `new` names none, the digest stays, so a rewrite
-/// of the tag in `ARG IMAGE=repo:v1@sha256:…` keeps the pin beside it.
-/// Only a whole digest at the very end counts: anything after it would be
-/// carried into the new value (found by fuzzing: a quoted value running on
-/// into ` AS builder`).
+/// `@sha256:` digest, `new` names none and is `old` without it (the value
+/// does not move), the digest stays, so rewriting `ARG IMAGE=repo:v1@sha256:…`
+/// to `repo:v1` keeps the pin beside it. A moved value is `new` alone: the
+/// old digest names the old image, never the new tag's (issue 20: cilium's
+/// `ARG VERSION=v1.19.1@sha256:…`).
 pub fn kept_digest(old: &str, new: &str) -> String {
-    let suffix = old.rfind("@sha256:").map(|at| &old[at..]).filter(|suffix| {
-        let hex = &suffix["@sha256:".len()..];
-        hex.len() == 64
-            && hex
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    });
-    match suffix {
-        Some(digest) if !new.contains('@') => format!("{new}{digest}"),
+    match digest_suffix(old) {
+        Some(digest) if !new.contains('@') && old[..old.len() - digest.len()] == *new => {
+            old.to_owned()
+        }
         _ => new.to_owned(),
     }
+}
+
+/// The `@sha256:<64 hex>` at the very end of `value`, if any. Only a whole
+/// digest at the very end counts: anything after it would be carried into a
+/// new value (found by fuzzing: a quoted value running on into ` AS builder`).
+pub fn digest_suffix(value: &str) -> Option<&str> {
+    value
+        .rfind("@sha256:")
+        .map(|at| &value[at..])
+        .filter(|suffix| {
+            let hex = &suffix["@sha256:".len()..];
+            hex.len() == 64
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
 }
 
 /// Reject values that would need quoting or would change the meaning of the
@@ -88,17 +114,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quotes_and_a_digest_suffix_are_kept() {
+    fn quotes_and_the_digest_of_an_unmoved_value_are_kept() {
         let digest = format!("@sha256:{}", "0a".repeat(32));
         let text = format!("ARG VERSION=\"1.15.10\"\nARG TAG='v1.15.10'\nARG BASE=x:v1{digest}\n");
         let out = rewrite_arg(&text, "VERSION", "1.15.11").unwrap();
         let out = rewrite_arg(&out, "TAG", "v1.15.11").unwrap();
-        let out = rewrite_arg(&out, "BASE", "x:v2").unwrap();
+        let out = rewrite_arg(&out, "BASE", "x:v1").unwrap();
         assert_eq!(
             out,
-            format!("ARG VERSION=\"1.15.11\"\nARG TAG='v1.15.11'\nARG BASE=x:v2{digest}\n")
+            format!("ARG VERSION=\"1.15.11\"\nARG TAG='v1.15.11'\nARG BASE=x:v1{digest}\n")
         );
         assert_eq!(kept_digest("a@sha256:1", "b@sha256:2"), "b@sha256:2");
+    }
+
+    /// Issue 20: cilium's `ARG VERSION=v1.19.1@sha256:…` moved to v1.19.2 would have named
+    /// the old image under the new tag. A moved value needs its own digest, given whole.
+    #[test]
+    fn a_moved_value_never_keeps_the_old_digest() {
+        let old = format!("@sha256:{}", "0a".repeat(32));
+        let new = format!("@sha256:{}", "0b".repeat(32));
+        let text = format!("ARG VERSION=v1.19.1{old}\nFROM quay.io/cilium/cilium:${{VERSION}}\n");
+        let err = rewrite_arg(&text, "VERSION", "v1.19.2").unwrap_err();
+        assert_eq!(
+            err,
+            Error::StaleDigest {
+                name: "VERSION".into(),
+                line: 1,
+                old: format!("v1.19.1{old}"),
+                was: "v1.19.1".into(),
+                new: "v1.19.2".into(),
+            }
+        );
+        assert_eq!(err.line(), Some(1));
+        let out = rewrite_arg(&text, "VERSION", &format!("v1.19.2{new}")).unwrap();
+        assert!(
+            out.starts_with(&format!("ARG VERSION=v1.19.2{new}\n")),
+            "{out}"
+        );
+        assert_eq!(kept_digest(&format!("v1{old}"), "v2"), "v2");
     }
 
     /// Found by fuzzing: a quoted value that runs on past a digest into ` AS builder` kept
@@ -107,11 +160,11 @@ mod tests {
     #[test]
     fn only_a_whole_digest_at_the_end_is_kept() {
         let digest = format!("@sha256:{}", "0a".repeat(32));
-        assert_eq!(kept_digest(&format!("x:v1{digest} AS b"), "v2"), "v2");
-        assert_eq!(kept_digest("x:v1@sha256:0a", "v2"), "v2");
+        assert_eq!(kept_digest(&format!("x:v1{digest} AS b"), "x:v1"), "x:v1");
+        assert_eq!(kept_digest("x:v1@sha256:0a", "x:v1"), "x:v1");
         assert_eq!(
-            kept_digest(&format!("x:v1{digest}"), "v2"),
-            format!("v2{digest}")
+            kept_digest(&format!("x:v1{digest}"), "x:v1"),
+            format!("x:v1{digest}")
         );
         let text = format!("FROM a\nARG VERSION=\"x{digest} AS b\u{1}ARG VERSION=v1\n");
         let out = rewrite_arg(&text, "VERSION", "v9").unwrap();

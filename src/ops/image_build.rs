@@ -31,7 +31,9 @@
 
 use std::path::Path;
 
-use super::image_pin::{PinReport, image_reference, platforms, require_lock, selected, write_pin};
+use super::image_pin::{
+    PinReport, configured_tag, image_reference, platforms, require_lock, selected, write_pin,
+};
 use super::pin_base::{parse_dockerfile, pinned_bases};
 use crate::builder::{self, Build, Kind, LABEL, Step};
 use crate::check;
@@ -160,8 +162,8 @@ fn build_one(
     // Read for each image: the one before may have pinned into it.
     let lock = require_lock(ctx)?;
     let kind = builder_kind(config, image, opts.builder.as_deref())?;
-    let reference = image_reference(ctx, config, image, opts.tag.as_deref())?;
-    let extra_tags = extra_tags(ctx, config, image, &reference)?;
+    let reference = image_reference(ctx, config, &lock, image, opts.tag.as_deref())?;
+    let extra_tags = extra_tags(ctx, config, &lock, image, &reference)?;
     let platform_list = platforms(config, image)?;
     let (df, version) = preflight(ctx, config, image, &lock)?;
     let build_args = vec![("VERSION".to_owned(), version)];
@@ -273,18 +275,21 @@ fn build_one(
     Ok(report)
 }
 
-/// The tags pushed besides `primary`'s: `[image] tag` with
+/// The tags pushed besides `primary`'s: `[image] tag` (its placeholders
+/// filled in) with
 /// `PUBLISH_VERSIONED=1`, `latest` with `PUBLISH_FLOATING=1`, each once and
 /// only when it is not `primary`'s own.
 fn extra_tags(
     ctx: &Context,
     config: &Config,
+    lock: &Lock,
     image: &Image,
     primary: &Reference,
 ) -> Result<Vec<Reference>> {
+    let configured = configured_tag(config, lock, image)?;
     let mut tags: Vec<&str> = Vec::new();
     if ctx.env.publish_versioned {
-        tags.push(&image.tag);
+        tags.push(&configured);
     }
     if ctx.env.publish_floating {
         tags.push("latest");

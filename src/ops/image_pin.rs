@@ -115,7 +115,7 @@ pub fn pin(ctx: &Context, opts: &PinOptions) -> Result<Vec<PinReport>> {
     let mut txn = Transaction::new(&ctx.root);
     let mut reports = Vec::new();
     for image in images {
-        let mut reference = image_reference(ctx, &config, image, opts.tag.as_deref())?;
+        let mut reference = image_reference(ctx, &config, &lock, image, opts.tag.as_deref())?;
         if let Some(digest) = &opts.digest {
             let digest = Digest::parse(digest).map_err(|e| {
                 Error::usage(
@@ -362,12 +362,40 @@ pub(crate) fn require_lock(ctx: &Context) -> Result<Lock> {
     })
 }
 
+/// `[image] tag` with its placeholders (`{version}`, `{semver}`, `{commit}`)
+/// filled in from the lock's version of the image's upstream, so that an image
+/// built from a release is named after it; a literal tag is itself. A
+/// placeholder of an upstream the lock lacks is a usage error (nothing was
+/// vendored to name the image after).
+pub(crate) fn configured_tag(config: &Config, lock: &Lock, image: &Image) -> Result<String> {
+    if !image.tag.contains('{') {
+        return Ok(image.tag.clone());
+    }
+    let name = config.image_upstream(image);
+    let Some(locked) = lock.upstream(name) else {
+        return Err(Error::usage(
+            format!(
+                "[image] tag `{}` names the version of `{}`, which the lock does not have yet",
+                image.tag,
+                config.upstream(name).label()
+            ),
+            "run `revendor update` to vendor it",
+        ));
+    };
+    let values = config
+        .upstream(name)
+        .placeholders(&locked.version, locked.commit.as_deref());
+    Ok(values.fill(&image.tag))
+}
+
 /// `repository:tag` as cozystack's `make image` names it: the tag is `tag`
-/// (`--tag`), else `IMAGE_TAG`, else `[image] tag`; with `REGISTRY` set, the
-/// repository is `$REGISTRY/<last path component of [image] repository>`.
+/// (`--tag`), else `IMAGE_TAG`, else `[image] tag` ([`configured_tag`]); with
+/// `REGISTRY` set, the repository is `$REGISTRY/<last path component of
+/// [image] repository>`.
 pub(crate) fn image_reference(
     ctx: &Context,
     config: &Config,
+    lock: &Lock,
     image: &Image,
     tag: Option<&str>,
 ) -> Result<Reference> {
@@ -387,7 +415,10 @@ pub(crate) fn image_reference(
             format!("pass another {from}"),
         ));
     }
-    let tag = tag.or(ctx.env.image_tag.as_deref()).unwrap_or(&image.tag);
+    let tag = match tag.or(ctx.env.image_tag.as_deref()) {
+        Some(tag) => tag.to_owned(),
+        None => configured_tag(config, lock, image)?,
+    };
     let repository = match &ctx.env.registry {
         Some(registry) => {
             let name = image.repository.rsplit('/').next().unwrap_or_default();

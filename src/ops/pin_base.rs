@@ -400,7 +400,7 @@ fn builder_on_other_go(
 
 /// The digest `reference` resolves to; a digest other than `current`'s is
 /// verified to be an index holding every platform before it is used.
-fn resolve_base(
+pub(crate) fn resolve_base(
     client: &registry::Client,
     reference: &Reference,
     current: &Reference,

@@ -75,7 +75,10 @@ pub struct RenderReport {
 pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
-    let config = Config::load(&ctx.root)?;
+    let config = match opts.adopt_edits {
+        true => Config::load_starting(&ctx.root)?,
+        false => Config::load(&ctx.root)?,
+    };
     let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
             "this package has no upstream/lock.toml yet",
@@ -83,7 +86,10 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         ));
     };
     lock.require_source(&config)?;
-    let (patches, files) = render::load_locked(&config, &lock)?;
+    let (patches, files) = match opts.adopt_edits {
+        true => render::load_locked_starting(&config, &lock)?,
+        false => render::load_locked(&config, &lock)?,
+    };
     // Each pin must be a reference pinned by digest before anything is written.
     locked_pins(&ctx.root, &lock)?;
     let stamp = Stamp::locked(&config, &lock)?;
@@ -111,6 +117,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         };
         file.render(&mut package, vendor, opts.adopt_edits)?;
     }
+    edits::require_started(&config, package.patches())?;
     let stamp = package.stamp();
     let rewritten = render::rewrite_in_place(&config, stamp, |f| paths::read(&ctx.root.join(f)))?;
     let pinned = render::pin_in_place(&config, stamp, &rewritten, |f| {
@@ -119,8 +126,12 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     for (file, bytes) in rewritten.into_iter().chain(pinned) {
         txn.stage(&file, bytes);
     }
-    settle_lock(ctx, &package, &files, &removed, &report.edits, &mut txn)?;
+    let gone_sources = settle_lock(ctx, &package, &files, &removed, &report.edits, &mut txn)?;
     report.notes = removed.notes();
+    report
+        .notes
+        .extend(gone_sources.iter().map(|o| o.deleted_note()));
+    report.notes.extend(edits::started_notes(package.patches()));
     report.changed = txn.commit()?;
     // Said once the render is written, so that a render stopped by a hand
     // edit in another file does not claim what it did not do.
@@ -221,7 +232,7 @@ fn settle_lock(
     removed: &Removed<'_>,
     adopted: &[EditReport],
     txn: &mut Transaction,
-) -> Result<()> {
+) -> Result<Vec<crate::check::Orphan>> {
     let (config, lock) = (package.config(), package.lock().expect("render has a lock"));
     for path in removed.deletions(files) {
         txn.remove(&path);
@@ -241,14 +252,21 @@ fn settle_lock(
     for copy in &orphans {
         txn.remove(copy);
     }
-    let mut next = (!removed.is_empty() || !orphans.is_empty()).then(|| {
-        origin::forget_removed(
-            lock,
-            config,
-            files,
-            origin::outputs(files, package.patches()),
-        )
-    });
+    // A removed source patch's file would still be applied by the image
+    // build (`git apply /patches/*.diff`): it goes too (issue 20).
+    let gone_sources = crate::check::removed_patch_files(config, lock, &ctx.root)?;
+    for o in &gone_sources {
+        txn.remove(&o.file);
+    }
+    let mut next =
+        (!removed.is_empty() || !orphans.is_empty() || !gone_sources.is_empty()).then(|| {
+            origin::forget_removed(
+                lock,
+                config,
+                files,
+                origin::outputs(files, package.patches()),
+            )
+        });
     if !adopted.is_empty() {
         let next = next.get_or_insert_with(|| lock.clone());
         record_adopted(package, next, adopted, txn);
@@ -258,7 +276,7 @@ fn settle_lock(
             .map(|b| String::from_utf8_lossy(&b).into_owned());
         txn.stage(LOCK_PATH, next.to_toml(previous.as_deref()).into_bytes());
     }
-    Ok(())
+    Ok(gone_sources)
 }
 
 /// Whether the differences between `current` and the render of `vendor` are

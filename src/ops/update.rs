@@ -31,6 +31,7 @@
 //! and 4's carry (`resume.rs`).
 
 mod adopt;
+mod arg_digest;
 mod carry;
 mod closing;
 mod files;
@@ -83,10 +84,13 @@ pub struct UpdateOptions {
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
-    let config = Config::load(&ctx.root)?;
+    let config = match opts.adopt_edits {
+        true => Config::load_starting(&ctx.root)?,
+        false => Config::load(&ctx.root)?,
+    };
     let lock = Lock::load(&ctx.root)?;
     let resume = Resume::start(opts, lock.as_ref())?;
-    let (patches, recounted) = adopt::load(&config, lock.is_none())?;
+    let (patches, recounted) = adopt::load(&config, lock.is_none(), opts.adopt_edits)?;
     let pending = resume.map(|r| r.pending());
     let moves = upstreams::resolve(ctx, &config, lock.as_ref(), &opts.to, pending)?;
     let pins = pins(ctx, &config, lock.as_ref())?;

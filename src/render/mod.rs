@@ -39,7 +39,7 @@ pub mod yaml_pin;
 
 pub use dir::files;
 pub use hand_edit::{HandEdit, hand_edits};
-pub use package::{Expected, Package, load_locked};
+pub use package::{Expected, Package, load_locked, load_locked_starting};
 pub use patches::{LoadedPatch, Patches, RecountedHunk, SectionId};
 pub use stack::{FuzzyStep, Landed, SectionError, Stack, Step, Walk};
 pub use stamp::Stamp;
@@ -134,8 +134,14 @@ pub fn rewrite_in_place(
         })?;
         let result =
             rewrite::apply(r, &text, stamp.values(r.upstream.as_deref())).map_err(|e| {
+                let hint = match &e {
+                    crate::dockerfile::Error::StaleDigest { .. } => {
+                        "run `revendor update` online: it resolves the new tag's digest"
+                    }
+                    _ => "fix the file so the rewrite can read it",
+                };
                 crate::config::ConfigError::at(config.root.join(&r.file), e.line(), e.to_string())
-                    .hint("fix the file so the rewrite can read it")
+                    .hint(hint)
             })?;
         if result.lines.is_empty() {
             let what = match &r.kind {

@@ -53,7 +53,16 @@ pub struct Expected {
 /// the lock lists each directory's files), every patch checked to target
 /// one of them. A malformed patch is a configuration error.
 pub fn load_locked(config: &Config, lock: &Lock) -> Result<(Patches, Vec<Vendor>)> {
-    let patches = Patches::load(config)?;
+    locked_files(config, lock, Patches::load(config)?)
+}
+
+/// [`load_locked`] for `render --adopt-edits`: a `[[patch]]` whose file does
+/// not exist yet is loaded empty ([`Patches::load_starting`]).
+pub fn load_locked_starting(config: &Config, lock: &Lock) -> Result<(Patches, Vec<Vendor>)> {
+    locked_files(config, lock, Patches::load_starting(config)?)
+}
+
+fn locked_files(config: &Config, lock: &Lock, patches: Patches) -> Result<(Patches, Vec<Vendor>)> {
     let listing = lock
         .files
         .iter()

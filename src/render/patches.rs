@@ -167,6 +167,36 @@ impl Patches {
         .0)
     }
 
+    /// [`Patches::load`] for `--adopt-edits`: a `[[patch]]` whose file does
+    /// not exist yet is an empty patch, which the hand edits of a vendored
+    /// file no patch targets start ([`Patches::start_section`]).
+    pub fn load_starting(config: &Config) -> Result<Patches> {
+        let found = Self::load_with(config, AppliesTo::Vendor, |p| {
+            crate::paths::read_opt(&config.path(&p.file))
+        })?;
+        let mut found = found.loaded.into_iter().peekable();
+        let mut loaded = Vec::new();
+        for p in config.patches_for(AppliesTo::Vendor) {
+            match found.next_if(|l| l.name == p.name) {
+                Some(l) => loaded.push(l),
+                None => loaded.push(LoadedPatch {
+                    name: p.name.clone(),
+                    file: p.file.clone(),
+                    upstream: p.upstream.clone(),
+                    strip: p.strip,
+                    bytes: Vec::new(),
+                    sha256: Digest::of(b"").hex().to_owned(),
+                    set: PatchSet {
+                        preamble: Vec::new(),
+                        files: Vec::new(),
+                        trailer: Vec::new(),
+                    },
+                }),
+            }
+        }
+        Ok(Patches { loaded })
+    }
+
     /// [`Patches::load`] reading hunk headers as `git apply --recount` does
     /// ([`patch::parse_recounted`]), with every header whose counts lie:
     /// for adopting a package only, whose result is checked against the
@@ -339,6 +369,57 @@ impl Patches {
     pub fn refresh_section(&mut self, id: SectionId, before: &[u8], after: &[u8]) {
         let fp = &mut self.loaded[id.patch].set.files[id.section];
         *fp = patch::refresh(fp, before, after);
+    }
+
+    /// The patch that the hand edits of `vendor` start when no patch targets
+    /// it: the one patch of its upstream whose file did not exist
+    /// ([`Patches::load_starting`]; the edits of several files may start it). `Err` names the candidates
+    /// when there are several.
+    pub fn started(&self, vendor: &Vendor) -> std::result::Result<Option<usize>, Vec<String>> {
+        let empty: Vec<usize> = (0..self.loaded.len())
+            .filter(|&i| {
+                let p = &self.loaded[i];
+                p.bytes.is_empty() && p.upstream == vendor.upstream
+            })
+            .collect();
+        match empty.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            several => Err(several
+                .iter()
+                .map(|&i| self.loaded[i].name.clone())
+                .collect()),
+        }
+    }
+
+    /// Adds to patch `patch` a section turning `before` into `after` for
+    /// `vendor`'s rendered path, with git's `a/` and `b/` (strip 1) or no
+    /// prefix (strip 0); `None` for another strip, whose prefix revendor
+    /// cannot know.
+    pub fn start_section(
+        &mut self,
+        patch: usize,
+        vendor: &Vendor,
+        before: &[u8],
+        after: &[u8],
+    ) -> Option<SectionId> {
+        let p = &mut self.loaded[patch];
+        let (old, new) = match p.strip {
+            0 => (String::new(), String::new()),
+            1 => ("a/".to_owned(), "b/".to_owned()),
+            _ => return None,
+        };
+        let template = FilePatch {
+            header: Vec::new(),
+            old_line: Some(format!("--- {old}{}\n", vendor.to).into_bytes()),
+            new_line: Some(format!("+++ {new}{}\n", vendor.to).into_bytes()),
+            hunks: Vec::new(),
+        };
+        p.set.files.push(patch::refresh(&template, before, after));
+        Some(SectionId {
+            patch,
+            section: p.set.files.len() - 1,
+        })
     }
 
     /// The 1-based line of hunk `hunk` (0-based) of a section in its patch

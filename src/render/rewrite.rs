@@ -20,7 +20,8 @@ pub struct RewriteResult {
 ///
 /// A Dockerfile `ARG` is found by parsing the Dockerfile (continuations,
 /// stages, quotes), not by matching lines, and only the value's bytes change
-/// (an `@sha256:` suffix stays, see [`crate::dockerfile::kept_digest`]).
+/// (an `@sha256:` suffix stays while the value does not move, see
+/// [`crate::dockerfile::kept_digest`]).
 pub fn apply(
     rewrite: &Rewrite,
     text: &str,

@@ -127,7 +127,6 @@ name = \"mtu\"";
     );
     let text = text
         .replace("version = \"v1.15.10\"", "version = \"v1.14.5\"")
-        .replace("tag = \"v1.15.10\"", "tag = \"v1.14.5\"")
         .replace(">=1.15.0, <1.16.0", ">=1.14.0, <1.15.0")
         .replace(TODAY, THEN)
         .replace("[[patch]]\nname = \"mtu\"", COZYCONFIG);
@@ -195,6 +194,20 @@ fn kubeovn_example_adopts_the_real_package_and_updates_its_chart_directory() {
     assert_eq!(pkg.read_string(DOCKERFILE), dockerfile("v1.14.11"));
     assert_eq!(pkg.read_string("values.yaml"), values, "the pin stays");
     only_the_builder();
+
+    // `tag = "{version}"`: the image built from v1.14.11 is named after it (issue 20).
+    let out = rv
+        .run(&["--offline", "image", "build", "--dry-run"])
+        .expect(0);
+    assert!(
+        out.stdout.contains("--build-arg VERSION=1.14.11 ")
+            && out
+                .stdout
+                .contains("--tag ghcr.io/cozystack/cozystack/kubeovn:v1.14.11 ")
+            && !out.stdout.contains("v1.14.5"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

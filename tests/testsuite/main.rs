@@ -11,6 +11,7 @@ mod registry_support;
 mod support;
 
 mod analyzers_realworld;
+mod arg_digest;
 mod bad_input;
 mod check;
 mod check_all;
@@ -47,6 +48,7 @@ mod registry_head;
 mod removed;
 mod render;
 mod source_tree;
+mod started_patch;
 mod support_selftest;
 mod terminal;
 mod update;

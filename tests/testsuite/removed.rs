@@ -1,7 +1,10 @@
 //! Removing a `[[patch]]` or a `[[vendor]]` from vendor.toml (issue 9,
 //! item 6): the lock remembers what each output was made from, so the next
 //! `update` or `render` reverts the patch's changes or deletes the output,
-//! and says so; `check` reports what is left as `render-drift`.
+//! and says so; `check` reports what is left as `render-drift`. A removed
+//! source patch's file leaves the image's build context the same way
+//! (issue 20), and `check` reports a patch file there that no `[[patch]]`
+//! names (`patch-orphaned`).
 
 use crate::support;
 
@@ -301,4 +304,115 @@ fn a_removed_vendor_is_deleted_by_update() {
         "{lock}"
     );
     assert!(drift(&rv).is_empty());
+}
+
+const SOURCE_DIFF: &str = "images/app/patches/fix.diff";
+
+const SOURCE_PATCH: &str = r#"
+[[patch]]
+name = "fix"
+file = "images/app/patches/fix.diff"
+applies-to = "source"
+strip = 1
+"#;
+
+const IMAGE: &str = r#"
+[image]
+repository = "ghcr.io/example/app"
+tag = "v1"
+context = "images/app"
+platforms = ["linux/amd64"]
+"#;
+
+/// The package of [`adopted`] with a source patch in its image's build context, whose
+/// Dockerfile applies every `/patches/*.diff` as cozystack's do.
+fn adopted_with_source_patch(gh: &GitHub) -> (TempPackage, Revendor) {
+    let (pkg, rv) = adopted(gh);
+    pkg.write(
+        "vendor.toml",
+        [UPSTREAM, APP_VENDOR, EXTRA_VENDOR, NAMESPACE_PATCH, SOURCE_PATCH, IMAGE].concat(),
+    )
+    .write(
+        SOURCE_DIFF,
+        "--- a/deploy/extra.yml\n+++ b/deploy/extra.yml\n@@ -1 +1 @@\n-kind: ConfigMap\n+kind: Secret\n",
+    )
+    .write(
+        "images/app/Dockerfile",
+        "FROM scratch\nCOPY patches /patches\nRUN git apply /patches/*.diff\n",
+    );
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    assert!(pkg.read_string(LOCK).contains("name = \"fix\""));
+    assert!(orphaned(&rv).is_empty());
+    // The source patch is deleted from vendor.toml; its file stays in the build context.
+    pkg.write(
+        "vendor.toml",
+        [UPSTREAM, APP_VENDOR, EXTRA_VENDOR, NAMESPACE_PATCH, IMAGE].concat(),
+    );
+    (pkg, rv)
+}
+
+fn orphaned(rv: &Revendor) -> Vec<serde_json::Value> {
+    let out = rv.run(&["check", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect(&out.stdout);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "patch-orphaned")
+        .cloned()
+        .collect()
+}
+
+const DELETED: &str = "patch `fix` is no longer in vendor.toml: deleted `images/app/patches/fix.diff`, which the image build would still apply";
+
+#[test]
+fn a_removed_source_patch_leaves_the_image_context_with_render_and_check_says_so_before() {
+    let gh = GitHub::start();
+    let (pkg, rv) = adopted_with_source_patch(&gh);
+    // A patch file nobody declared is reported too, and never deleted.
+    pkg.write("images/app/patches/other.diff", "--- a/x\n+++ b/x\n");
+
+    let found = orphaned(&rv);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0]["file"], SOURCE_DIFF);
+    assert_eq!(
+        found[0]["message"],
+        "`images/app/patches/fix.diff` is in the build context of image `ghcr.io/example/app`, and no [[patch]] names it"
+    );
+    assert_eq!(
+        found[0]["fix"],
+        "run `revendor render`, which deletes the removed patch's file"
+    );
+    assert_eq!(found[1]["file"], "images/app/patches/other.diff");
+    assert_eq!(
+        found[1]["fix"],
+        "delete it, or declare it as a [[patch]] with applies-to = \"source\""
+    );
+
+    let out = rv.run(&["render"]).expect(0);
+    assert!(out.stdout.contains(DELETED), "{}", out.stdout);
+    assert!(!pkg.join(SOURCE_DIFF).exists());
+    assert!(pkg.join("images/app/patches/other.diff").exists());
+    assert!(!pkg.read_string(LOCK).contains("name = \"fix\""));
+    let found = orphaned(&rv);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["file"], "images/app/patches/other.diff");
+}
+
+#[test]
+fn a_removed_source_patch_leaves_the_image_context_with_update() {
+    let gh = GitHub::start();
+    let (pkg, rv) = adopted_with_source_patch(&gh);
+    let out = rv.run(&["update"]).expect(0);
+    assert!(out.stdout.contains(DELETED), "{}", out.stdout);
+    assert!(!pkg.join(SOURCE_DIFF).exists());
+    assert!(orphaned(&rv).is_empty());
+    // An edited file is no longer the patch the lock verified: a person decides.
+    let gh = GitHub::start();
+    let (pkg, rv) = adopted_with_source_patch(&gh);
+    pkg.write(SOURCE_DIFF, "--- a/x\n+++ b/x\n");
+    let out = rv.run(&["render"]).expect(0);
+    assert!(!out.stdout.contains(DELETED), "{}", out.stdout);
+    assert!(pkg.join(SOURCE_DIFF).exists());
+    assert_eq!(orphaned(&rv).len(), 1);
 }

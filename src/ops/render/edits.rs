@@ -9,10 +9,10 @@
 //! the rewrites and pins drop out and only the edits remain), and that patch
 //! is regenerated with exact hunks.
 
-use crate::config::Vendor;
+use crate::config::{Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::ops::outcome::EditReport;
-use crate::render::{self, Package};
+use crate::render::{self, Expected, Package, Patches};
 
 /// Finds the hand edits of `vendor.to` and, when `adopt`, folds them into a
 /// patch of `package`. `base` is `vendor`'s pristine copy at the locked
@@ -43,8 +43,12 @@ pub(in crate::ops) fn fold(
     }
     let edits = edited_lines(&vendor.to, &expected.output, current);
     let Some(last) = expected.steps.last() else {
+        if adopt {
+            return start(package, vendor, &expected, current, edits);
+        }
         return Err(Error::HandEdits(format!(
-            "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it, or revert the edits",
+            "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it (a file that does not exist yet), \
+             then run `revendor {command} --adopt-edits` to start it from them, or revert the edits",
             vendor.to,
             list(&edits)
         )));
@@ -60,25 +64,148 @@ pub(in crate::ops) fn fold(
         )));
     }
 
-    let merged = diffy::merge_bytes(&expected.output, current, &expected.patched).map_err(|_| {
-        Error::HandEdits(format!(
-            "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
-            vendor.to,
-            list(&edits)
-        ))
-    })?;
+    let merged = merge_edits(vendor, &expected, current, &edits)?;
     // The last section, given the pristine copy with every earlier section
     // applied, now makes the file with the edits.
     package
         .patches_mut()
         .refresh_section(last.id, &last.input, &merged);
-    Ok(edits
+    Ok(adopted(edits, &patch_name))
+}
+
+/// The hand edits of `vendor`, which no patch targets, start the patch
+/// whose file does not exist yet ([`Patches::started`]): a section from the
+/// pristine copy (nothing applied) to it with the edits.
+fn start(
+    package: &mut Package<'_>,
+    vendor: &Vendor,
+    expected: &Expected,
+    current: &[u8],
+    edits: Vec<EditReport>,
+) -> Result<Vec<EditReport>> {
+    let config = package.config();
+    let vendor_toml = config.root.join("vendor.toml");
+    let index = match package.patches().started(vendor) {
+        Ok(Some(index)) => index,
+        Ok(None) => {
+            return Err(Error::HandEdits(format!(
+                "`{}` has hand edits and no patch targets it: {}; add a [[patch]] for it whose `file` does not exist yet, \
+                 and --adopt-edits starts it from them, or revert the edits",
+                vendor.to,
+                list(&edits)
+            )));
+        }
+        Err(names) => {
+            return Err(ConfigError::at(
+                &vendor_toml,
+                None,
+                format!(
+                    "the hand edits of `{}` could start any of the patches {}, whose files do not exist yet",
+                    vendor.to,
+                    names.join(", ")
+                ),
+            )
+            .hint("start them one at a time: keep one of those [[patch]] entries for this run")
+            .into());
+        }
+    };
+    let merged = merge_edits(vendor, expected, current, &edits)?;
+    let name = package.patches().loaded()[index].name.clone();
+    let started = package
+        .patches_mut()
+        .start_section(index, vendor, &expected.patched, &merged);
+    if started.is_none() {
+        let line = config
+            .patches
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.line);
+        return Err(ConfigError::at(
+            &vendor_toml,
+            line,
+            format!(
+                "patch `{name}` is started from hand edits, and its `strip` is neither 0 nor 1"
+            ),
+        )
+        .hint(
+            "a started patch names files as git does (a/ and b/): set `strip = 1`, or leave it out",
+        )
+        .into());
+    }
+    Ok(adopted(edits, &name))
+}
+
+/// The patched file with the hand edits (`current` against the expected
+/// output) in it: a 3-way merge, so the rewrites and pins drop out and only
+/// the edits remain.
+fn merge_edits(
+    vendor: &Vendor,
+    expected: &Expected,
+    current: &[u8],
+    edits: &[EditReport],
+) -> Result<Vec<u8>> {
+    diffy::merge_bytes(&expected.output, current, &expected.patched).map_err(|_| {
+        Error::HandEdits(format!(
+            "the hand edits of `{}` touch lines that rewrites or pins produce; revert them there: {}",
+            vendor.to,
+            list(edits)
+        ))
+    })
+}
+
+/// `edits`, each adopted into patch `name`.
+fn adopted(edits: Vec<EditReport>, name: &str) -> Vec<EditReport> {
+    edits
         .into_iter()
         .map(|mut e| {
-            e.adopted_into = Some(patch_name.clone());
+            e.adopted_into = Some(name.to_owned());
             e
         })
-        .collect())
+        .collect()
+}
+
+/// Refuses a patch whose file did not exist and that no hand edit started:
+/// writing it empty would make a patch file that changes nothing.
+pub(in crate::ops) fn require_started(config: &Config, patches: &Patches) -> Result<()> {
+    let Some(p) = patches
+        .loaded()
+        .iter()
+        .find(|p| p.bytes.is_empty() && p.set.files.is_empty())
+    else {
+        return Ok(());
+    };
+    let line = config
+        .patches
+        .iter()
+        .find(|c| c.name == p.name)
+        .map(|c| c.line);
+    Err(ConfigError::at(
+        config.root.join("vendor.toml"),
+        line,
+        format!(
+            "patch file `{}` does not exist, and no hand edit of a file without a patch started it",
+            p.file
+        ),
+    )
+    .hint("edit the vendored file the patch is for, then run the command again; or create the patch or fix `file`")
+    .into())
+}
+
+/// One sentence for each patch the hand edits started (its file did not
+/// exist), naming its file: what `update` and `render` say besides the
+/// edits.
+pub(in crate::ops) fn started_notes(patches: &Patches) -> Vec<String> {
+    patches
+        .loaded()
+        .iter()
+        .filter(|p| p.bytes.is_empty() && !p.set.files.is_empty())
+        .map(|p| {
+            format!(
+                "started patch `{}` in {} from the hand edits (it did not exist)",
+                p.name, p.file
+            )
+        })
+        .collect()
 }
 
 /// The 1-based line of a `<<<<<<< ours (` marker left by `--keep-conflicts`.

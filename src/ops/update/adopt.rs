@@ -18,13 +18,27 @@
 //!    the hunks, as it did before.
 
 use super::summary::FuzzyReport;
-use crate::config::{Config, ConfigError, Vendor};
+use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::render::{FuzzyStep, Package, Patches, RecountedHunk};
 
 /// The vendor patches; when `adopting`, a patch whose headers lie is read
 /// as `git apply --recount` reads it, and each such header is returned.
-pub(super) fn load(config: &Config, adopting: bool) -> Result<(Patches, Vec<RecountedHunk>)> {
+/// With `--adopt-edits` (`starting`), a patch whose file does not exist yet
+/// is loaded empty, for the hand edits to start ([`Patches::load_starting`]).
+pub(super) fn load(
+    config: &Config,
+    adopting: bool,
+    starting: bool,
+) -> Result<(Patches, Vec<RecountedHunk>)> {
+    let missing = || {
+        config
+            .patches_for(AppliesTo::Vendor)
+            .any(|p| !config.path(&p.file).exists())
+    };
+    if starting && missing() {
+        return Ok((Patches::load_starting(config)?, Vec::new()));
+    }
     match Patches::load(config) {
         Ok(patches) => Ok((patches, Vec::new())),
         Err(strict @ Error::Config(_)) if adopting => {

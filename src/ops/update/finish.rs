@@ -11,12 +11,12 @@ use super::run::Run;
 use super::source::{self, SourceFacts};
 use super::summary::UpdateReport;
 use super::upstreams::Move;
-use super::{closing, upstreamed};
+use super::{arg_digest, closing, upstreamed};
 use crate::config::lock::{LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream};
 use crate::config::{Config, Placeholders, Selection};
 use crate::error::Result;
 use crate::image::Digest;
-use crate::ops::render::removed;
+use crate::ops::render::{edits, removed};
 use crate::paths::{self, Transaction};
 use crate::render::{self, Package, Patches, Stamp, origin};
 use crate::workspace::Context;
@@ -42,14 +42,21 @@ pub(super) fn finish(
     {
         return Ok(run.report);
     }
+    edits::require_started(config, package.patches())?;
     let txn = &mut run.txn;
     let mut locked_patches = stage_patches(config, package.patches(), &mut facts, txn);
     let dropped =
         upstreamed::remove_sections(config, txn, &mut locked_patches, &mut run.report.upstreamed)?;
     removed::remember(ctx, config, txn);
-    let (locked_upstreams, target_stamp) =
-        lock_upstreams(ctx, run.moves, facts, run.target_stamp)?;
-    let read = |f: &str| paths::read(&ctx.root.join(f));
+    let (locked_upstreams, target_stamp) = lock_upstreams(ctx, run.moves, facts, run.target_stamp)?;
+    let repinned = arg_digest::repin(ctx, config, &target_stamp, |f| {
+        paths::read(&ctx.root.join(f))
+    })?;
+    run.report.notes.extend(repinned.notes);
+    let read = |f: &str| match repinned.files.iter().find(|(r, _)| r == f) {
+        Some((_, bytes)) => Ok(bytes.clone()),
+        None => paths::read(&ctx.root.join(f)),
+    };
     let rewritten = render::rewrite_in_place(config, &target_stamp, read)?;
     let pinned = render::pin_in_place(config, &target_stamp, &rewritten, read)?;
     for (file, bytes) in rewritten.into_iter().chain(pinned) {
@@ -57,6 +64,15 @@ pub(super) fn finish(
     }
     stage_removals(&mut run, &package);
     run.report.notes.extend(run.removed.notes());
+    if let Some(lock) = package.lock() {
+        for o in crate::check::removed_patch_files(config, lock, &ctx.root)? {
+            run.txn.remove(&o.file);
+            run.report.notes.push(o.deleted_note());
+        }
+    }
+    run.report
+        .notes
+        .extend(edits::started_notes(package.patches()));
     let new_lock = Lock {
         upstreams: locked_upstreams,
         files: std::mem::take(&mut run.locked_files),

@@ -25,10 +25,10 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod app;
+pub mod chart_repo;
 pub mod daemonset;
 pub mod git;
 pub mod github;
-pub mod chart_repo;
 pub mod helm;
 pub mod kill;
 pub mod multus_dockerfile;
