@@ -32,9 +32,13 @@ test-deps:
 	./scripts/install-build-deps
 	./scripts/install-test-deps
 
-# Go 1.26 for the image test lives in the venv install-test-deps made.
+# Go 1.26 for the image test lives in the venv install-test-deps made, and
+# so does the helm the contracts on what Helm renders run with (Helm v4's
+# engine under a `helm template` command; REVENDOR_HELM may name another).
 test:
-	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" $(CARGO) test --locked -- --test-threads=2
+	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" \
+	REVENDOR_HELM="$${REVENDOR_HELM:-$(CURDIR)/.tools/venv/bin/revendor-test-helm}" \
+	$(CARGO) test --locked -- --test-threads=2
 
 lint:
 	$(CARGO) fmt --check

@@ -50,11 +50,15 @@ fn main() {
     let cache = tempfile::tempdir().expect("cache");
 
     let pkg = TempPackage::new();
-    for f in ["vendor.toml", "Chart.yaml", "values.yaml"] {
+    for f in ["vendor.toml", "Chart.yaml", "values.yaml", ".helmignore"] {
         pkg.write(f, std::fs::read(root.join(f)).expect("root package file"));
     }
     pkg.copy_from(&root.join("patches"), "patches");
     pkg.copy_from(&root.join("images"), "images");
+    // The contracts on what Helm renders read these, with the tests' helm;
+    // after the first run every render comes from the cache.
+    pkg.copy_from(&root.join("tests/values"), "tests/values");
+    let helm = support::helm::binary();
     let run_with = |args: &[&str], env: &[(&str, String)]| {
         Command::new(bin)
             .arg("-C")
@@ -63,6 +67,7 @@ fn main() {
             .envs(gh.env())
             .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .env("REVENDOR_CACHE_DIR", cache.path())
+            .env("REVENDOR_HELM", &helm)
             .stdin(Stdio::null())
             .output()
             .expect("revendor")
@@ -84,6 +89,7 @@ fn main() {
 
     let env = Env {
         cache_dir: cache.path().to_path_buf(),
+        helm: Some(helm.clone()),
         ..Env::from_process()
     };
     let shell = Shell::new(Settings {

@@ -61,6 +61,11 @@ pub struct Env {
     /// `GIT_COMMITTER_NAME`, `_EMAIL`, `_DATE`: likewise for the committer,
     /// who also signs off with `--signoff`.
     pub git_committer: GitIdentity,
+    /// `REVENDOR_HELM`: the Helm binary contracts with `helm` render with
+    /// (default: `helm` on [`Env::path`]).
+    pub helm: Option<PathBuf>,
+    /// `PATH`: where `helm` is looked for when `REVENDOR_HELM` is unset.
+    pub path: Option<String>,
     /// `GIT_CONFIG_COUNT`: how many `GIT_CONFIG_KEY_<n>`/`_VALUE_<n>` pairs
     /// the caller hands git; `pr --create` adds its own after them.
     pub git_config_count: usize,
@@ -138,6 +143,8 @@ impl Env {
                 email: var("GIT_COMMITTER_EMAIL"),
                 date: var("GIT_COMMITTER_DATE"),
             },
+            helm: var("REVENDOR_HELM").map(PathBuf::from),
+            path: var("PATH"),
             git_config_count: var("GIT_CONFIG_COUNT")
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0),

@@ -15,6 +15,7 @@
 //! | [`registry`] | OCI distribution: auth, manifests, index verification | registries |
 //! | [`builder`] | buildx and buildah command lines, the build's content hash | the build context |
 //! | [`manifest`] | rendered YAML parsed (Helm lines tolerated), contracts | – |
+//! | [`helm`] | `helm template` of a package's chart, cached by its inputs | the chart, `<cache>/helm/` |
 //! | [`dockerfile`] | Dockerfile parsed: stages, ARGs, markers, CNI checksums | – |
 //! | [`go`] | Go release versions: vendor.toml's `go`, golang tags, go.mod | – |
 //! | [`marker`] | expected marker values and the online resolvers' formats | – |
@@ -43,6 +44,7 @@ pub mod dockerfile;
 pub mod env;
 pub mod error;
 pub mod go;
+pub mod helm;
 pub mod image;
 pub mod journal;
 pub mod manifest;

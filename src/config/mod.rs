@@ -17,6 +17,7 @@
 //! The lock lives beside it in [`lock`].
 
 mod bounds;
+mod contract;
 pub mod edit;
 mod error;
 pub mod lock;
@@ -389,9 +390,13 @@ pub enum Expect {
 pub struct Contract {
     /// Unique name; the finding id is `contract:<name>`.
     pub name: String,
-    /// The rendered file.
-    pub file: String,
-    /// Document kind to select.
+    /// The rendered file read; with `helm`, the template whose documents
+    /// are selected (any template's when absent). Always set without `helm`.
+    pub file: Option<String>,
+    /// With `helm`, the contract holds on what `helm template` renders.
+    pub helm: Option<HelmRender>,
+    /// Document kind to select; empty for a `render-fails` contract, which
+    /// selects nothing.
     pub kind: String,
     /// Document `metadata.name` to select, if any.
     pub object_name: Option<String>,
@@ -405,6 +410,34 @@ pub struct Contract {
     pub every_container: Vec<String>,
     /// Line in vendor.toml.
     pub line: usize,
+}
+
+/// `helm = { chart, values }` of a `[[contract]]`: the chart to render and
+/// the values sets to render it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelmRender {
+    /// The chart directory, relative to the package (`.` when the package is
+    /// the chart).
+    pub chart: String,
+    /// Values files, relative to the package; each is one values set, on top
+    /// of the chart's values.yaml.
+    pub values: Vec<String>,
+    /// `render-fails = true`: Helm must refuse every listed values set,
+    /// instead of the contract's assertion holding on each.
+    pub render_fails: bool,
+}
+
+impl HelmRender {
+    /// The values sets, in order: `None` for the chart's values.yaml alone
+    /// (not for `render-fails`, which is about the listed files), then each
+    /// file.
+    pub fn values_sets(&self) -> Vec<Option<&str>> {
+        let defaults = (!self.render_fails).then_some(None);
+        defaults
+            .into_iter()
+            .chain(self.values.iter().map(|v| Some(v.as_str())))
+            .collect()
+    }
 }
 
 impl Config {

@@ -178,12 +178,23 @@ pub struct RawExpect {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawContract {
     pub name: Spanned<String>,
-    pub file: Spanned<String>,
-    pub select: Spanned<RawSelect>,
+    pub file: Option<Spanned<String>>,
+    pub helm: Option<Spanned<RawHelm>>,
+    pub render_fails: Option<Spanned<bool>>,
+    pub select: Option<Spanned<RawSelect>>,
     pub field: Option<Vec<String>>,
     pub json: Option<Vec<String>>,
     pub equals: Option<String>,
     pub every_container: Option<Vec<String>>,
+}
+
+/// `helm = { chart, values }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHelm {
+    pub chart: Spanned<String>,
+    #[serde(default)]
+    pub values: Vec<Spanned<String>>,
 }
 
 /// `select = { kind, name }`.

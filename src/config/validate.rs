@@ -9,8 +9,8 @@ use super::bounds::{self, Bounds, Resolved};
 use super::named;
 use super::raw::{RawConfig, RawExpect, RawVendor};
 use super::{
-    AppliesTo, Config, ConfigError, Contract, Expect, Level, Marker, Patch, Rewrite, RewriteKind,
-    Select, SeverityOverride, Upstream, Vendor, line_of,
+    AppliesTo, Config, ConfigError, Expect, Level, Marker, Patch, Rewrite, RewriteKind, Select,
+    SeverityOverride, Upstream, Vendor, line_of,
 };
 
 /// Spans → lines for one vendor.toml.
@@ -237,48 +237,8 @@ pub(super) fn validate(
         });
     }
 
-    let mut contract_names = HashSet::new();
-    let mut contracts = Vec::new();
-    for c in &raw.contract {
-        let r = c.get_ref();
-        if !contract_names.insert(r.name.get_ref().clone()) {
-            return Err(cx.err(
-                &r.name,
-                format!("duplicate contract name `{}`", r.name.get_ref()),
-            ));
-        }
-        let field = r.field.clone().unwrap_or_default();
-        let every = r.every_container.clone().unwrap_or_default();
-        if field.is_empty() == every.is_empty() {
-            return Err(cx.err(
-                c,
-                format!(
-                    "contract `{}` needs exactly one of `field` and `every-container`",
-                    r.name.get_ref()
-                ),
-            ));
-        }
-        if !field.is_empty() && r.equals.is_none() {
-            return Err(cx.err(
-                c,
-                format!(
-                    "contract `{}` has `field` but no `equals`",
-                    r.name.get_ref()
-                ),
-            ));
-        }
-        contracts.push(Contract {
-            name: r.name.get_ref().clone(),
-            file: cx.inside("file", &r.file)?,
-            kind: r.select.get_ref().kind.clone(),
-            object_name: r.select.get_ref().name.clone(),
-            field,
-            json: r.json.clone().unwrap_or_default(),
-            equals: r.equals.clone(),
-            every_container: every,
-            line: cx.line(c),
-        });
-    }
+    let contracts = super::contract::validate(&cx, &raw.contract)?;
+    let contract_names: HashSet<String> = contracts.iter().map(|c| c.name.clone()).collect();
 
     let mut severities = Vec::new();
     for (id, level) in &raw.checks {

@@ -151,6 +151,22 @@ impl Manifest {
         Ok(Self { documents })
     }
 
+    /// Parse `text`, YAML that Helm already rendered: no template masking,
+    /// so a `{{` that a template printed literally is read as text.
+    pub fn parse_rendered(text: &str) -> Result<Self, Error> {
+        let source: Arc<str> = Arc::from(text);
+        let documents = node::parse_documents(text)?
+            .into_iter()
+            .enumerate()
+            .map(|(index, root)| Document {
+                index,
+                root,
+                source: Arc::clone(&source),
+            })
+            .collect();
+        Ok(Self { documents })
+    }
+
     /// Every document, in file order.
     pub fn documents(&self) -> &[Document] {
         &self.documents
@@ -427,6 +443,14 @@ metadata:
         assert_eq!(doc.field_str(&["metadata", "name"]).unwrap(), ("cfg", 3));
         let err = doc.field_str(&["data"]).unwrap_err();
         assert!(matches!(err, Error::NotScalar { line: 4, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn rendered_text_is_read_without_masking() {
+        let text = "kind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  t: '{{ .Kept }}'\n";
+        let m = Manifest::parse_rendered(text).unwrap();
+        let doc = &m.documents()[0];
+        assert_eq!(doc.field_str(&["data", "t"]).unwrap(), ("{{ .Kept }}", 5));
     }
 
     #[test]

@@ -803,11 +803,13 @@ fn the_repository_roots_package_is_clean_after_update() {
     w.register_resolvers();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let pkg = TempPackage::new();
-    for f in ["vendor.toml", "Chart.yaml", "values.yaml"] {
+    for f in ["vendor.toml", "Chart.yaml", "values.yaml", ".helmignore"] {
         pkg.write(f, std::fs::read(root.join(f)).unwrap());
     }
     pkg.copy_from(&root.join("patches"), "patches");
     pkg.copy_from(&root.join("images"), "images");
+    // The values files its contracts on what Helm renders read (issue 19).
+    pkg.copy_from(&root.join("tests/values"), "tests/values");
     let rv = Revendor::new(pkg.path(), &w.gh);
     rv.run(&["update"]).expect(0);
 

@@ -57,6 +57,8 @@ impl Fresh {
             .env("GITHUB_SERVER_URL", &self.url)
             .env("REVENDOR_RAW_URL", &self.url)
             .env("NO_COLOR", "1")
+            // The package's contracts on what Helm renders (issue 19).
+            .env("REVENDOR_HELM", crate::support::helm::binary())
             .env_remove("GITHUB_TOKEN")
             .env_remove("GH_TOKEN")
             .env_remove("REVENDOR_REGISTRY_MIRRORS")

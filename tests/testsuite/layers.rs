@@ -37,6 +37,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["go", "journal"]),
     ("error", &["builder", "config", "net", "patch", "registry"]),
     ("net", &[]),
+    // helm → env, error, net: REVENDOR_HELM and PATH, an unreadable chart
+    // file, and the cache's atomic writes.
+    ("helm", &["env", "error", "net"]),
     ("paths", &["error", "journal"]),
     ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
@@ -70,6 +73,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "dockerfile",
             "error",
             "go",
+            "helm",
             "image",
             "manifest",
             "marker",

@@ -20,6 +20,7 @@ mod console;
 mod examples;
 mod fresh_clone;
 mod fuzz_corpus;
+mod helm_contract;
 mod image;
 mod image_e2e;
 mod kill;

@@ -176,6 +176,73 @@ pub(super) const CASES: &[Case] = &[
         ],
     },
     Case {
+        name: "render-fails without helm (issue 19)",
+        setup: |fx| {
+            fx.append_toml(
+                "[[contract]]\nname = \"refused\"\nfile = \"templates/app.yml\"\nrender-fails = true\n",
+            )
+        },
+        args: &["check"],
+        code: 2,
+        words: &[
+            "vendor.toml:53",
+            "contract `refused` has `render-fails` but no `helm`",
+        ],
+    },
+    Case {
+        name: "render-fails with no values file (issue 19)",
+        setup: |fx| {
+            fx.append_toml(
+                "[[contract]]\nname = \"refused\"\nhelm = { chart = \".\" }\nrender-fails = true\n",
+            )
+        },
+        args: &["check"],
+        code: 2,
+        words: &[
+            "vendor.toml:52",
+            "contract `refused` has `render-fails` but no values file",
+        ],
+    },
+    Case {
+        name: "render-fails with an assertion (issue 19)",
+        setup: |fx| {
+            fx.append_toml(
+                "[[contract]]\nname = \"refused\"\nhelm = { chart = \".\", values = [\"v.yaml\"] }\nrender-fails = true\nselect = { kind = \"DaemonSet\" }\n",
+            )
+        },
+        args: &["check"],
+        code: 2,
+        words: &["vendor.toml:50", "has `render-fails` and `select`"],
+    },
+    Case {
+        name: "a contract with neither file nor helm (issue 19)",
+        setup: |fx| {
+            fx.append_toml(
+                "[[contract]]\nname = \"nowhere\"\nselect = { kind = \"DaemonSet\" }\nevery-container = [\"image\"]\n",
+            )
+        },
+        args: &["check"],
+        code: 2,
+        words: &[
+            "vendor.toml:50",
+            "contract `nowhere` has neither `file` nor `helm`",
+        ],
+    },
+    Case {
+        name: "a helm values file leaving the package (issue 19)",
+        setup: |fx| {
+            fx.append_toml(
+                "[[contract]]\nname = \"out\"\nhelm = { chart = \".\", values = [\"../v.yaml\"] }\nselect = { kind = \"DaemonSet\" }\nevery-container = [\"image\"]\n",
+            )
+        },
+        args: &["check"],
+        code: 2,
+        words: &[
+            "vendor.toml:52",
+            "`values` = \"../v.yaml\" leaves the package directory",
+        ],
+    },
+    Case {
         name: "a strip level too high",
         setup: |fx| {
             fx.edit(

@@ -6,6 +6,7 @@
 //! | `server` | the one HTTP/1.1 test server on `std::net` (also under `registry_support`) |
 //! | `app` | a small upstream (`example/app`) and the package vendoring it |
 //! | `daemonset` | the standard example package: its DaemonSet, namespace patch and vendor.toml |
+//! | `helm` | the helm the tests render with, and a copy of the repository's own package |
 //! | `github` | [`GitHub`]: API, raw files, archives, release assets, faults, request log |
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `multus_dockerfile` | our multus Dockerfile in cozystack's shape, for the real-world tests |
@@ -26,6 +27,7 @@ pub mod app;
 pub mod daemonset;
 pub mod git;
 pub mod github;
+pub mod helm;
 pub mod kill;
 pub mod multus_dockerfile;
 pub mod named_upstreams;

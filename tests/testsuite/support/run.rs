@@ -75,6 +75,11 @@ impl Revendor {
         cmd.env_remove("GITHUB_WORKSPACE");
         cmd.env("REVENDOR_CACHE_DIR", self.cache.path());
         cmd.env("NO_COLOR", "1");
+        // Contracts with `helm` render with the tests' helm unless a test
+        // says otherwise.
+        if let Some(helm) = super::helm::configured() {
+            cmd.env("REVENDOR_HELM", helm);
+        }
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
