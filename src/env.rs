@@ -23,6 +23,9 @@ pub struct Env {
     pub docker_config: PathBuf,
     /// `REVENDOR_REGISTRY_MIRRORS`: `host=mirror,…`.
     pub registry_mirrors: Option<String>,
+    /// `REVENDOR_HELM_AUTH`: `host=user:password,…` for private chart
+    /// repositories; never printed.
+    pub helm_auth: Option<String>,
     /// `GITHUB_STEP_SUMMARY`: where `--format github` appends its Markdown.
     pub step_summary: Option<PathBuf>,
     /// `GITHUB_WORKSPACE`: what `--format github` makes annotation paths
@@ -122,6 +125,7 @@ impl Env {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(".docker")),
             registry_mirrors: var("REVENDOR_REGISTRY_MIRRORS"),
+            helm_auth: var("REVENDOR_HELM_AUTH"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             github_workspace: var("GITHUB_WORKSPACE").map(PathBuf::from),
             no_color: var("NO_COLOR").is_some(),

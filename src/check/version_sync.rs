@@ -277,6 +277,7 @@ mod tests {
             version: version.into(),
             semver: version.trim_start_matches('v').into(),
             commit: Some("c0ffee".into()),
+            app_version: None,
         }
     }
 

@@ -145,6 +145,13 @@ pub struct LockedUpstream {
     pub source_sha256: Option<String>,
     /// The `go` directive of upstream's go.mod at `version`.
     pub go_directive: Option<String>,
+    /// Where the version's archive was downloaded (a chart's `.tgz`), for
+    /// a kind that serves one archive per version.
+    pub archive: Option<String>,
+    /// sha256 of that archive, as verified against the repository's digest.
+    pub archive_sha256: Option<String>,
+    /// A chart's `appVersion` at `version`: `{app-version}` of a render.
+    pub app_version: Option<String>,
 }
 
 /// `[[file]]` of the lock.
@@ -240,9 +247,13 @@ impl Lock {
             .map(|f| f.sha256.as_str())
             .chain(lock.patches.iter().map(|p| p.sha256.as_str()))
             .chain(lock.upstreams.iter().flat_map(|u| {
-                [u.source_sha256.as_deref(), u.source_tree_sha256.as_deref()]
-                    .into_iter()
-                    .flatten()
+                [
+                    u.source_sha256.as_deref(),
+                    u.source_tree_sha256.as_deref(),
+                    u.archive_sha256.as_deref(),
+                ]
+                .into_iter()
+                .flatten()
             }));
         for sha in digests {
             if sha.len() != 64 || !sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
@@ -426,6 +437,9 @@ fn upstream_fields(t: &mut Table, u: &LockedUpstream) {
     set_str(t, "source-tree-sha256", u.source_tree_sha256.as_deref());
     set_str(t, "source-sha256", u.source_sha256.as_deref());
     set_str(t, "go-directive", u.go_directive.as_deref());
+    set_str(t, "archive", u.archive.as_deref());
+    set_str(t, "archive-sha256", u.archive_sha256.as_deref());
+    set_str(t, "app-version", u.app_version.as_deref());
 }
 
 fn image_fields(t: &mut Table, i: &LockedImage) {
@@ -626,6 +640,9 @@ mod tests {
                 source_tree_sha256: Some("4".repeat(64)),
                 source_sha256: None,
                 go_directive: Some("1.25.0".into()),
+                archive: Some("https://charts.example/r-1.0.0.tgz".into()),
+                archive_sha256: Some("5".repeat(64)),
+                app_version: Some("1.2".into()),
             }],
             files: vec![LockedFile {
                 upstream: None,

@@ -146,50 +146,18 @@ fn upstream(
     u: &RawUpstream,
     name: Option<String>,
 ) -> Result<Upstream, ConfigError> {
-    let source_line = match (&u.github, &u.git) {
-        (Some(s), _) | (None, Some(s)) => cx.line(s),
-        (None, None) => cx.line_at(&span),
+    let source_line = match [&u.github, &u.git, &u.helm].into_iter().flatten().next() {
+        Some(s) => cx.line(s),
+        None => cx.line_at(&span),
     };
     let table = if name.is_some() {
         "[[upstream]]"
     } else {
         "[upstream]"
     };
-    let source = match (&u.github, &u.git) {
-        (Some(gh), None) => {
-            let repo = gh.get_ref();
-            let parts: Vec<&str> = repo.split('/').collect();
-            if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
-                return Err(cx
-                    .err(gh, format!("`github` = \"{repo}\" is not `owner/name`"))
-                    .hint(
-                        "write the repository as owner/name, e.g. k8snetworkplumbingwg/multus-cni",
-                    ));
-            }
-            UpstreamSource::GitHub { repo: repo.clone() }
-        }
-        (None, Some(git)) => {
-            let url = git.get_ref();
-            if !(url.starts_with("https://")
-                || url.starts_with("file://")
-                || url.starts_with("http://"))
-            {
-                return Err(cx.err(
-                    git,
-                    format!("`git` = \"{url}\" is not an https://, file:// or (to this machine) http:// URL"),
-                ));
-            }
-            UpstreamSource::Git { url: url.clone() }
-        }
-        _ => {
-            return Err(cx.err_at(
-                &span,
-                format!("{table} needs exactly one of `github` and `git`"),
-            ));
-        }
-    };
+    let source = source(cx, &span, u, table)?;
     let track = match &u.track {
-        Some(t) => Some(semver::VersionReq::parse(t.get_ref()).map_err(|e| {
+        Some(t) => Some(track(t.get_ref(), &source).map_err(|e| {
             cx.err(
                 t,
                 format!("`track` = \"{}\" is not a semver range: {e}", t.get_ref()),
@@ -225,6 +193,113 @@ fn upstream(
             ));
     }
     Ok(up)
+}
+
+/// The `github`, `git` or `helm` (with `chart`) an upstream names.
+fn source(
+    cx: &Ctx<'_>,
+    span: &Range<usize>,
+    u: &RawUpstream,
+    table: &str,
+) -> Result<UpstreamSource, ConfigError> {
+    if let (Some(chart), None) = (&u.chart, &u.helm) {
+        return Err(cx
+            .err(
+                chart,
+                "`chart` needs `helm`: the chart repository it comes from",
+            )
+            .hint("add helm = \"https://…\" (an index.yaml's repository) or \"oci://…\""));
+    }
+    match (&u.github, &u.git, &u.helm) {
+        (Some(gh), None, None) => {
+            let repo = gh.get_ref();
+            let parts: Vec<&str> = repo.split('/').collect();
+            if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
+                return Err(cx
+                    .err(gh, format!("`github` = \"{repo}\" is not `owner/name`"))
+                    .hint(
+                        "write the repository as owner/name, e.g. k8snetworkplumbingwg/multus-cni",
+                    ));
+            }
+            Ok(UpstreamSource::GitHub { repo: repo.clone() })
+        }
+        (None, Some(git), None) => {
+            let url = git.get_ref();
+            if !(url.starts_with("https://")
+                || url.starts_with("file://")
+                || url.starts_with("http://"))
+            {
+                return Err(cx.err(
+                    git,
+                    format!("`git` = \"{url}\" is not an https://, file:// or (to this machine) http:// URL"),
+                ));
+            }
+            Ok(UpstreamSource::Git { url: url.clone() })
+        }
+        (None, None, Some(helm)) => helm_source(cx, helm, u, table),
+        _ => Err(cx.err_at(
+            span,
+            format!("{table} needs exactly one of `github`, `git` and `helm`"),
+        )),
+    }
+}
+
+/// `helm` and `chart`: a chart repository's URL (https, plain http to this
+/// machine, or oci) and a chart's name in it.
+fn helm_source(
+    cx: &Ctx<'_>,
+    helm: &Spanned<String>,
+    u: &RawUpstream,
+    table: &str,
+) -> Result<UpstreamSource, ConfigError> {
+    let repo = helm.get_ref().trim_end_matches('/');
+    if let Err(why) = super::upstream::helm_url(repo) {
+        return Err(cx
+            .err(helm, format!("`helm` = \"{}\" {why}", helm.get_ref()))
+            .hint("write the repository's https:// URL (its index.yaml's directory) or oci://registry/path"));
+    }
+    let Some(chart) = &u.chart else {
+        return Err(cx
+            .err(
+                helm,
+                format!("{table} with `helm` needs `chart`: the chart's name in the repository"),
+            )
+            .hint("e.g. chart = \"coredns\""));
+    };
+    let name = chart.get_ref();
+    if name.is_empty() || name.contains(['/', '\\', ' ', '#']) || name.chars().any(char::is_control)
+    {
+        return Err(cx.err(chart, format!("`chart` = \"{name}\" is not a chart's name")));
+    }
+    for (key, set) in [
+        ("ref", u.branch.is_some()),
+        ("tag-pattern", u.tag_pattern.is_some()),
+    ] {
+        if set {
+            return Err(cx
+                .err(helm, format!("`{key}` cannot be used with `helm`: a chart's versions are its index's (or tags')"))
+                .hint(format!("drop `{key}`; `version` and `track` choose the chart version")));
+        }
+    }
+    Ok(UpstreamSource::Helm {
+        repo: repo.to_owned(),
+        chart: name.clone(),
+    })
+}
+
+/// `track` read for `source`: for a chart, a bare version with parts left
+/// out (`1.19`) means those parts are free (`1.19.x`), as `helm pull
+/// --version` reads it; elsewhere as semver reads it.
+fn track(text: &str, source: &UpstreamSource) -> Result<semver::VersionReq, semver::Error> {
+    let bare = text.trim();
+    let is_bare = !bare.is_empty()
+        && bare
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if matches!(source, UpstreamSource::Helm { .. }) && is_bare {
+        return semver::VersionReq::parse(&format!("={bare}"));
+    }
+    semver::VersionReq::parse(text)
 }
 
 /// How the version is chosen, and the line findings about it point at.

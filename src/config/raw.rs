@@ -40,6 +40,8 @@ pub struct RawConfig {
 pub struct RawUpstream {
     pub github: Option<Spanned<String>>,
     pub git: Option<Spanned<String>>,
+    pub helm: Option<Spanned<String>>,
+    pub chart: Option<Spanned<String>>,
     pub version: Option<Spanned<String>>,
     pub track: Option<Spanned<String>>,
     #[serde(default)]

@@ -101,6 +101,7 @@ impl Upstream {
             version: tag.to_owned(),
             semver: semver.to_owned(),
             commit: commit.map(str::to_owned),
+            app_version: None,
         }
     }
 
@@ -115,7 +116,8 @@ impl Upstream {
 
 /// What a rewrite's `with` may say: `{version}` (the tag as written),
 /// `{semver}` (the version without a leading `v`, or the tag pattern's
-/// `version` group) and `{commit}` (the commit the version points to).
+/// `version` group), `{commit}` (the commit the version points to) and,
+/// for a chart, `{app-version}` (its Chart.yaml's `appVersion`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Placeholders {
     /// `{version}`.
@@ -124,17 +126,23 @@ pub struct Placeholders {
     pub semver: String,
     /// `{commit}`, when known.
     pub commit: Option<String>,
+    /// `{app-version}`, when known (a chart's, from the lock or the chart).
+    pub app_version: Option<String>,
 }
 
 impl Placeholders {
-    /// `template` with every placeholder filled in; `{commit}` stays as
-    /// written when the commit is not known (see [`needs_commit`]).
+    /// `template` with every placeholder filled in; `{commit}` and
+    /// `{app-version}` stay as written when not known (see
+    /// [`needs_commit`]).
     pub fn fill(&self, template: &str) -> String {
         let mut out = template
             .replace("{version}", &self.version)
             .replace("{semver}", &self.semver);
         if let Some(commit) = &self.commit {
             out = out.replace("{commit}", commit);
+        }
+        if let Some(app) = &self.app_version {
+            out = out.replace("{app-version}", app);
         }
         out
     }
@@ -145,7 +153,7 @@ pub fn needs_commit(template: &str) -> bool {
     template.contains("{commit}")
 }
 
-/// The two kinds of upstream.
+/// The kinds of upstream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpstreamSource {
     /// A GitHub repository, read through the releases API and raw files.
@@ -158,6 +166,33 @@ pub enum UpstreamSource {
         /// Clone URL (`https://…`, `file:///…`).
         url: String,
     },
+    /// A Helm chart from a chart repository (`<repo>/index.yaml`) or an
+    /// OCI registry (`oci://…`, the chart at `<repo>/<chart>`).
+    Helm {
+        /// The repository's URL, without a trailing `/`.
+        repo: String,
+        /// The chart's name in it.
+        chart: String,
+    },
+}
+
+/// Why `url` cannot be a chart repository's: not https, oci, or plain http
+/// to this machine (DESIGN.md: plain http only to loopback addresses).
+pub fn helm_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("is not a URL: {e}"))?;
+    let host = parsed.host_str().unwrap_or_default();
+    match parsed.scheme() {
+        _ if host.is_empty() => Err("names no host".into()),
+        _ if parsed.query().is_some() || parsed.fragment().is_some() => {
+            Err("has a query or fragment; a repository is a plain URL".into())
+        }
+        "https" | "oci" => Ok(()),
+        "http" if crate::net::is_loopback(host) => Ok(()),
+        "http" => Err(format!(
+            "is plain http to `{host}`, another machine: only https is allowed there"
+        )),
+        other => Err(format!("has scheme `{other}`: write https:// or oci://")),
+    }
 }
 
 impl UpstreamSource {
@@ -166,6 +201,7 @@ impl UpstreamSource {
         match self {
             UpstreamSource::GitHub { repo } => format!("github:{repo}"),
             UpstreamSource::Git { url } => format!("git:{url}"),
+            UpstreamSource::Helm { repo, chart } => format!("helm:{repo}#{chart}"),
         }
     }
 
@@ -174,6 +210,15 @@ impl UpstreamSource {
     pub fn from_described(described: &str) -> Option<UpstreamSource> {
         if let Some(repo) = described.strip_prefix("github:") {
             return Some(UpstreamSource::GitHub { repo: repo.into() });
+        }
+        if let Some((repo, chart)) = described
+            .strip_prefix("helm:")
+            .and_then(|d| d.rsplit_once('#'))
+        {
+            return Some(UpstreamSource::Helm {
+                repo: repo.into(),
+                chart: chart.into(),
+            });
         }
         described
             .strip_prefix("git:")
@@ -191,6 +236,7 @@ impl UpstreamSource {
             (UpstreamSource::Git { url }, Some(UpstreamSource::Git { url: other })) => {
                 *url == other
             }
+            (this @ UpstreamSource::Helm { .. }, Some(other)) => *this == other,
             _ => false,
         }
     }

@@ -125,7 +125,19 @@ impl Client {
 
     /// GETs `url` with extra request headers.
     pub fn get_with(&self, url: &str, headers: &[(&str, &str)]) -> Result<Response, HttpError> {
-        self.fetch(url, headers, true)
+        self.fetch(url, headers, true, None)
+    }
+
+    /// GETs `url` as [`get_with`](Self::get_with) does, refusing a body
+    /// longer than `limit` bytes ([`HttpError::TooLarge`]): for answers a
+    /// stranger sizes, such as a chart repository's index or archive.
+    pub fn get_bounded(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        limit: u64,
+    ) -> Result<Response, HttpError> {
+        self.fetch(url, headers, true, Some(limit))
     }
 
     /// GETs `url` unconditionally, whatever the validator cache holds, and
@@ -138,7 +150,7 @@ impl Client {
         url: &str,
         headers: &[(&str, &str)],
     ) -> Result<Response, HttpError> {
-        self.fetch(url, headers, false)
+        self.fetch(url, headers, false, None)
     }
 
     fn fetch(
@@ -146,8 +158,12 @@ impl Client {
         url: &str,
         headers: &[(&str, &str)],
         conditional: bool,
+        limit: Option<u64>,
     ) -> Result<Response, HttpError> {
         let mut request = self.request(Method::GET, url)?;
+        if let Some(limit) = limit {
+            request = request.limit(limit);
+        }
         for (name, value) in headers {
             let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
                 .map_err(|_| HttpError::Client(format!("invalid request header `{name}`")))?;

@@ -143,6 +143,7 @@ mod tests {
             version: tag.into(),
             semver: tag.trim_start_matches('v').into(),
             commit: None,
+            app_version: None,
         }
     }
 }

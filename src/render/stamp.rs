@@ -1,6 +1,6 @@
 //! [`Stamp`]: what a render fills in besides the patches, for a package of
 //! any number of upstreams and images: each upstream's placeholders
-//! (`{version}`, `{semver}`, `{commit}`) and each image's pinned reference.
+//! (`{version}`, `{semver}`, `{commit}`, `{app-version}`) and each image's pinned reference.
 //!
 //! `render` and `check` stamp with the lock ([`Stamp::locked`]); `update`
 //! renders twice, at the locked versions and at the targets
@@ -47,7 +47,10 @@ impl Stamp {
             .iter()
             .filter_map(|up| {
                 let locked = lock.upstream(up.name.as_deref())?;
-                let values = up.placeholders(&locked.version, locked.commit.as_deref());
+                let values = Placeholders {
+                    app_version: locked.app_version.clone(),
+                    ..up.placeholders(&locked.version, locked.commit.as_deref())
+                };
                 Some((up.name.clone(), values))
             })
             .collect();
@@ -83,6 +86,7 @@ impl Stamp {
             version: String::new(),
             semver: String::new(),
             commit: None,
+            app_version: None,
         };
         self.versions
             .iter()

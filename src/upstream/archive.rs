@@ -119,18 +119,19 @@ fn safe_relative(path: &Path, strip_top: bool) -> Option<Option<String>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// One tar entry: a name written raw (so hostile names can be built), a
     /// type, permission bits, and the contents or, for a link, the target.
-    struct Entry<'a>(&'a str, tar::EntryType, u32, &'a [u8]);
+    pub(crate) struct Entry<'a>(pub &'a str, pub tar::EntryType, pub u32, pub &'a [u8]);
 
     fn file<'a>(name: &'a str, data: &'a [u8]) -> Entry<'a> {
         Entry(name, tar::EntryType::Regular, 0o644, data)
     }
 
-    fn tarball(entries: &[Entry<'_>], level: u32) -> Vec<u8> {
+    /// A gzipped tar of `entries`, compressed at `level`.
+    pub(crate) fn tarball(entries: &[Entry<'_>], level: u32) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());
         for Entry(name, kind, mode, data) in entries {
             let mut h = tar::Header::new_gnu();

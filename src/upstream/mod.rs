@@ -26,6 +26,7 @@ pub mod archive;
 pub mod cache;
 pub mod git;
 pub mod github;
+pub mod helm;
 mod pristine;
 mod suggest;
 pub mod tree_hash;
@@ -75,6 +76,23 @@ pub struct Listed {
     pub blob: String,
 }
 
+/// The one archive a version is read from, for a kind that serves one
+/// (a Helm chart): what the lock records beside the version, and what the
+/// pull request links.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Artifact {
+    /// Where it was downloaded.
+    pub url: String,
+    /// Its sha256, verified against what the repository lists.
+    pub sha256: String,
+    /// A chart's `appVersion`.
+    pub app_version: Option<String>,
+    /// A chart's `home`.
+    pub home: Option<String>,
+    /// A chart's `sources`.
+    pub sources: Vec<String>,
+}
+
 /// Read access to an upstream. A `rev` is a tag or a full commit sha.
 pub trait Source {
     /// Every published release or tag (drafts excluded).
@@ -93,6 +111,20 @@ pub trait Source {
     /// does not exist there is [`Error::NotFound`]. A source that had to
     /// read whole files to list them keeps them in `cache` by blob id.
     fn list(&self, rev: &str, dir: &str, cache: &cache::Cache) -> Result<Vec<Listed>>;
+    /// The archive a version is read from, when the kind serves one per
+    /// version; `None` for a kind whose files come from git.
+    fn artifact(&self, _rev: &str) -> Result<Option<Artifact>> {
+        Ok(None)
+    }
+    /// The source tree at `locked`'s version from what this machine kept,
+    /// never from the network; `None` when it is not kept.
+    fn kept_tree(
+        &self,
+        _locked: &LockedUpstream,
+        _cache: &cache::Cache,
+    ) -> Result<Option<SourceTree>> {
+        Ok(None)
+    }
 }
 
 /// The files of a listing by their blob ids, for a source that read them
@@ -163,6 +195,13 @@ pub fn open_source<'a>(
         UpstreamSource::Git { url } => {
             Box::new(git::Git::new(url, &env.cache_dir, client.offline()))
         }
+        UpstreamSource::Helm { repo, chart } => Box::new(helm::Repo::new(
+            repo,
+            chart,
+            env.helm_auth.as_deref(),
+            client,
+            cache::Cache::new(&env.cache_dir),
+        )),
     }
 }
 
@@ -190,6 +229,16 @@ pub fn locked_tree(
                 return Ok(None);
             }
             fetch_tree(&*open(upstream, env, client), version, Some(locked)).map(Some)
+        }
+        UpstreamSource::Helm { .. } => {
+            let source = open(upstream, env, client);
+            if let Some(tree) = source.kept_tree(locked, cache)? {
+                return Ok(Some(tree));
+            }
+            if !online {
+                return Ok(None);
+            }
+            fetch_tree(&*source, version, Some(locked)).map(Some)
         }
         UpstreamSource::Git { url } => {
             let git = git::Git::new(url, &env.cache_dir, !online);

@@ -366,6 +366,7 @@ mod dir;
 mod disk;
 mod files;
 mod github;
+mod helm;
 mod lock;
 mod patch;
 
@@ -378,6 +379,7 @@ fn the_catalog_holds_at_least_45_rows() {
         patch::CASES,
         files::CASES,
         github::CASES,
+        helm::CASES,
         disk::READ_ONLY_CASES,
         disk::CACHE_CASES,
     ]

@@ -458,6 +458,12 @@ fn upstream_facts(ctx: &Context, side: &Side<'_>, lock: &Lock) -> pr::Upstream {
             None,
             None,
         ),
+        UpstreamSource::Helm { repo, chart } => (
+            chart.clone(),
+            repo.starts_with("https://").then(|| repo.clone()),
+            None,
+            None,
+        ),
     };
     pr::Upstream {
         label: side.up.name.clone(),

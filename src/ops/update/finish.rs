@@ -47,7 +47,8 @@ pub(super) fn finish(
     let dropped =
         upstreamed::remove_sections(config, txn, &mut locked_patches, &mut run.report.upstreamed)?;
     removed::remember(ctx, config, txn);
-    let (locked_upstreams, target_stamp) = lock_upstreams(ctx, run.moves, facts, run.target_stamp);
+    let (locked_upstreams, target_stamp) =
+        lock_upstreams(ctx, run.moves, facts, run.target_stamp)?;
     let read = |f: &str| paths::read(&ctx.root.join(f));
     let rewritten = render::rewrite_in_place(config, &target_stamp, read)?;
     let pinned = render::pin_in_place(config, &target_stamp, &rewritten, read)?;
@@ -136,8 +137,9 @@ fn stage_patches(
     locked_patches
 }
 
-/// The lock's `[[upstream]]` entries at the target, and the target's stamp
-/// with each commit learnt.
+/// The lock's `[[upstream]]` entries at the target (with the archive a
+/// chart's version was read from), and the target's stamp with each commit
+/// learnt.
 ///
 /// The commit is information for people reading the lock (everything the
 /// lock vouches for is verified by sha256): a failure to learn it is not
@@ -149,7 +151,7 @@ fn lock_upstreams(
     moves: &[Move<'_>],
     facts: Vec<SourceFacts>,
     target_stamp: &Stamp,
-) -> (Vec<LockedUpstream>, Stamp) {
+) -> Result<(Vec<LockedUpstream>, Stamp)> {
     let mut stamp = target_stamp.clone();
     let mut locked_upstreams = Vec::new();
     for (mv, facts) in moves.iter().zip(facts) {
@@ -170,6 +172,8 @@ fn lock_upstreams(
                 ..mv.target_values.clone()
             },
         );
+        let artifact = mv.source.artifact(&mv.target)?.unwrap_or_default();
+        let filled = |s: String| (!s.is_empty()).then_some(s);
         locked_upstreams.push(LockedUpstream {
             name: mv.upstream.name.clone(),
             source: mv.upstream.source.describe(),
@@ -178,9 +182,12 @@ fn lock_upstreams(
             source_tree_sha256: facts.tree_sha256,
             source_sha256: None,
             go_directive: facts.go_directive,
+            archive: filled(artifact.url),
+            archive_sha256: filled(artifact.sha256),
+            app_version: artifact.app_version,
         });
     }
-    (locked_upstreams, stamp)
+    Ok((locked_upstreams, stamp))
 }
 
 /// Removes each pristine copy of the lock that no vendored file at the

@@ -196,7 +196,7 @@ pub(super) fn resolve<'a>(
             target,
             same_release,
         };
-        let mv = commits(config, mv)?;
+        let mv = app_versions(commits(config, mv)?)?;
         status(ctx, &mv);
         moves.push(mv);
     }
@@ -252,6 +252,25 @@ fn commits<'a>(config: &Config, mut mv: Move<'a>) -> Result<Move<'a>> {
         mv.target_values.commit = mv.source.commit(&mv.target)?;
         Stamp::require_commit(config, name.as_deref(), &mv.target_values)?;
     }
+    Ok(mv)
+}
+
+/// `mv` with the `{app-version}` of both sides, for a kind whose versions
+/// have one (a chart): the lock's at the locked version, else the
+/// archive's.
+fn app_versions(mut mv: Move<'_>) -> Result<Move<'_>> {
+    mv.base_values.app_version = match mv.locked.filter(|l| l.version == mv.base_version) {
+        Some(l) if l.archive_sha256.is_some() => l.app_version.clone(),
+        _ => mv
+            .base_source()
+            .artifact(&mv.base_version)?
+            .and_then(|a| a.app_version),
+    };
+    mv.target_values.app_version = if mv.same_release {
+        mv.base_values.app_version.clone()
+    } else {
+        mv.source.artifact(&mv.target)?.and_then(|a| a.app_version)
+    };
     Ok(mv)
 }
 

@@ -11,6 +11,7 @@
 //! | `realworld` | [`Realworld`]: the real multus upstream and the CNI plugins resolvers |
 //! | `multus_dockerfile` | our multus Dockerfile in cozystack's shape, for the real-world tests |
 //! | `git` | [`GitRepo`]: real git repositories reached by `file://` URL |
+//! | `chart_repo` | [`chart_repo::ChartRepo`]: a chart repository of Helm-packaged charts, served over HTTP |
 //! | `package` | [`TempPackage`]: a package directory to run the tool in and compare |
 //! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
 //! | `named_upstreams` | vendor.toml tables of packages with named upstreams and images |
@@ -27,6 +28,7 @@ pub mod app;
 pub mod daemonset;
 pub mod git;
 pub mod github;
+pub mod chart_repo;
 pub mod helm;
 pub mod kill;
 pub mod multus_dockerfile;
