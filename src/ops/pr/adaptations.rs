@@ -199,6 +199,8 @@ fn versions(text: &[u8]) -> Vec<(Option<String>, String)> {
     }
 }
 
+/// What the working tree's lock (`new`) says, against the base's when it
+/// had one.
 fn lock(k: &Known<'_>, new: &[u8]) -> String {
     let Ok(now) = Lock::parse(
         std::path::Path::new(LOCK_PATH),
@@ -206,49 +208,60 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
     ) else {
         return "rewritten (it does not parse)".to_owned();
     };
-    let Some(before) = k.base_lock else {
-        // Each upstream with its version and commit, after its name.
-        let mut parts: Vec<String> = now
-            .upstreams
-            .iter()
-            .map(|up| {
-                let name = up
-                    .name
-                    .as_deref()
-                    .unwrap_or_else(|| k.upstreams.first().map_or("upstream", |u| u.called()));
-                let mut text = format!("{name} {}", up.version);
-                if let Some(c) = &up.commit {
-                    text.push_str(&format!(" at {}", short(c)));
-                }
-                text
-            })
-            .collect();
-        if let Some(first) = parts.first_mut() {
-            first.insert_str(0, "written: ");
-        }
-        parts.push(format!(
-            "{} pristine file{}",
-            now.files.len(),
-            plural(now.files.len())
-        ));
-        parts.push(format!(
-            "{} patch{} verified",
-            now.patches.len(),
-            if now.patches.len() == 1 { "" } else { "es" }
-        ));
-        for up in &now.upstreams {
-            if let Some(d) = &up.go_directive {
-                match &up.name {
-                    Some(n) => parts.push(format!("{n}'s go.mod `go {d}`")),
-                    None => parts.push(format!("go.mod `go {d}`")),
-                }
+    match k.base_lock {
+        None => written(k, &now),
+        Some(before) => changed(before, &now),
+    }
+}
+
+/// A lock new in this change: each upstream with its version and commit,
+/// after its name, then what it verifies.
+fn written(k: &Known<'_>, now: &Lock) -> String {
+    // Each upstream with its version and commit, after its name.
+    let mut parts: Vec<String> = now
+        .upstreams
+        .iter()
+        .map(|up| {
+            let name = up
+                .name
+                .as_deref()
+                .unwrap_or_else(|| k.upstreams.first().map_or("upstream", |u| u.called()));
+            let mut text = format!("{name} {}", up.version);
+            if let Some(c) = &up.commit {
+                text.push_str(&format!(" at {}", short(c)));
+            }
+            text
+        })
+        .collect();
+    if let Some(first) = parts.first_mut() {
+        first.insert_str(0, "written: ");
+    }
+    parts.push(format!(
+        "{} pristine file{}",
+        now.files.len(),
+        plural(now.files.len())
+    ));
+    parts.push(format!(
+        "{} patch{} verified",
+        now.patches.len(),
+        if now.patches.len() == 1 { "" } else { "es" }
+    ));
+    for up in &now.upstreams {
+        if let Some(d) = &up.go_directive {
+            match &up.name {
+                Some(n) => parts.push(format!("{n}'s go.mod `go {d}`")),
+                None => parts.push(format!("go.mod `go {d}`")),
             }
         }
-        for image in &now.images {
-            parts.push(format!("image {}", image.reference));
-        }
-        return parts.join(", ");
-    };
+    }
+    for image in &now.images {
+        parts.push(format!("image {}", image.reference));
+    }
+    parts.join(", ")
+}
+
+/// Each value of the lock that this change moved, `before` → `now`.
+fn changed(before: &Lock, now: &Lock) -> String {
     let mut parts = Vec::new();
     let mut field = |name: &str, a: Option<&str>, b: Option<&str>| {
         if a != b {
@@ -322,7 +335,7 @@ fn lock(k: &Known<'_>, new: &[u8]) -> String {
         parts.push(format!("sha256 of patch {}", patches.join(", ")));
     }
     let platforms = |l: &Lock| -> Vec<_> { l.images.iter().map(|i| i.platforms.clone()).collect() };
-    if platforms(before) != platforms(&now) {
+    if platforms(before) != platforms(now) {
         parts.push("per-platform digests".to_owned());
     }
     if parts.is_empty() {

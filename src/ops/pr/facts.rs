@@ -125,23 +125,14 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             }
         })
         .collect();
-    let adaptations = {
-        let known = Known {
-            config: &config,
-            base_lock: before.lock.as_ref(),
-            upstreams: &upstreams,
-            copies: &copies,
-            patches: &patch_results,
-        };
-        changes
-            .iter()
-            .map(|c| {
-                let old = repo.read_at(&tree, &c.path);
-                let new = paths::read_opt(&ctx.root.join(&c.path)).ok().flatten();
-                adaptations::describe(&known, c, old.as_deref(), new.as_deref())
-            })
-            .collect()
+    let known = Known {
+        config: &config,
+        base_lock: before.lock.as_ref(),
+        upstreams: &upstreams,
+        copies: &copies,
+        patches: &patch_results,
     };
+    let adaptations = adaptations(ctx, repo, &tree, &known, &changes);
     let upstream = upstreams[0].clone();
     if upstreams.len() == 1 {
         upstreams.clear();
@@ -194,6 +185,25 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         findings,
         config,
     })
+}
+
+/// What each of `changes` adapts, told from its bytes in the base commit
+/// (`tree`) and in the working tree ([`adaptations::describe`]).
+fn adaptations(
+    ctx: &Context,
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    known: &Known<'_>,
+    changes: &[Change],
+) -> Vec<pr::Adaptation> {
+    changes
+        .iter()
+        .map(|c| {
+            let old = repo.read_at(tree, &c.path);
+            let new = paths::read_opt(&ctx.root.join(&c.path)).ok().flatten();
+            adaptations::describe(known, c, old.as_deref(), new.as_deref())
+        })
+        .collect()
 }
 
 /// Each upstream of the working tree's `config` on both sides: its version
