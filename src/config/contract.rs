@@ -11,8 +11,8 @@ use std::collections::HashSet;
 
 use toml::Spanned;
 
-use super::raw::RawContract;
 use super::context::Ctx;
+use super::raw::RawContract;
 use super::{ConfigError, Contract, HelmRender};
 
 /// Every contract of vendor.toml, validated, in file order.

@@ -225,10 +225,7 @@ impl Source for Repo<'_> {
     fn pages(&self, _from: Option<&str>, _to: &str, _release: bool) -> Pages {
         Pages {
             name: self.chart.clone(),
-            url: self
-                .repo
-                .starts_with("https://")
-                .then(|| self.repo.clone()),
+            url: self.repo.starts_with("https://").then(|| self.repo.clone()),
             ..Pages::default()
         }
     }
