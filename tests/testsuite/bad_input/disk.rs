@@ -181,6 +181,11 @@ fn a_corrupted_cache_entry_is_discarded_and_fetched_again() {
     *bytes.last_mut().unwrap() ^= 0x55;
     std::fs::write(&entry, bytes).unwrap();
 
+    // `check` reads the archive only when it has no remembered verdict on
+    // the source patches (issue 23); forget it, so this check is a read.
+    let verdicts = fx.rv.cache().join("verdict");
+    assert!(verdicts.is_dir(), "the adoption remembered its verdicts");
+    std::fs::remove_dir_all(&verdicts).unwrap();
     fx.run(&["check"]).expect(0);
     assert!(!entry.exists(), "discarded by the first read");
     fx.gh.clear_requests();
