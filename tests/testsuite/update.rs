@@ -119,6 +119,37 @@ fn highest_release_in_track_skipping_drafts_and_prereleases() {
     );
 }
 
+/// issue 20: seaweedfs tags its releases `4.00`…`4.09` (two-digit minors,
+/// not semver): they are versions, ordered by value (`1.09` after `1.08`),
+/// and the tag is written as upstream spells it.
+#[test]
+fn two_digit_minor_tags_are_releases_kept_as_written() {
+    let gh = GitHub::start();
+    upstream(&gh, &["1.07", "1.08", "1.09"]);
+    let pkg = package("1.07");
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update", "--to", "1.08", "--dry-run"]).expect(0);
+    assert!(!out.stderr.contains("semver"), "{}", out.stderr);
+    let out = rv.run(&["update"]).expect(0);
+    assert!(
+        out.stdout.contains("upstream: 1.07 -> 1.09"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        pkg.read_string("Dockerfile"),
+        "FROM scratch\nARG VERSION=1.09\n"
+    );
+    assert!(
+        pkg.read_string("templates/app.yml")
+            .contains("image: example.org/app:1.09\n")
+    );
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains("version = \"1.09\"")
+    );
+}
+
 #[test]
 fn releases_are_read_across_pages() {
     let gh = GitHub::start();
