@@ -273,3 +273,41 @@ fn issue_19_an_update_to_real_v4_3_0_keeps_the_values_driven_resources() {
         .collect();
     assert_eq!(contracts, [], "{}", run.all());
 }
+
+/// issue 19: `check --all` renders each package's values sets once, however
+/// many contracts read them: a helm that logs each invocation before it
+/// renders is asked four times (the defaults, the override, the two null
+/// files), with an empty cache, for the package's three helm contracts.
+#[test]
+fn issue_19_check_all_renders_each_values_set_of_a_package_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let pkg = root_package();
+    let tools = TempPackage::new();
+    let log = tools.path().join("calls.log");
+    let wrapper = tools.path().join("helm");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            binary().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let gh = GitHub::start();
+    let rv = Revendor::new(pkg.path(), &gh).env("REVENDOR_HELM", wrapper.to_str().unwrap());
+    let run = rv
+        .run(&["--format", "json", "check", "--all", "--offline"])
+        .expect(0);
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let templates: Vec<&str> = calls
+        .lines()
+        .filter(|l| l.starts_with("template"))
+        .collect();
+    assert_eq!(templates.len(), 4, "{calls}\n{}", run.all());
+    let mut distinct = templates.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 4, "each values set once: {calls}");
+}
