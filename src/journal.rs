@@ -161,8 +161,35 @@ pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     match redirect(path) {
         Some(Redirect::Removed) => Err(std::io::Error::from_raw_os_error(ENOENT)),
         Some(Redirect::Staged(staged)) => std::fs::read(staged),
-        None => std::fs::read(path),
+        None => read_regular(path),
     }
+}
+
+/// The bytes of `path` when it is a regular file (symlinks followed).
+/// Anything else is refused once opened without blocking: a FIFO where a
+/// file is expected (a vendor.toml, a patch) would otherwise hang the run
+/// until something wrote to it (issue 21).
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nonblock)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::from_raw_os_error(EISDIR));
+    }
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a socket or a device): revendor reads only files here",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// [`read`] as UTF-8 text.
@@ -208,6 +235,9 @@ pub fn amend_listing(root: &Path, dir: &str, listed: &mut Vec<String>) {
 /// `ENOENT` on every Unix.
 const ENOENT: i32 = 2;
 
+/// `EISDIR` on every Unix.
+const EISDIR: i32 = 21;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +274,21 @@ mod tests {
             let err = steps(plan).unwrap_err();
             assert_eq!(err.line, line, "{plan:?}");
         }
+    }
+
+    #[test]
+    fn a_fifo_where_a_file_is_expected_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("vendor.toml");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = read(&fifo).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let err = read(dir.path()).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(EISDIR));
     }
 
     #[test]

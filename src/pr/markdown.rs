@@ -147,18 +147,22 @@ fn intro(b: &mut String, s: &Summary) {
     let _ = match &u.from {
         Some(from) if *from == u.to => writeln!(
             b,
-            "Refreshes the vendored {name} `{}` in `{}`.",
-            u.to, s.package
+            "Refreshes the vendored {name} {} in `{}`.",
+            code(&u.to),
+            s.package
         ),
         Some(from) => writeln!(
             b,
-            "Bumps {name} from `{from}` to `{}` in `{}`.",
-            u.to, s.package
+            "Bumps {name} from {} to {} in `{}`.",
+            code(from),
+            code(&u.to),
+            s.package
         ),
         None => writeln!(
             b,
-            "Vendors {name} `{}` in `{}`, a package new in this change.",
-            u.to, s.package
+            "Vendors {name} {} in `{}`, a package new in this change.",
+            code(&u.to),
+            s.package
         ),
     };
     let mut links = Vec::new();
@@ -190,9 +194,9 @@ fn intro_of_several(b: &mut String, s: &Summary) {
             None => format!("`{}`", u.source),
         };
         let what = match &u.from {
-            Some(from) if *from == u.to => format!("`{}` (unchanged)", u.to),
-            Some(from) => format!("`{from}` → `{}`", u.to),
-            None => format!("`{}` (new in this change)", u.to),
+            Some(from) if *from == u.to => format!("{} (unchanged)", code(&u.to)),
+            Some(from) => format!("{} → {}", code(from), code(&u.to)),
+            None => format!("{} (new in this change)", code(&u.to)),
         };
         let _ = writeln!(b, "- `{}`, {name}: {what}", u.called());
         if let Some(url) = &u.release_notes {
@@ -221,7 +225,7 @@ fn patches(b: &mut String, patches: &[Patch]) {
             );
         }
         for s in &p.sections {
-            let _ = writeln!(b, "  - on `{}`: {}", s.target, section(s));
+            let _ = writeln!(b, "  - on {}: {}", code(&s.target), section(s));
         }
         changes(
             b,
@@ -378,7 +382,7 @@ fn markers(b: &mut String, markers: &[Marker]) {
     let _ = writeln!(b, "\n### Markers\n");
     for m in markers {
         let value = match &m.value {
-            Some(v) => format!("`# {}: {v}` in `{}`", m.key, m.file),
+            Some(v) => format!("{} in `{}`", code(&format!("# {}: {v}", m.key)), m.file),
             None => format!("no `# {}:` line in `{}`", m.key, m.file),
         };
         let before = m
@@ -427,7 +431,7 @@ fn arrived(
             let _ = writeln!(b, "\nFiles {upstream} {what}:\n");
             let (shown, left) = first(list, most);
             for f in shown {
-                let _ = writeln!(b, "- `{f}`");
+                let _ = writeln!(b, "- {}", code(f));
             }
             if left > 0 {
                 let _ = writeln!(b, "- {}", left_out(left));
@@ -483,17 +487,26 @@ fn adaptations(b: &mut String, s: &Summary, most: Option<usize>) {
     if s.adaptations.is_empty() {
         return;
     }
-    let _ = write!(b, "\n### Adaptations\n\n{}", adaptation_lines(s, most));
+    let _ = write!(
+        b,
+        "\n### Adaptations\n\n{}",
+        adaptation_lines(s, most, code)
+    );
 }
 
 /// `Adaptations:` and one `- file: change` line per changed file (the first
-/// `most` of them, when cut), as cozystack's upgrade commits list them;
-/// shared with the commit message, which lists them all.
-pub(super) fn adaptation_lines(s: &Summary, most: Option<usize>) -> String {
+/// `most` of them, when cut), as cozystack's upgrade commits list them, the
+/// file as `quote` writes it (a code span in the body); shared with the
+/// commit message, which lists them all, as they are.
+pub(super) fn adaptation_lines(
+    s: &Summary,
+    most: Option<usize>,
+    quote: fn(&str) -> String,
+) -> String {
     let mut out = String::from("Adaptations:\n");
     let (shown, left) = first(&s.adaptations, most);
     for a in shown {
-        let _ = writeln!(out, "- {}: {}", a.file, a.change);
+        let _ = writeln!(out, "- {}: {}", quote(&a.file), a.change);
     }
     if left > 0 {
         let _ = writeln!(out, "- {}", left_out(left));
@@ -521,6 +534,30 @@ fn checks(b: &mut String, c: &Checks) {
     }
 }
 
+/// `text` as a Markdown code span nothing in it can end or break out of:
+/// fenced with one backtick more than its longest run of them, padded with
+/// a space when it starts or ends with one, and its control characters
+/// (a line break would end the list item and start a block of its own)
+/// written as escapes. Names and versions from upstream go through it.
+pub(super) fn code(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            escaped.extend(c.escape_unicode());
+        } else {
+            escaped.push(c);
+        }
+    }
+    let longest = escaped.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if escaped.starts_with('`') || escaped.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{escaped}{pad}{fence}")
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -529,6 +566,16 @@ fn plural(n: usize) -> &'static str {
 mod tests {
     use super::super::summary::*;
     use super::*;
+
+    /// A backtick or a line break in an upstream name never ends the code
+    /// span (issue 21: a mention, a link and HTML rendered from a file name).
+    #[test]
+    fn a_code_span_holds_any_name() {
+        assert_eq!(code("a.yml"), "`a.yml`");
+        assert_eq!(code("a`@x"), "``a`@x``");
+        assert_eq!(code("`a``"), "``` `a`` ```");
+        assert_eq!(code("a\n- b"), "`a\\u{a}- b`");
+    }
 
     fn sample() -> Summary {
         Summary {

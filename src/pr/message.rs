@@ -52,7 +52,7 @@ pub fn commit_message(s: &Summary, trailers: &[(String, String)]) -> String {
         }
     }
     if !s.adaptations.is_empty() {
-        let _ = write!(m, "\n{}", adaptation_lines(s, None));
+        let _ = write!(m, "\n{}", adaptation_lines(s, None, |t: &str| t.to_owned()));
     }
     if !trailers.is_empty() {
         m.push('\n');

@@ -173,10 +173,10 @@ Bumps [app]({server}/{UPSTREAM}) from `v1.0.0` to `v1.1.0` in `packages/app`.
 ### Adaptations
 
 Adaptations:
-- templates/app.yml: rendered from app v1.1.0 with its patches, rewrites and pin (+1 -1)
-- upstream/deploy/app.yml: pristine copy of upstream `deploy/app.yml` at v1.1.0 (+1 -1)
-- upstream/lock.toml: version v1.0.0 → v1.1.0, commit {old} → {new}, sha256 of deploy/app.yml
-- vendor.toml: [upstream] version v1.0.0 → v1.1.0
+- `templates/app.yml`: rendered from app v1.1.0 with its patches, rewrites and pin (+1 -1)
+- `upstream/deploy/app.yml`: pristine copy of upstream `deploy/app.yml` at v1.1.0 (+1 -1)
+- `upstream/lock.toml`: version v1.0.0 → v1.1.0, commit {old} → {new}, sha256 of deploy/app.yml
+- `vendor.toml`: [upstream] version v1.0.0 → v1.1.0
 
 ### Checks
 
@@ -233,7 +233,7 @@ fn the_old_version_comes_from_the_base_commits_vendor_toml_without_a_lock() {
     );
     assert!(
         out.stdout
-            .contains("- upstream/lock.toml: written: app v1.1.0 at "),
+            .contains("- `upstream/lock.toml`: written: app v1.1.0 at "),
         "{}",
         out.stdout
     );

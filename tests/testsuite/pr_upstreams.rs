@@ -203,13 +203,13 @@ fn pr_of_two_upstreams_and_two_images_names_each_with_its_own_versions() {
         "Files upstream `chart` added, vendored now:\n\n- `charts/app/templates/new.yaml`\n".into(),
         "Files upstream `chart` removed, deleted here:\n\n- `charts/app/templates/old.yaml`\n".into(),
         // Each file says its own upstream's versions (the bug: tool's said chart's).
-        "- templates/tool.yaml: rendered from tool v2.1.0 with its patches, rewrites and pin (+1 -1)\n".into(),
-        "- charts/app/Chart.yaml: rendered from chart v1.1.0 with its patches, rewrites and pin (+1 -1)\n".into(),
-        "- charts/app/templates/old.yaml: removed: chart v1.1.0 no longer has `charts/app/templates/old.yaml`\n".into(),
-        "- upstream/tool/deploy/tool.yaml: pristine copy of upstream `tool`'s `deploy/tool.yaml` at v2.1.0 (+1 -1)\n".into(),
-        "- upstream/chart/charts/app/templates/new.yaml: pristine copy of upstream `chart`'s `charts/app/templates/new.yaml` at v1.1.0 (added)\n".into(),
-        "- upstream/chart/charts/app/templates/old.yaml: pristine copy removed: chart v1.1.0 no longer has it\n".into(),
-        "- vendor.toml: [[upstream]] chart version v1.0.0 → v1.1.0, [[upstream]] tool version v2.0.0 → v2.1.0\n".into(),
+        "- `templates/tool.yaml`: rendered from tool v2.1.0 with its patches, rewrites and pin (+1 -1)\n".into(),
+        "- `charts/app/Chart.yaml`: rendered from chart v1.1.0 with its patches, rewrites and pin (+1 -1)\n".into(),
+        "- `charts/app/templates/old.yaml`: removed: chart v1.1.0 no longer has `charts/app/templates/old.yaml`\n".into(),
+        "- `upstream/tool/deploy/tool.yaml`: pristine copy of upstream `tool`'s `deploy/tool.yaml` at v2.1.0 (+1 -1)\n".into(),
+        "- `upstream/chart/charts/app/templates/new.yaml`: pristine copy of upstream `chart`'s `charts/app/templates/new.yaml` at v1.1.0 (added)\n".into(),
+        "- `upstream/chart/charts/app/templates/old.yaml`: pristine copy removed: chart v1.1.0 no longer has it\n".into(),
+        "- `vendor.toml`: [[upstream]] chart version v1.0.0 → v1.1.0, [[upstream]] tool version v2.0.0 → v2.1.0\n".into(),
         "- `revendor check --offline` on the working tree: clean\n".into(),
     ] {
         assert!(body.contains(&line), "{line:?} not in:\n{body}");
