@@ -653,3 +653,25 @@ fn annotations_are_relative_to_the_git_root_or_github_workspace_with_c_from_else
         "{stdout}"
     );
 }
+
+/// issue 21: a FIFO named vendor.toml hung `check` until something wrote to
+/// it; it is refused at once as not a regular file (exit 2), and nothing is
+/// left waiting.
+#[test]
+fn a_fifo_named_vendor_toml_is_refused_without_waiting() {
+    let pkg = TempPackage::new();
+    let made = std::process::Command::new("mkfifo")
+        .arg(pkg.path().join("vendor.toml"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let gh = GitHub::start();
+    let run = Revendor::new(pkg.path(), &gh)
+        .run(&["check", "--offline"])
+        .expect(2);
+    assert!(
+        run.stderr.contains("vendor.toml") && run.stderr.contains("not a regular file"),
+        "{}",
+        run.stderr
+    );
+}
