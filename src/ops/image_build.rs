@@ -265,6 +265,17 @@ fn build_one(
     } else {
         None
     };
+    let pin = |verified: &registry::VerifiedIndex| {
+        write_pin(
+            ctx,
+            config,
+            &lock,
+            image,
+            verified,
+            Some(content_hash.to_string()),
+            pinned_bases(&df),
+        )
+    };
     if let Some(client) = &client {
         let may_move = opts.move_tag || ctx.env.publish_versioned;
         if let Existing::SameContent(digest) =
@@ -275,15 +286,7 @@ fn build_one(
                 format!("{reference} ({digest}), built from content {content_hash}"),
             );
             let verified = client.resolve_index(&reference, &platform_list, Some(&digest))?;
-            report.pin = Some(write_pin(
-                ctx,
-                config,
-                &lock,
-                image,
-                &verified,
-                Some(content_hash.to_string()),
-                pinned_bases(&df),
-            )?);
+            report.pin = Some(pin(&verified)?);
             report.outcome = Outcome::Reused;
             return Ok(report);
         }
@@ -319,15 +322,7 @@ fn build_one(
         Some(&claimed),
         READ_BACK_ATTEMPTS,
     )?;
-    report.pin = Some(write_pin(
-        ctx,
-        config,
-        &lock,
-        image,
-        &verified,
-        Some(content_hash.to_string()),
-        pinned_bases(&df),
-    )?);
+    report.pin = Some(pin(&verified)?);
     report.outcome = Outcome::Pinned;
     Ok(report)
 }
