@@ -1,9 +1,10 @@
-//! Editing vendor.toml in place: `update` moves each upstream's `version` and
-//! drops the `[[patch]]` of a patch upstream already carries
-//! (`--drop-upstreamed`), and nothing else of the user's file changes
-//! (comments, spacing, key order).
+//! Editing vendor.toml in place, the one place that does: `update` moves
+//! each upstream's `version` and drops the `[[patch]]` of a patch upstream
+//! already carries (`--drop-upstreamed`), `image pin-base --go` moves an
+//! image's `go`, and nothing else of the user's file changes (comments,
+//! spacing, key order).
 
-use toml_edit::{DocumentMut, Item, value};
+use toml_edit::{DocumentMut, Item, TableLike, Value};
 
 use super::ConfigError;
 
@@ -15,18 +16,11 @@ pub fn set_upstream_version(
     name: Option<&str>,
     version: &str,
 ) -> Result<String, ConfigError> {
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        ConfigError::at(path, None, format!("cannot edit vendor.toml: {e}"))
-    })?;
-    let table = match doc.get_mut("upstream") {
-        Some(Item::ArrayOfTables(all)) => all
-            .iter_mut()
-            .find(|t| t.get("name").and_then(|n| n.as_str()) == name)
-            .map(|t| t as &mut dyn toml_edit::TableLike),
-        Some(item) => item.as_table_like_mut(),
-        None => None,
-    };
-    let Some(item) = table.and_then(|t| t.get_mut("version")) else {
+    let mut doc = parse(path, text)?;
+    let item = named_table(&mut doc, "upstream", name)
+        .and_then(|t| t.get_mut("version"))
+        .and_then(Item::as_value_mut);
+    let Some(item) = item else {
         return Err(ConfigError::at(
             path,
             None,
@@ -36,21 +30,74 @@ pub fn set_upstream_version(
             ),
         ));
     };
-    let decor = item.as_value().map(|v| v.decor().clone());
-    *item = value(version);
-    if let (Some(decor), Some(v)) = (decor, item.as_value_mut()) {
-        *v.decor_mut() = decor;
+    replace_keeping_decor(item, version);
+    Ok(doc.to_string())
+}
+
+/// vendor.toml text with `go` of `[image]` (or of the `[[image]]` named
+/// `name`) set to the string `go`, added when the table has none: `image
+/// pin-base --go` moves an image's Go with its builder stages.
+pub fn set_image_go(
+    path: &std::path::Path,
+    text: &str,
+    name: Option<&str>,
+    go: &str,
+) -> Result<String, ConfigError> {
+    let mut doc = parse(path, text)?;
+    let Some(table) = named_table(&mut doc, "image", name) else {
+        return Err(ConfigError::at(
+            path,
+            None,
+            format!(
+                "vendor.toml has no [image]{} table",
+                name.map(|n| format!(" named `{n}`")).unwrap_or_default()
+            ),
+        ));
+    };
+    match table.get_mut("go").and_then(Item::as_value_mut) {
+        Some(value) => replace_keeping_decor(value, go),
+        None => {
+            table.insert("go", toml_edit::value(go));
+        }
     }
     Ok(doc.to_string())
+}
+
+/// vendor.toml as a document that keeps every byte it does not change.
+fn parse(path: &std::path::Path, text: &str) -> Result<DocumentMut, ConfigError> {
+    text.parse().map_err(|e: toml_edit::TomlError| {
+        ConfigError::at(path, None, format!("cannot edit vendor.toml: {e}"))
+    })
+}
+
+/// The `[key]` table, or the `[[key]]` whose `name` is `name` (`None`
+/// matching the one without a name).
+fn named_table<'d>(
+    doc: &'d mut DocumentMut,
+    key: &str,
+    name: Option<&str>,
+) -> Option<&'d mut dyn TableLike> {
+    match doc.get_mut(key)? {
+        Item::ArrayOfTables(all) => all
+            .iter_mut()
+            .find(|t| t.get("name").and_then(|n| n.as_str()) == name)
+            .map(|t| t as &mut dyn TableLike),
+        item => item.as_table_like_mut(),
+    }
+}
+
+/// Sets `value` to the string `to`, keeping the spacing and comment around it.
+fn replace_keeping_decor(value: &mut Value, to: &str) {
+    let decor = value.decor().clone();
+    *value = Value::from(to);
+    *value.decor_mut() = decor;
 }
 
 /// vendor.toml text without the `[[patch]]` whose `name` is `name`. The
 /// table goes with the comments and blank lines above its header (toml_edit
 /// keeps those with the table they precede); every other byte stays.
 pub fn remove_patch(path: &std::path::Path, text: &str, name: &str) -> Result<String, ConfigError> {
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        ConfigError::at(path, None, format!("cannot edit vendor.toml: {e}"))
-    })?;
+    let mut doc = parse(path, text)?;
     let missing = || ConfigError::at(path, None, format!("no [[patch]] named `{name}` to remove"));
     let tables = doc
         .get_mut("patch")
@@ -130,5 +177,24 @@ with = \"{version}\"
         let out = set_upstream_version(path, text, Some("b"), "v2").unwrap();
         assert_eq!(out, text.replace("\"v1\"  # b", "\"v2\"  # b"));
         assert!(set_upstream_version(path, text, Some("c"), "v2").is_err());
+    }
+
+    #[test]
+    fn set_go_changes_only_the_value() {
+        let text =
+            "[image]\nrepository = \"r\"\ngo = \"1.26\"   # the builder\n\n[[pin]]\nfile = \"f\"\n";
+        let out = set_image_go(std::path::Path::new("vendor.toml"), text, None, "1.27").unwrap();
+        assert_eq!(out, text.replace("\"1.26\"", "\"1.27\""));
+    }
+
+    #[test]
+    fn set_go_moves_only_the_named_image() {
+        let text = "[[image]]\nname = \"a\"\ngo = \"1.26\"\n\n[[image]]\nname = \"b\"\ngo = \"1.26\" # b\n";
+        let (path, go) = (std::path::Path::new("vendor.toml"), "1.27");
+        let out = set_image_go(path, text, Some("b"), go).unwrap();
+        assert_eq!(out, text.replace("\"1.26\" # b", "\"1.27\" # b"));
+        let added = set_image_go(path, "[[image]]\nname = \"a\"\n", Some("a"), go).unwrap();
+        assert_eq!(added, "[[image]]\nname = \"a\"\ngo = \"1.27\"\n");
+        assert!(set_image_go(path, text, Some("c"), go).is_err());
     }
 }

@@ -23,12 +23,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
-use toml_edit::{DocumentMut, Item};
-
 use super::image_pin::{platforms, selected};
 use crate::check;
 use crate::config::lock::{LOCK_PATH, Lock};
-use crate::config::{Config, ConfigError, Image};
+use crate::config::{Config, ConfigError, Image, edit};
 use crate::dockerfile::{self, Base, BuilderProblem, Dockerfile, Stage, check_builder};
 use crate::error::{Error, Result};
 use crate::go;
@@ -145,38 +143,8 @@ struct Pinned {
 pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseReport>> {
     let config = Config::load(&ctx.root)?;
     let images = selected(&config, opts.image.as_deref())?;
-    let go_flag = match &opts.go {
-        Some(text) => match go::Version::parse(text) {
-            Some(go) if go.is_minor() => Some(go),
-            _ => {
-                return Err(Error::usage(
-                    format!("--go `{text}` is not a Go minor"),
-                    "pass a Go minor such as --go 1.27",
-                ));
-            }
-        },
-        None => None,
-    };
-    let mut recipes: Vec<Recipe<'_>> = Vec::new();
-    for image in images {
-        if recipes.iter().any(|r| r.dockerfile == image.dockerfile) {
-            continue;
-        }
-        let path = ctx.root.join(&image.dockerfile);
-        let text = String::from_utf8(paths::read(&path)?)
-            .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
-        let df = parse_dockerfile(&path, &text)?;
-        recipes.push(Recipe {
-            dockerfile: &image.dockerfile,
-            images: config
-                .images
-                .iter()
-                .filter(|i| i.dockerfile == image.dockerfile)
-                .collect(),
-            text,
-            df,
-        });
-    }
+    let go_flag = go_flag(opts.go.as_deref())?;
+    let recipes = recipes(ctx, &config, images)?;
     if go_flag.is_some() && !recipes.iter().any(Recipe::on_golang) {
         return Err(ConfigError::at(
             ctx.root.join(recipes[0].dockerfile),
@@ -198,14 +166,74 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseRepor
             &mut resolved,
         )?);
     }
+    let mut txn = stage(ctx, &recipes, &pinned, go_flag.as_ref())?;
+    let changed = if opts.dry_run {
+        txn.changed_paths()?
+    } else {
+        txn.commit()?
+    };
+    Ok(reports(&recipes, pinned, &changed, opts.dry_run))
+}
 
+/// `--go`'s value, which must be a Go minor (`1.27`).
+fn go_flag(text: Option<&str>) -> Result<Option<go::Version>> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    match go::Version::parse(text) {
+        Some(go) if go.is_minor() => Ok(Some(go)),
+        _ => Err(Error::usage(
+            format!("--go `{text}` is not a Go minor"),
+            "pass a Go minor such as --go 1.27",
+        )),
+    }
+}
+
+/// Each Dockerfile of the selected images once, read and parsed, with every
+/// image built from it.
+fn recipes<'c>(
+    ctx: &Context,
+    config: &'c Config,
+    images: Vec<&'c Image>,
+) -> Result<Vec<Recipe<'c>>> {
+    let mut recipes: Vec<Recipe<'_>> = Vec::new();
+    for image in images {
+        if recipes.iter().any(|r| r.dockerfile == image.dockerfile) {
+            continue;
+        }
+        let path = ctx.root.join(&image.dockerfile);
+        let text = String::from_utf8(paths::read(&path)?)
+            .map_err(|_| ConfigError::at(&path, None, "the Dockerfile is not UTF-8 text"))?;
+        let df = parse_dockerfile(&path, &text)?;
+        recipes.push(Recipe {
+            dockerfile: &image.dockerfile,
+            images: config
+                .images
+                .iter()
+                .filter(|i| i.dockerfile == image.dockerfile)
+                .collect(),
+            text,
+            df,
+        });
+    }
+    Ok(recipes)
+}
+
+/// The pinned Dockerfiles, the lock's bases of every image built from them
+/// and (with `--go`) vendor.toml's `go`, staged as one write.
+fn stage(
+    ctx: &Context,
+    recipes: &[Recipe<'_>],
+    pinned: &[Pinned],
+    go_flag: Option<&go::Version>,
+) -> Result<Transaction> {
     let mut txn = Transaction::new(&ctx.root);
     let mut lock = Lock::load(&ctx.root)?;
     let mut lock_moved = false;
     let vendor_path = ctx.root.join("vendor.toml");
     let mut vendor_toml = String::from_utf8_lossy(&paths::read(&vendor_path)?).into_owned();
     let mut go_moved = false;
-    for (recipe, p) in recipes.iter().zip(&pinned) {
+    for (recipe, p) in recipes.iter().zip(pinned) {
         let new_df = parse_dockerfile(&ctx.root.join(recipe.dockerfile), &p.text)?;
         txn.stage(recipe.dockerfile, p.text.clone().into_bytes());
         for image in &recipe.images {
@@ -215,11 +243,12 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseRepor
                 locked.bases = pinned_bases(&new_df);
                 lock_moved = true;
             }
-            if let Some(go) = &go_flag
+            if let Some(go) = go_flag
                 && recipe.on_golang()
                 && image.go.as_ref() != Some(go)
             {
-                vendor_toml = set_go(&vendor_path, &vendor_toml, image.name.as_deref(), go)?;
+                let (name, go) = (image.name.as_deref(), go.to_string());
+                vendor_toml = edit::set_image_go(&vendor_path, &vendor_toml, name, &go)?;
                 go_moved = true;
             }
         }
@@ -234,13 +263,19 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseRepor
             .map(|b| String::from_utf8_lossy(&b).into_owned());
         txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
     }
-    let changed = if opts.dry_run {
-        txn.changed_paths()?
-    } else {
-        txn.commit()?
-    };
+    Ok(txn)
+}
+
+/// One report per Dockerfile; each names the files `changed` that are its
+/// own or shared (vendor.toml, the lock).
+fn reports(
+    recipes: &[Recipe<'_>],
+    pinned: Vec<Pinned>,
+    changed: &[String],
+    dry_run: bool,
+) -> Vec<PinBaseReport> {
     let is_recipe = |f: &str| recipes.iter().any(|r| r.dockerfile == f);
-    Ok(recipes
+    recipes
         .iter()
         .zip(pinned)
         .map(|(recipe, p)| PinBaseReport {
@@ -256,9 +291,9 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseRepor
                 .filter(|f| *f == recipe.dockerfile || !is_recipe(f))
                 .cloned()
                 .collect(),
-            dry_run: opts.dry_run,
+            dry_run,
         })
-        .collect())
+        .collect()
 }
 
 /// The Dockerfile of `recipe` with every registry base pinned (moved to
@@ -458,49 +493,6 @@ fn retag(tag: &str, go: &go::Version) -> String {
     }
 }
 
-/// vendor.toml's `text` with the `go` of `[image]` (or of the `[[image]]`
-/// named `name`) set to `go`, every other byte kept.
-fn set_go(
-    path: &std::path::Path,
-    text: &str,
-    name: Option<&str>,
-    go: &go::Version,
-) -> Result<String> {
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e: toml_edit::TomlError| ConfigError::at(path, None, e.message().to_owned()))?;
-    let table = match doc.get_mut("image") {
-        Some(Item::ArrayOfTables(all)) => all
-            .iter_mut()
-            .find(|t| t.get("name").and_then(|n| n.as_str()) == name)
-            .map(|t| t as &mut dyn toml_edit::TableLike),
-        Some(item) => item.as_table_like_mut(),
-        None => None,
-    };
-    let Some(table) = table else {
-        return Err(ConfigError::at(
-            path,
-            None,
-            format!(
-                "vendor.toml has no [image]{} table",
-                name.map(|n| format!(" named `{n}`")).unwrap_or_default()
-            ),
-        )
-        .into());
-    };
-    match table.get_mut("go").and_then(|i| i.as_value_mut()) {
-        Some(value) => {
-            let decor = value.decor().clone();
-            *value = toml_edit::Value::from(go.to_string());
-            *value.decor_mut() = decor;
-        }
-        None => {
-            table.insert("go", toml_edit::value(go.to_string()));
-        }
-    }
-    Ok(doc.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,31 +530,5 @@ mod tests {
             bases.into_iter().collect::<Vec<_>>(),
             [("golang:1.26".to_owned(), format!("sha256:{d}"))]
         );
-    }
-
-    #[test]
-    fn set_go_changes_only_the_value() {
-        let text =
-            "[image]\nrepository = \"r\"\ngo = \"1.26\"   # the builder\n\n[[pin]]\nfile = \"f\"\n";
-        let go = go::Version::parse("1.27").unwrap();
-        let out = set_go(std::path::Path::new("vendor.toml"), text, None, &go).unwrap();
-        assert_eq!(out, text.replace("\"1.26\"", "\"1.27\""));
-    }
-
-    #[test]
-    fn set_go_moves_only_the_named_image() {
-        let text = "[[image]]\nname = \"a\"\ngo = \"1.26\"\n\n[[image]]\nname = \"b\"\ngo = \"1.26\" # b\n";
-        let go = go::Version::parse("1.27").unwrap();
-        let out = set_go(std::path::Path::new("vendor.toml"), text, Some("b"), &go).unwrap();
-        assert_eq!(out, text.replace("\"1.26\" # b", "\"1.27\" # b"));
-        let added = set_go(
-            std::path::Path::new("vendor.toml"),
-            "[[image]]\nname = \"a\"\n",
-            Some("a"),
-            &go,
-        )
-        .unwrap();
-        assert_eq!(added, "[[image]]\nname = \"a\"\ngo = \"1.27\"\n");
-        assert!(set_go(std::path::Path::new("vendor.toml"), text, Some("c"), &go).is_err());
     }
 }
