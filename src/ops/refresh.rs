@@ -26,22 +26,7 @@ pub struct RefreshOptions {
 /// Refreshes the named patches; returns the files that changed.
 pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     let config = Config::load(&ctx.root)?;
-    for n in &opts.names {
-        if !config.patches.iter().any(|p| &p.name == n) {
-            return Err(Error::usage(
-                format!("no patch named `{n}` in vendor.toml"),
-                format!(
-                    "known patches: {}",
-                    config
-                        .patches
-                        .iter()
-                        .map(|p| p.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-    }
+    refuse_unknown(&config, &opts.names)?;
     let wanted = |name: &str| opts.names.is_empty() || opts.names.iter().any(|n| n == name);
     let Some(mut lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
@@ -51,16 +36,55 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     };
     lock.require_source(&config)?;
     let mut txn = Transaction::new(&ctx.root);
+    refresh_rendered(ctx, &config, &lock, &wanted, &mut txn)?;
+    refresh_source(ctx, &config, &lock, &wanted, &mut txn)?;
+    for lp in lock.patches.iter_mut() {
+        if let Some(bytes) = config
+            .patches
+            .iter()
+            .find(|p| p.name == lp.name)
+            .and_then(|p| txn.staged(&p.file))
+        {
+            // Kept by its sha256 for the day the patch is removed
+            // (ops/render/removed.rs reads it back).
+            ctx.cache.put(bytes);
+            lp.sha256 = Digest::of(bytes).hex().to_owned();
+        }
+    }
+    let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
+    txn.commit()
+}
 
-    let (patches, files) = render::load_locked(&config, &lock)?;
-    let mut vendor = Package::new(
-        &config,
-        Some(&lock),
-        Stamp::of_lock(&config, &lock),
-        patches,
-    );
+/// Every name must be a `[[patch]]` of vendor.toml.
+fn refuse_unknown(config: &Config, names: &[String]) -> Result<()> {
+    let Some(n) = names
+        .iter()
+        .find(|n| !config.patches.iter().any(|p| &p.name == *n))
+    else {
+        return Ok(());
+    };
+    let known: Vec<&str> = config.patches.iter().map(|p| p.name.as_str()).collect();
+    Err(Error::usage(
+        format!("no patch named `{n}` in vendor.toml"),
+        format!("known patches: {}", known.join(", ")),
+    ))
+}
+
+/// The wanted patches of rendered files, refreshed against the locked
+/// pristine copies through the package pipeline, staged.
+fn refresh_rendered(
+    ctx: &Context,
+    config: &Config,
+    lock: &Lock,
+    wanted: &dyn Fn(&str) -> bool,
+    txn: &mut Transaction,
+) -> Result<()> {
+    let (patches, files) = render::load_locked(config, lock)?;
+    let mut vendor = Package::new(config, Some(lock), Stamp::of_lock(config, lock), patches);
     for v in &files {
-        let pristine = Pristine::read(&ctx.root, &lock, v, &ctx.cache, None)?.verified(v)?;
+        let pristine = Pristine::read(&ctx.root, lock, v, &ctx.cache, None)?.verified(v)?;
         let walk = vendor.apply(v, &pristine);
         walk.output?;
         for step in walk.steps {
@@ -74,8 +98,19 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
     for p in vendor.patches().loaded().iter().filter(|p| wanted(&p.name)) {
         txn.stage(&p.file, patch::write(&p.set));
     }
+    Ok(())
+}
 
-    let mut source = Patches::load_kind(&config, AppliesTo::Source)?.into_loaded();
+/// The wanted source patches of each upstream, refreshed against its
+/// locked source tree (the one this machine kept, else fetched), staged.
+fn refresh_source(
+    ctx: &Context,
+    config: &Config,
+    lock: &Lock,
+    wanted: &dyn Fn(&str) -> bool,
+    txn: &mut Transaction,
+) -> Result<()> {
+    let mut source = Patches::load_kind(config, AppliesTo::Source)?.into_loaded();
     for up in &config.upstreams {
         let ours = |p: &&mut crate::render::LoadedPatch| wanted(&p.name) && p.upstream == up.name;
         if !source.iter_mut().any(|p| ours(&p)) {
@@ -113,22 +148,5 @@ pub fn refresh(ctx: &Context, opts: &RefreshOptions) -> Result<Vec<String>> {
             txn.stage(&p.file, patch::write(&p.set));
         }
     }
-
-    for lp in lock.patches.iter_mut() {
-        if let Some(bytes) = config
-            .patches
-            .iter()
-            .find(|p| p.name == lp.name)
-            .and_then(|p| txn.staged(&p.file))
-        {
-            // Kept by its sha256 for the day the patch is removed
-            // (ops/render/removed.rs reads it back).
-            ctx.cache.put(bytes);
-            lp.sha256 = Digest::of(bytes).hex().to_owned();
-        }
-    }
-    let previous = paths::read_opt(&ctx.root.join(LOCK_PATH))?
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    txn.stage(LOCK_PATH, lock.to_toml(previous.as_deref()).into_bytes());
-    txn.commit()
+    Ok(())
 }
