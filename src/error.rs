@@ -83,13 +83,18 @@ pub enum Error {
     /// An HTTP request failed after its retries.
     #[error(transparent)]
     Http(#[from] crate::net::HttpError),
-    /// A git upstream could not be read.
-    #[error("failed to read git upstream `{url}`: {message}")]
+    /// A git upstream could not be read: libgit2 failed (its error kept as
+    /// the cause), or the repository holds what revendor refuses.
+    #[error("failed to read git upstream `{url}`: {what}{}", source.as_ref().map(ToString::to_string).unwrap_or_default())]
     Git {
-        /// The repository URL.
+        /// The repository URL, credentials removed.
         url: String,
-        /// What git2 said.
-        message: String,
+        /// What failed, before libgit2's words: "cannot fetch v1.2.0: ";
+        /// the whole message when libgit2 had none.
+        what: String,
+        /// What libgit2 said.
+        #[source]
+        source: Option<LibGit2Error>,
     },
     /// A file could not be read or written.
     #[error("failed to {action} `{}`", path.display())]

@@ -65,14 +65,25 @@ impl Git {
     ) -> Result<T> {
         git_http::fetching(Arc::clone(&self.transport), call).map_err(|failure| match failure {
             git_http::Failure::Http(e) => Error::Http(e),
-            git_http::Failure::Git(e) => self.err(format!("{what}{}", e.message())),
+            git_http::Failure::Git(e) => self.git2(what, e),
         })
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
+    /// libgit2's failure `e`, after `what` failed ("" when its words say it).
+    fn git2(&self, what: &str, e: git2::Error) -> Error {
         Error::Git {
             url: crate::net::redact(&self.url),
-            message: e.to_string(),
+            what: what.to_owned(),
+            source: Some(e.into()),
+        }
+    }
+
+    /// A refusal of what the repository holds, with no libgit2 failure.
+    fn refused(&self, what: String) -> Error {
+        Error::Git {
+            url: crate::net::redact(&self.url),
+            what,
+            source: None,
         }
     }
 
@@ -105,7 +116,7 @@ impl Git {
             Err(_) => {
                 std::fs::create_dir_all(&self.mirror)
                     .map_err(crate::paths::io("create", &self.mirror))?;
-                Repository::init_bare(&self.mirror).map_err(|e| self.err(e))
+                Repository::init_bare(&self.mirror).map_err(|e| self.git2("", e))
             }
         }
     }
@@ -121,7 +132,9 @@ impl Git {
                 format!("+refs/tags/{rev}:refs/tags/{rev}")
             };
             self.may_fetch()?;
-            let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
+            let mut remote = repo
+                .remote_anonymous(&self.url)
+                .map_err(|e| self.git2("", e))?;
             let what = format!("cannot fetch {rev}: ");
             self.remote_call(&what, || remote.fetch(&[spec], None, None))?;
         }
@@ -144,20 +157,22 @@ impl Git {
             format!("refs/tags/{rev}")
         };
         repo.revparse_single(&spec)
-            .map_err(|e| self.err(format!("no {rev}: {}", e.message())))
+            .map_err(|e| self.git2(&format!("no {rev}: "), e))
     }
 
     fn tree_at<'r>(&self, repo: &'r Repository, rev: &str) -> Result<git2::Tree<'r>> {
         self.object_at(repo, rev)?
             .peel_to_tree()
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.git2("", e))
     }
 
     /// Every ref the remote advertises, with the commit it names.
     fn remote_heads(&self) -> Result<Vec<(String, String)>> {
         self.may_fetch()?;
         let repo = self.repo()?;
-        let mut remote = repo.remote_anonymous(&self.url).map_err(|e| self.err(e))?;
+        let mut remote = repo
+            .remote_anonymous(&self.url)
+            .map_err(|e| self.git2("", e))?;
         self.remote_call("", || {
             let conn = remote.connect_auth(Direction::Fetch, None, None)?;
             Ok(conn
@@ -225,7 +240,7 @@ impl Source for Git {
         let blob = entry
             .to_object(&repo)
             .and_then(|o| o.peel_to_blob())
-            .map_err(|e| self.err(format!("`{path}` at {tag} is not a file: {}", e.message())))?;
+            .map_err(|e| self.git2(&format!("`{path}` at {tag} is not a file: "), e))?;
         Ok(blob.content().to_vec())
     }
 
@@ -234,7 +249,7 @@ impl Source for Git {
         let commit = self
             .object_at(&repo, tag)?
             .peel_to_commit()
-            .map_err(|e| self.err(e))?;
+            .map_err(|e| self.git2("", e))?;
         Ok(Some(commit.id().to_string()))
     }
 
@@ -276,11 +291,11 @@ impl Source for Git {
             }
             TreeWalkResult::Ok
         })
-        .map_err(|e| self.err(e))?;
+        .map_err(|e| self.git2("", e))?;
         // As the GitHub source does: a tree naming `..`, an empty part or a
         // control character in a path is refused whole.
         if let Some(bad) = listed.iter().find(|l| !super::is_clean_path(&l.path)) {
-            return Err(self.err(format!(
+            return Err(self.refused(format!(
                 "the tree of {tag} lists `{}`, which is not a plain relative path",
                 bad.path.escape_debug()
             )));
@@ -321,11 +336,11 @@ impl Git {
             let added = entry
                 .to_object(repo)
                 .and_then(|o| o.peel_to_blob())
-                .map_err(|e| self.err(e))
+                .map_err(|e| self.git2("", e))
                 .and_then(|blob| {
                     hasher
                         .add(&path, mode, blob.content())
-                        .map_err(|e| self.err(e))?;
+                        .map_err(|e| self.refused(e.to_string()))?;
                     if mode == Mode::Symlink {
                         let target = String::from_utf8_lossy(blob.content());
                         links.insert(path, format!("a symlink to `{target}`"));
@@ -346,7 +361,7 @@ impl Git {
         if let Some(e) = failure {
             return Err(e);
         }
-        walked.map_err(|e| self.err(e))?;
+        walked.map_err(|e| self.git2("", e))?;
         Ok(SourceTree {
             files,
             links,
@@ -358,6 +373,32 @@ impl Git {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// libgit2's failure is the error's cause, shown once: in the message,
+    /// without git2's class and code, and not again under `Caused by:`.
+    #[test]
+    fn a_libgit2_failure_is_kept_as_the_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        let client = Client::new(crate::net::ClientOptions {
+            token: None,
+            token_origins: Vec::new(),
+            cache_dir: dir.path().to_owned(),
+            offline: true,
+            retries: 0,
+            timeout: std::time::Duration::from_secs(1),
+        });
+        let git = Git::new("https://u:p@example.invalid/x.git", dir.path(), &client);
+        let err = git.git2("cannot fetch v1: ", git2::Error::from_str("no such ref"));
+        assert_eq!(
+            err.to_string(),
+            "failed to read git upstream `https://<redacted>@example.invalid/x.git`: cannot fetch v1: no such ref"
+        );
+        let cause = std::error::Error::source(&err).expect("a cause");
+        assert_eq!(cause.to_string(), "no such ref");
+        assert!(err.causes().is_empty());
+        let refused = git.refused("a bad path".into());
+        assert!(std::error::Error::source(&refused).is_none());
+    }
 
     #[test]
     fn plain_http_is_fetched_only_from_this_machine() {
