@@ -1,7 +1,7 @@
 //! `image-pin` for `[[pin]] yaml = …`: every key the pin writes holds what
 //! the locked reference gives it (`render::yaml_pin::values`), in every
-//! document that has it. A tag key naming the locked digest under another
-//! tag is a rename (`image_pin_rename`), not drift.
+//! document that has it. A `<tag>@sha256:…` value naming the locked digest
+//! under another tag is a rename (`image_pin_rename`), not drift.
 
 use super::image_pin_rename::{Renames, renamed};
 use super::{Finding, Input, Sink};
@@ -36,7 +36,6 @@ pub(super) fn check_keys(
     let Ok(wanted) = yaml_pin::values(keys, locked) else {
         return Ok(());
     };
-    let digest_kept = digest_kept(&text, keys, &wanted);
     for (key, value) in wanted {
         let sites = match yaml_pin::sites(&text, key) {
             Ok(sites) => sites,
@@ -57,7 +56,7 @@ pub(super) fn check_keys(
             }
         };
         for site in sites.iter().filter(|s| s.value != value) {
-            if let Some(tag) = rename(keys, key, &site.value, locked, digest_kept) {
+            if let Some(tag) = rename(keys, key, &site.value, locked) {
                 let at = (pin.file.as_str(), site.line);
                 renames.push(pin.image.as_deref(), locked, at, &site.value, tag);
                 continue;
@@ -79,48 +78,51 @@ pub(super) fn check_keys(
     Ok(())
 }
 
-/// Whether the digest key of a split pin (if it has one) holds the wanted
-/// digest at every site: only then can its tag key be a rename.
-fn digest_kept(text: &str, keys: &YamlPin, wanted: &[(&str, String)]) -> bool {
-    let YamlPin::Split {
-        digest: Some(digest_key),
-        ..
-    } = keys
-    else {
-        return true;
+/// The new tag when `value` at the key `key` of `keys` names the locked
+/// digest under another tag. Only a value that carries the digest itself
+/// can say so (`<tag>@sha256:…` at a joined key, or at a tag key without a
+/// digest key): a tag key beside a digest key is a hand edit like any other.
+fn rename(keys: &YamlPin, key: &str, value: &str, locked: &str) -> Option<String> {
+    let joined = match keys {
+        YamlPin::Joined(_) => true,
+        YamlPin::Split { tag, digest, .. } => tag == key && digest.is_none(),
     };
-    let Some((_, digest)) = wanted.iter().find(|(k, _)| k == digest_key) else {
-        return false;
-    };
-    yaml_pin::sites(text, digest_key).is_ok_and(|sites| sites.iter().all(|s| &s.value == digest))
+    let repository = crate::render::pin::repository_of(locked);
+    joined
+        .then(|| renamed(locked, &format!("{repository}:{value}")))
+        .flatten()
 }
 
-/// The new tag when `value` at the tag key `key` of `keys` names the locked
-/// digest under another tag: `<tag>@sha256:…` at a joined key or a tag key
-/// without a digest key, the tag alone beside a digest key that kept the
-/// locked digest (`digest_kept`).
-fn rename(
-    keys: &YamlPin,
-    key: &str,
-    value: &str,
-    locked: &str,
-    digest_kept: bool,
-) -> Option<String> {
-    let repository = crate::render::pin::repository_of(locked);
-    let found = match keys {
-        YamlPin::Joined(_) => format!("{repository}:{value}"),
-        YamlPin::Split { tag, digest, .. } if tag == key => match digest {
-            None => format!("{repository}:{value}"),
-            Some(_) if digest_kept => {
-                let digest = crate::image::Reference::parse(locked)
-                    .ok()?
-                    .digest()?
-                    .to_string();
-                format!("{repository}:{value}@{digest}")
-            }
-            Some(_) => return None,
-        },
-        YamlPin::Split { .. } => return None,
-    };
-    renamed(locked, &found)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_value_carrying_the_digest_can_be_a_rename() {
+        let d = format!("sha256:{}", "a".repeat(64));
+        let locked = format!("ghcr.io/x/app:v1-rc.1@{d}");
+        let joined = YamlPin::Joined("image.tag".into());
+        let split = |digest: Option<&str>| YamlPin::Split {
+            repository: "image.repository".into(),
+            tag: "image.tag".into(),
+            digest: digest.map(str::to_owned),
+        };
+        let promoted = format!("v1@{d}");
+        assert_eq!(
+            rename(&joined, "image.tag", &promoted, &locked),
+            Some("v1".into())
+        );
+        assert_eq!(
+            rename(&split(None), "image.tag", &promoted, &locked),
+            Some("v1".into())
+        );
+        assert_eq!(
+            rename(&split(Some("image.digest")), "image.tag", "v1", &locked),
+            None
+        );
+        assert_eq!(
+            rename(&split(None), "image.repository", &promoted, &locked),
+            None
+        );
+    }
 }
