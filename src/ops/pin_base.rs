@@ -245,10 +245,18 @@ fn stage(
             }
             if let Some(go) = go_flag
                 && recipe.on_golang()
-                && image.go.as_ref() != Some(go)
+                && !image.go.as_ref().is_some_and(|r| r.admits(go))
             {
-                let (name, go) = (image.name.as_deref(), go.to_string());
-                vendor_toml = edit::set_image_go(&vendor_path, &vendor_toml, name, &go)?;
+                // `go = ">=1.26"` stays a minimum when it moves.
+                let wanted = match &image.go {
+                    Some(r) => r.moved_to(go),
+                    None => go::Requirement {
+                        minor: go.clone(),
+                        minimum: false,
+                    },
+                };
+                let (name, wanted) = (image.name.as_deref(), wanted.to_string());
+                vendor_toml = edit::set_image_go(&vendor_path, &vendor_toml, name, &wanted)?;
                 go_moved = true;
             }
         }
