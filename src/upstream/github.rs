@@ -23,7 +23,7 @@ use super::{Listed, Pages, Release, Source, SourceTree, archive};
 use crate::config::lock::LockedUpstream;
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::net::{Client, HttpError, next_link};
+use crate::net::{Client, HttpError, encode_path, encode_segment, next_link};
 
 /// Most pages a release listing may take; a guard against a server that
 /// keeps answering with a `next` link.
@@ -94,8 +94,13 @@ impl<'a> Rev<'a> {
 
 /// The URL of `path` in `repo` (`owner/name`) at `rev`, on `REVENDOR_RAW_URL`.
 pub fn raw_file_url(env: &Env, repo: &str, rev: Rev<'_>, path: &str) -> String {
+    let path = encode_path(path);
     match rev {
-        Rev::Tag(tag) => format!("{}/{repo}/refs/tags/{tag}/{path}", env.raw_url),
+        Rev::Tag(tag) => format!(
+            "{}/{repo}/refs/tags/{}/{path}",
+            env.raw_url,
+            encode_path(tag)
+        ),
         Rev::Commit(commit) => format!("{}/{repo}/{commit}/{path}", env.raw_url),
     }
 }
@@ -103,7 +108,12 @@ pub fn raw_file_url(env: &Env, repo: &str, rev: Rev<'_>, path: &str) -> String {
 /// The URL of the asset `name` of release `tag` of `repo`, on
 /// `GITHUB_SERVER_URL`.
 pub fn release_asset_url(env: &Env, repo: &str, tag: &str, name: &str) -> String {
-    format!("{}/{repo}/releases/download/{tag}/{name}", env.server_url)
+    format!(
+        "{}/{repo}/releases/download/{}/{}",
+        env.server_url,
+        encode_path(tag),
+        encode_segment(name)
+    )
 }
 
 /// The text at a raw-file or release-asset URL; `None` when it does not
@@ -215,12 +225,13 @@ impl Source for GitHub<'_> {
 
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
         let url = raw_file_url(self.env, &self.repo, Rev::of(tag), path);
-        match self.client.get(&url) {
+        match self.client.get_bounded(&url, &[], super::MAX_FILE) {
             Ok(r) => Ok(r.body),
             Err(HttpError::NotFound { url }) => Err(Error::NotFound {
                 what: format!("`{path}` of {} at {tag}", self.repo),
                 url,
             }),
+            Err(HttpError::TooLarge { .. }) => Err(super::too_large(&self.repo, tag, path)),
             Err(e) => Err(e.into()),
         }
     }
