@@ -401,11 +401,11 @@ mod tests {
     }
 
     /// A "billion laughs": nine levels of nine aliases each.
-    pub(crate) fn alias_bomb() -> String {
+    fn alias_bomb() -> String {
         let mut text = String::from("a0: &a0 lol\n");
         for level in 1..10 {
             let prev = format!("*a{}", level - 1);
-            let items = vec![prev.as_str(); 9].join(", ");
+            let items = [prev.as_str(); 9].join(", ");
             text.push_str(&format!("a{level}: &a{level} [{items}]\n"));
         }
         text
