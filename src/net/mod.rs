@@ -29,7 +29,8 @@ pub use origin::{Origin, allowed, is_loopback};
 pub use redact::{redact, scrub};
 pub use segment::{encode_path, encode_segment};
 pub use transport::{
-    Answer, Backoff, Exchange, Progress, Request, RequestHook, Stats, Transport, TransportBuilder,
+    Answer, Backoff, Exchange, MAX_BODY, Progress, Request, RequestHook, Stats, Transport,
+    TransportBuilder,
 };
 
 /// Parses the `rel="next"` URL out of a `Link` header.

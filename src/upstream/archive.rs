@@ -47,7 +47,7 @@ pub const SOURCE: Limits = Limits {
 
 /// The most bytes read after the tar's end-of-archive blocks (padding up
 /// to gzip's trailer); more is refused rather than inflated.
-const TRAILING: u64 = 1 << 20;
+pub const TRAILING: u64 = 1 << 20;
 
 /// What an archive unpacked so far, held to its [`Limits`].
 #[derive(Debug)]
