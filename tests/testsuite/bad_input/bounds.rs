@@ -120,7 +120,7 @@ pub(super) const CASES: &[Case] = &[
         args: &["update"],
         code: 3,
         words: &[
-            "`deploy/app.yml` of example/app at v1.1.0",
+            "`deploy/app.yml` of github:example/app at v1.1.0",
             "at most 64 MiB a vendored file",
         ],
     },
