@@ -22,6 +22,7 @@ mod contract;
 pub mod edit;
 mod error;
 pub mod lock;
+pub mod lock_index;
 mod named;
 mod one_or_many;
 mod raw;
