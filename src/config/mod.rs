@@ -25,6 +25,7 @@ pub mod lock;
 mod named;
 mod one_or_many;
 mod raw;
+pub mod repo;
 mod select;
 mod suggest;
 mod upstream;

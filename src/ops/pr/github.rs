@@ -125,6 +125,22 @@ impl<'a> Api<'a> {
         Ok(comments.into_iter().filter_map(|c| c.body).collect())
     }
 
+    /// Adds `labels` to pull request `number` (GitHub keeps the ones it has).
+    pub fn add_labels(&self, number: u64, labels: &[String]) -> Result<()> {
+        let url = self.url(&format!("/issues/{number}/labels"));
+        self.ctx
+            .client
+            .send_json("POST", &url, &serde_json::json!({ "labels": labels }))
+            .map(drop)
+            .map_err(|e| {
+                failed(
+                    format!("label pull request #{number}"),
+                    "the pull request is open without them",
+                    e,
+                )
+            })
+    }
+
     /// Comments `body` on pull request `number`.
     pub fn comment(&self, number: u64, body: &str) -> Result<()> {
         let url = self.url(&format!("/issues/{number}/comments"));
