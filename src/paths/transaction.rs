@@ -372,7 +372,7 @@ fn plan_steps<'a>(root: &Path, plan_path: &Path, plan: &'a str) -> Result<Vec<St
     })?;
     for (at, (step, line)) in steps.iter().zip(plan.lines()).enumerate() {
         let (Step::Write { path, .. } | Step::Remove { path }) = step;
-        if let Err(e) = super::bounds::check(root, path) {
+        if let Err(e) = super::bounds::check_all(root, [*path]) {
             return Err(refuse(at + 1, line, &e.to_string()));
         }
     }

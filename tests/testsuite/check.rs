@@ -735,6 +735,7 @@ fn a_fifo_where_a_patch_is_expected_is_not_a_regular_file() {
         run.stderr
     );
     assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
+}
 
 /// Issue 22: cozystack's release promotion rewrites `:v1-rc.1@sha256:X` to
 /// `:v1@sha256:X` in the charts. Same digest, another tag: a rename, which
