@@ -167,10 +167,18 @@ fn upstream(
         None => None,
     };
     let (selection, version_line) = selection(cx, &span, u, table)?;
+    let (version, pin) = match &u.version {
+        Some(v) => {
+            let (version, pin) = pinned_version(cx, v, &source)?;
+            (Some(version), pin)
+        }
+        None => (None, None),
+    };
     let up = Upstream {
         name,
         source,
-        version: u.version.as_ref().map(|v| v.get_ref().clone()),
+        version,
+        pin,
         selection,
         track,
         allow_prerelease: u.allow_prerelease,
@@ -285,6 +293,38 @@ fn helm_source(
         repo: repo.to_owned(),
         chart: name.clone(),
     })
+}
+
+/// `version` split into the version and the manifest digest it pins
+/// (`0.1.1@sha256:…`), which only an OCI chart has.
+fn pinned_version(
+    cx: &Ctx<'_>,
+    version: &Spanned<String>,
+    source: &UpstreamSource,
+) -> Result<(String, Option<String>), ConfigError> {
+    let text = version.get_ref();
+    let Some((bare, digest)) = text.split_once('@') else {
+        return Ok((text.clone(), None));
+    };
+    if !source.is_oci() {
+        return Err(cx
+            .err(
+                version,
+                format!("`version` = \"{text}\" pins a digest, which only an OCI chart has"),
+            )
+            .hint("drop the `@…` part, or name the chart's registry with helm = \"oci://…\""));
+    }
+    let hex = digest.strip_prefix("sha256:").unwrap_or_default();
+    let is_digest = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if bare.is_empty() || !is_digest {
+        return Err(cx
+            .err(
+                version,
+                format!("`version` = \"{text}\" is not `VERSION@sha256:<64 hex digits>`"),
+            )
+            .hint("write the chart version, `@`, then the manifest digest, e.g. \"0.1.1@sha256:1356…\""));
+    }
+    Ok((bare.to_owned(), Some(digest.to_owned())))
 }
 
 /// `track` read for `source`: for a chart, a bare version with parts left

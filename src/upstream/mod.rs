@@ -2,12 +2,17 @@
 //! upstream, and what every kind shares.
 //!
 //! 1. [`open`] picks the [`Source`] for an `[upstream]`: [`github::GitHub`]
-//!    (releases API, trees API, raw files, archives) or [`git::Git`] (any
-//!    repository, through git2, its http(s) sent by [`net`](crate::net)).
+//!    (releases API, trees API, raw files, archives), [`git::Git`] (any
+//!    repository, through git2, its http(s) sent by [`net`](crate::net)),
+//!    or a Helm chart ([`helm::Repo`] from an HTTP chart repository,
+//!    [`helm::Oci`] from an OCI registry through
+//!    [`registry`](crate::registry)).
 //! 2. [`choose`] picks the version `update` moves to, by the upstream's
 //!    [`Selection`](crate::config::Selection): `--to TAG`, or the highest
 //!    release inside `track` ([`resolve`]); a branch's head commit; a commit
-//!    stays. [`Source::newer`] is what `check --online` calls newer.
+//!    stays. [`Source::newer`] is what `check --online` calls newer, and
+//!    [`Source::moved`] a version whose content changed (a re-pushed OCI
+//!    tag).
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
 //!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
@@ -133,8 +138,15 @@ pub trait Source {
     fn commit(&self, rev: &str) -> Result<Option<String>>;
     /// What is newer than `locked` for `up`, as `check --online` reports it.
     /// Provided: a higher release ([`newer_release`]) or a moved branch.
-    fn newer(&self, up: &Upstream, locked: &str) -> Result<Newer> {
-        newer_release(self, up, locked)
+    fn newer(&self, up: &Upstream, locked: &LockedUpstream) -> Result<Newer> {
+        newer_release(self, up, &locked.version)
+    }
+    /// The content id (an OCI manifest digest) the locked version names now,
+    /// when it is not the lock's: the same version with new content, which
+    /// `update` fetches. Provided: `None`, for kinds whose versions never
+    /// change once published.
+    fn moved(&self, _locked: &LockedUpstream) -> Result<Option<String>> {
+        Ok(None)
     }
     /// One file at a rev.
     fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>>;
@@ -233,9 +245,10 @@ pub fn fetch_listed(
     Ok(bytes)
 }
 
-/// The source of an upstream.
+/// The source of an upstream (an OCI chart's pinned version read by its
+/// digest).
 pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    open_source(&upstream.source, env, client)
+    source_of(&upstream.source, Some(upstream), env, client)
 }
 
 /// The source `source` names (an upstream's, or the lock's old one).
@@ -244,7 +257,20 @@ pub fn open_source<'a>(
     env: &'a Env,
     client: &'a Client,
 ) -> Box<dyn Source + 'a> {
+    source_of(source, None, env, client)
+}
+
+/// The source `source` names, with what `up` pins.
+fn source_of<'a>(
+    source: &UpstreamSource,
+    up: Option<&Upstream>,
+    env: &'a Env,
+    client: &'a Client,
+) -> Box<dyn Source + 'a> {
     match source {
+        UpstreamSource::Helm { repo, chart } if source.is_oci() => {
+            Box::new(helm::Oci::new(repo, chart, up, env, client.offline()))
+        }
         UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
         UpstreamSource::Git { url } => Box::new(git::Git::new(url, &env.cache_dir, client)),
         UpstreamSource::Helm { repo, chart } => Box::new(helm::Repo::new(

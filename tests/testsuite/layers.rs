@@ -52,11 +52,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("registry", &["image", "net"]),
     ("builder", &["image", "net"]),
     // upstream → manifest: a chart's Chart.yaml is read by the YAML reader
-    // that keeps lines (manifest is a leaf).
+    // that keeps lines (manifest is a leaf). upstream → registry: an OCI
+    // chart is read through the one registry client (auth, mirrors).
     (
         "upstream",
         &[
-            "config", "env", "error", "image", "manifest", "net", "paths",
+            "config", "env", "error", "image", "manifest", "net", "paths", "registry",
         ],
     ),
     (

@@ -23,6 +23,7 @@ mod examples_helm;
 mod fresh_clone;
 mod fuzz_corpus;
 mod helm_contract;
+mod helm_oci;
 mod helm_realworld;
 mod helm_repo;
 mod hostile_text;
