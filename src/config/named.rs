@@ -605,6 +605,28 @@ version = \"v2.0.0\"
 ";
 
     #[test]
+    fn an_oci_charts_version_may_pin_its_manifest_digest() {
+        let digest = format!("sha256:{}", "ab".repeat(32));
+        let chart = |helm: &str, version: &str| {
+            parse(&format!(
+                "[upstream]\nhelm = \"{helm}\"\nchart = \"k\"\nversion = \"{version}\"\n"
+            ))
+        };
+        let c = chart("oci://ghcr.io/o/charts", &format!("0.1.1@{digest}")).unwrap();
+        let up = &c.upstreams[0];
+        assert_eq!(up.version.as_deref(), Some("0.1.1"));
+        assert_eq!(up.pin.as_deref(), Some(digest.as_str()));
+        assert_eq!(up.written_version(), Some(format!("0.1.1@{digest}")));
+        let e = chart("https://charts.example", &format!("0.1.1@{digest}")).unwrap_err();
+        assert!(e.message.contains("only an OCI chart"), "{e}");
+        for bad in ["0.1.1@sha256:abc", "@sha256:x", "0.1.1@md5:00"] {
+            let e = chart("oci://ghcr.io/o/charts", bad).unwrap_err();
+            assert_eq!(e.line, Some(4), "{e}");
+            assert!(e.message.contains("is not `VERSION@sha256:"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn several_upstreams_are_named_and_entries_say_which() {
         let c = parse(&format!(
             "{TWO}[[vendor]]\nupstream = \"operator\"\nfrom = \"charts/\"\nto = \"a/\"\n\

@@ -641,6 +641,27 @@ mod tests {
     }
 
     #[test]
+    fn a_next_page_stays_on_the_host_that_answered() {
+        let at = "http://127.0.0.1:5000/v2/a/tags/list";
+        assert_eq!(
+            same_host_path("/v2/a/tags/list?last=x&n=2", at).as_deref(),
+            Some("/v2/a/tags/list?last=x&n=2")
+        );
+        assert_eq!(
+            same_host_path("http://127.0.0.1:5000/v2/a/tags/list?n=1", at).as_deref(),
+            Some("/v2/a/tags/list?n=1")
+        );
+        assert_eq!(
+            same_host_path("http://127.0.0.1:5001/v2/a/tags/list", at),
+            None
+        );
+        assert_eq!(
+            same_host_path("https://evil.example/v2/a/tags/list", at),
+            None
+        );
+    }
+
+    #[test]
     fn backoff_doubles_and_is_capped() {
         let client = Client::builder()
             .backoff(Duration::from_millis(100), Duration::from_millis(350))

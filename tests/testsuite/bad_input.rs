@@ -367,6 +367,7 @@ mod disk;
 mod files;
 mod github;
 mod helm;
+mod helm_oci;
 mod lock;
 mod patch;
 
@@ -380,6 +381,7 @@ fn the_catalog_holds_at_least_45_rows() {
         files::CASES,
         github::CASES,
         helm::CASES,
+        helm_oci::CASES,
         disk::READ_ONLY_CASES,
         disk::CACHE_CASES,
     ]
