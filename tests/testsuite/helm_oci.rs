@@ -308,3 +308,70 @@ fn a_private_chart_is_read_with_docker_config_credentials_and_a_public_one_anony
             .contains("# private/charts/demo")
     );
 }
+
+#[test]
+fn the_pull_request_names_the_chart_and_app_versions_and_links_its_http_sources_only() {
+    if !have_registry("helm_oci") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let host = registry.host.clone();
+    let remote = format!("oci://{host}/charts");
+    let with_links = |version: &str, app: &str| {
+        let mut files = demo(version, app, version);
+        files.insert(
+            "Chart.yaml".into(),
+            format!(
+                "apiVersion: v2\nname: demo\nversion: {version}\nappVersion: \"{app}\"\n\
+                 home: https://demo.example/home\nsources:\n- https://github.com/example/demo\n\
+                 - javascript:alert(1)\n- \"https://evil.example/x> [click](y)\"\n"
+            )
+            .into_bytes(),
+        );
+        files
+    };
+    push_files("demo", &with_links("1.0.0", "2.0.0"), &remote);
+    let gh = GitHub::start();
+    let repo = support::GitRepo::new();
+    repo.commit(
+        "package",
+        [
+            ("packages/demo/vendor.toml", vendor_toml(&host, "1.0.0")),
+            ("packages/demo/patches/replicas.patch", PATCH.to_owned()),
+            (
+                "packages/demo/images/demo/Dockerfile",
+                "ARG VERSION=v0\nFROM scratch\n".to_owned(),
+            ),
+        ],
+    );
+    let rv = Revendor::new(&repo.path().join("packages/demo"), &gh)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    rv.run(&["update"]).expect(0);
+    repo.commit("adopt", Vec::<(&str, &str)>::new());
+    push_files("demo", &with_links("1.1.0", "2.1.0"), &remote);
+    rv.run(&["update"]).expect(0);
+
+    let text = rv.run(&["pr"]).expect(0).stdout;
+    for expected in [
+        "from `1.0.0` to `1.1.0`",
+        "- App version: `2.0.0` → `2.1.0`\n",
+        "- Chart home: <https://demo.example/home>\n",
+        "- Chart sources: <https://github.com/example/demo>, <https://evil.example/x%3E%20[click](y)>\n",
+    ] {
+        assert!(text.contains(expected), "{expected}\n{text}");
+    }
+    assert!(!text.contains("javascript"), "{text}");
+    let json = rv.run(&["pr", "--format", "json"]).expect(0).stdout;
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    crate::pr_upstreams::assert_documented(&json);
+    let chart = &json["summary"]["upstream"]["chart"];
+    assert_eq!(
+        (&chart["app_from"], &chart["app_to"]),
+        (&"2.0.0".into(), &"2.1.0".into())
+    );
+    assert_eq!(
+        chart["sources"][1], "javascript:alert(1)",
+        "kept as written"
+    );
+}

@@ -21,6 +21,7 @@ mod console;
 mod crate_package;
 mod examples;
 mod examples_helm;
+mod examples_oci;
 mod fresh_clone;
 mod fuzz_corpus;
 mod helm_contract;
