@@ -306,7 +306,7 @@ impl Client {
     }
 
     /// Every tag of `reference`'s repository, in the registry's order, following the
-    /// `Link: <…>; rel="next"` pages (at most [`MAX_TAG_PAGES`]). A repository the registry
+    /// `Link: <…>; rel="next"` pages (at most a thousand). A repository the registry
     /// does not know is [`Error::ManifestUnknown`] for its name.
     pub fn tags(&self, reference: &Reference) -> Result<Vec<String>, Error> {
         #[derive(serde::Deserialize)]
@@ -592,7 +592,7 @@ impl Client {
     }
 }
 
-/// The most pages of a tag list read: ghcr.io and Docker Hub page by 100 tags and more, so
+/// The most pages of a tag list [`Client::tags`] reads: ghcr.io and Docker Hub page by 100 tags and more, so
 /// this is hundreds of thousands of tags.
 pub const MAX_TAG_PAGES: usize = 1000;
 
