@@ -14,6 +14,9 @@
 //!    verified against the lock's [`tree_hash`] at the locked version, and
 //!    [`locked_tree`] reads that tree from what [`Source::kept_tree`] kept
 //!    on this machine, downloading only when allowed.
+//!    A `[[vendor]]` with `asset` is such a file too: [`open`] gives its
+//!    upstream a [`release_asset::ReleaseAssets`], which serves the name from
+//!    the release.
 //! 4. A vendored directory is [`Source::list`]ed at a rev: its files, each
 //!    with its git blob id, then [`fetch_listed`] one by one: from the cache
 //!    by blob id when a release before had the same file, else downloaded
@@ -52,6 +55,7 @@ mod git_http;
 pub mod github;
 pub mod helm;
 mod pristine;
+pub mod release_asset;
 mod select;
 mod suggest;
 pub mod tree_hash;
@@ -234,8 +238,16 @@ pub fn fetch_listed(
 }
 
 /// The source of an upstream.
+/// A GitHub upstream whose `[[vendor]]`s take release assets serves them
+/// ([`release_asset::ReleaseAssets`]) beside its repository's files.
 pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    open_source(&upstream.source, env, client)
+    let source = open_source(&upstream.source, env, client);
+    match &upstream.source {
+        UpstreamSource::GitHub { repo } if !upstream.assets.is_empty() => Box::new(
+            release_asset::ReleaseAssets::new(source, repo, upstream.assets.clone(), env, client),
+        ),
+        _ => source,
+    }
 }
 
 /// The source `source` names (an upstream's, or the lock's old one).

@@ -45,6 +45,7 @@ mod properties;
 mod reference_doc;
 mod registry;
 mod registry_head;
+mod release_assets;
 mod removed;
 mod render;
 mod source_tree;
