@@ -9,6 +9,7 @@
 
 mod check;
 mod check_all;
+mod generate;
 mod image;
 mod patch;
 mod pr;
@@ -71,6 +72,10 @@ pub enum Command {
     Image(image::Command),
     /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull request.
     Pr(pr::Args),
+    /// Print the shell completion script (bash, elvish, fish, powershell, zsh) on stdout.
+    Completions(generate::Args),
+    /// Print the man page, revendor(1), on stdout.
+    Man,
 }
 
 impl Command {
@@ -87,6 +92,7 @@ impl Command {
             Command::Image(image::Command::Pin(_)) => Access::Write,
             Command::Image(image::Command::PinBase(args)) => write(!args.dry_run),
             Command::Pr(args) => write(args.create),
+            Command::Completions(_) | Command::Man => Access::None,
         }
     }
 }
@@ -135,6 +141,8 @@ pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<Outcome, Error> {
         Command::Pr(args) => pr::exec(&ctx, args),
         Command::Image(cmd) => image::exec(&ctx, cmd),
         Command::Check(args) => check::exec(&ctx, args),
+        Command::Completions(args) => generate::completions(&ctx.shell, args),
+        Command::Man => generate::man(&ctx.shell),
     };
     ctx.report_network();
     code

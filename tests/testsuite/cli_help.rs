@@ -19,6 +19,8 @@ const COMMANDS: &[&[&str]] = &[
     &["image", "pin"],
     &["image", "pin-base"],
     &["pr"],
+    &["completions"],
+    &["man"],
 ];
 
 #[test]
@@ -78,4 +80,29 @@ fn usage_errors_exit_2_and_help_exits_0() {
         run(&["--color", "sometimes", "check"]).status.code(),
         Some(2)
     );
+}
+
+/// `completions` and `man` need no package (issue 22): they answer in an
+/// empty directory, from the command line the binary parses.
+#[test]
+fn completions_and_the_man_page_come_from_the_binary_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_revendor"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bash = run(&["completions", "bash"]);
+    assert!(bash.contains("complete -F _revendor"), "{bash}");
+    assert!(bash.contains("pin-base"), "{bash}");
+    let zsh = run(&["completions", "zsh"]);
+    assert!(zsh.starts_with("#compdef revendor"), "{zsh}");
+    let man = run(&["man"]);
+    assert!(man.contains(".TH revendor 1"), "{man}");
+    assert!(man.contains("update"), "{man}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

@@ -18,6 +18,7 @@ mod check_all;
 mod check_realworld;
 mod cli_help;
 mod console;
+mod crate_package;
 mod examples;
 mod examples_helm;
 mod fresh_clone;
