@@ -20,6 +20,7 @@ mod cli_help;
 mod console;
 mod crate_package;
 mod examples;
+mod examples_assets;
 mod examples_helm;
 mod fresh_clone;
 mod fuzz_corpus;
