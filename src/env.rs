@@ -61,6 +61,20 @@ pub struct Env {
     pub publish_versioned: bool,
     /// `PUBLISH_FLOATING=1`: also push `:latest`.
     pub publish_floating: bool,
+    /// `BUILDX_EXTRA_ARGS` (cozystack's `make image`): arguments for `docker
+    /// buildx build`, split at whitespace as make splits them; they count in
+    /// the content hash like the arguments after `--`.
+    pub buildx_extra_args: Vec<String>,
+    /// `BUILDER` (cozystack's `make image`): the buildx builder instance,
+    /// passed as `--builder=NAME` (not revendor's `--builder`, which picks
+    /// buildx or buildah).
+    pub buildx_instance: Option<String>,
+    /// `SBOM=1`: buildx attaches an SBOM attestation (`--sbom=true`).
+    pub sbom: bool,
+    /// `OCI_EXPORT_DIR` (cozystack's fork builds export archives instead of
+    /// pushing): `image build` refuses it, since it pins only what it read
+    /// back from a registry.
+    pub oci_export_dir: Option<String>,
     /// `GIT_AUTHOR_NAME`, `_EMAIL`, `_DATE`: who `pr --create` commits as
     /// (git config's `user.*` fills in what is unset).
     pub git_author: GitIdentity,
@@ -140,6 +154,12 @@ impl Env {
             image_tag: var("IMAGE_TAG"),
             publish_versioned: var("PUBLISH_VERSIONED").as_deref() == Some("1"),
             publish_floating: var("PUBLISH_FLOATING").as_deref() == Some("1"),
+            buildx_extra_args: var("BUILDX_EXTRA_ARGS")
+                .map(|v| v.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            buildx_instance: var("BUILDER"),
+            sbom: var("SBOM").as_deref() == Some("1"),
+            oci_export_dir: var("OCI_EXPORT_DIR"),
             git_author: GitIdentity {
                 name: var("GIT_AUTHOR_NAME"),
                 email: var("GIT_AUTHOR_EMAIL"),

@@ -39,6 +39,10 @@ pub struct BuildArgs {
     /// Build even when the pinned image was built from the same content.
     #[arg(long)]
     pub force: bool,
+    /// With --push: push over a tag that already names an image built from other content
+    /// (PUBLISH_VERSIONED=1 allows it too); without it such a push is refused.
+    #[arg(long)]
+    pub move_tag: bool,
     /// A cache to read, in buildx's syntax (`type=registry,ref=R`; buildah: that
     /// repository); repeatable.
     #[arg(long, value_name = "SPEC")]
@@ -96,6 +100,7 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
                     builder: args.builder,
                     dry_run: args.dry_run,
                     force: args.force,
+                    move_tag: args.move_tag,
                     cache_from: args.cache_from,
                     cache_to: args.cache_to,
                     builder_args: args.builder_args,

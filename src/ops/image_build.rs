@@ -12,8 +12,11 @@
 //!    pinned digest still resolves (offline: the hashes alone), there is
 //!    nothing to do unless `--force`.
 //! 3. Plan the builder's steps (`builder::plan`); `--dry-run` stops here and
-//!    shows them. Otherwise ask the builder whether it can run
-//!    (`builder::probe`), then run them.
+//!    shows them. With `--push`, look the tag up first (`tag_guard`): an
+//!    image built from the same content is pinned as it is, another one is
+//!    never pushed over unless `--move-tag` or `PUBLISH_VERSIONED=1` says so
+//!    (the builder is asked first whether it can run: `builder::probe`).
+//!    Then run them.
 //! 4. With `--push`: take the digest the builder reported, then read the tag
 //!    back from the registry until it serves that digest (bounded retries:
 //!    registries are eventually consistent) and verify it is an index of
@@ -27,7 +30,11 @@
 //! tag` and `PUBLISH_FLOATING=1` also `latest`. Only the first tag is read
 //! back and pinned. Caches and the arguments after `--` go to the builder as
 //! they are; the latter count in the content hash, since they may change
-//! what is built.
+//! what is built, and so do buildx's `BUILDX_EXTRA_ARGS`. `BUILDER` (the
+//! buildx instance) and `SBOM=1` go to buildx too, outside the hash, and with
+//! `GITHUB_REPOSITORY` set the image is labelled with its source repository as
+//! cozystack's builds are. `OCI_EXPORT_DIR` is refused: what is pinned is what
+//! was read back from a registry.
 
 use std::path::Path;
 
@@ -35,6 +42,7 @@ use super::image_pin::{
     PinReport, configured_tag, image_reference, platforms, require_lock, selected, write_pin,
 };
 use super::pin_base::{parse_dockerfile, pinned_bases};
+use super::tag_guard::{self, Existing};
 use crate::builder::{self, Build, Kind, LABEL, Step};
 use crate::check;
 use crate::config::lock::Lock;
@@ -64,6 +72,8 @@ pub struct BuildOptions {
     pub dry_run: bool,
     /// Build even when the pinned image was built from the same content.
     pub force: bool,
+    /// Push over a tag that already names an image built from other content.
+    pub move_tag: bool,
     /// `--cache-from` values for the builder, in buildx's syntax.
     pub cache_from: Vec<String>,
     /// `--cache-to` values for the builder, in buildx's syntax.
@@ -84,6 +94,9 @@ pub enum Outcome {
     Built,
     /// Built, pushed, verified and pinned.
     Pinned,
+    /// `--push` found the tag already holding an image built from the same
+    /// content: verified and pinned, nothing built or pushed.
+    Reused,
 }
 
 /// What `image build` did.
@@ -131,6 +144,12 @@ impl BuildReport {
                 self.reference, self.builder, self.content_hash
             ),
             Outcome::Pinned => self.pin.as_ref().map(PinReport::human).unwrap_or_default(),
+            Outcome::Reused => format!(
+                "reused {}: the registry already holds it, built from content {}; nothing built\n{}",
+                self.reference,
+                self.content_hash,
+                self.pin.as_ref().map(PinReport::human).unwrap_or_default()
+            ),
         }
     }
 }
@@ -138,6 +157,17 @@ impl BuildReport {
 /// Builds (and with `--push` pins) the configured images (or the one
 /// named), one after the other; each is pinned as soon as it is verified.
 pub fn build(ctx: &Context, opts: &BuildOptions) -> Result<Vec<BuildReport>> {
+    if let Some(dir) = &ctx.env.oci_export_dir
+        && !opts.dry_run
+    {
+        return Err(Error::usage(
+            format!(
+                "OCI_EXPORT_DIR={dir} asks for an archive instead of a push, and image build \
+                 pins only what it read back from a registry"
+            ),
+            "unset OCI_EXPORT_DIR, or export the image with the builder itself",
+        ));
+    }
     let config = Config::load(&ctx.root)?;
     let images = selected(&config, opts.image.as_deref())?;
     if images.len() > 1 && opts.tag.is_some() {
@@ -167,12 +197,16 @@ fn build_one(
     let platform_list = platforms(config, image)?;
     let (df, version) = preflight(ctx, config, image, &lock)?;
     let build_args = vec![("VERSION".to_owned(), version)];
+    let mut builder_args = opts.builder_args.clone();
+    if kind == Kind::Buildx {
+        builder_args.extend(ctx.env.buildx_extra_args.iter().cloned());
+    }
     let content_hash = builder::content_hash(
         &ctx.root.join(&image.context),
         &ctx.root.join(&image.dockerfile),
         &build_args,
         &image.platforms,
-        &opts.builder_args,
+        &builder_args,
     )?;
     let mut report = BuildReport {
         reference: reference.to_string(),
@@ -208,12 +242,12 @@ fn build_one(
         dockerfile: (image.dockerfile != default_dockerfile).then(|| image.dockerfile.clone()),
         platforms: image.platforms.clone(),
         build_args,
-        labels: vec![(LABEL.to_owned(), content_hash.to_string())],
+        labels: labels(ctx, &content_hash),
         reference: reference.clone(),
         extra_tags,
         cache_from: opts.cache_from.clone(),
         cache_to: opts.cache_to.clone(),
-        extra_args: opts.builder_args.clone(),
+        extra_args: unhashed_args(ctx, kind, builder_args),
         push: opts.push,
         provenance: image.provenance,
         digest_file: digest_file.clone(),
@@ -231,6 +265,32 @@ fn build_one(
     } else {
         None
     };
+    let pin = |verified: &registry::VerifiedIndex| {
+        write_pin(
+            ctx,
+            config,
+            &lock,
+            image,
+            verified,
+            Some(content_hash.to_string()),
+            pinned_bases(&df),
+        )
+    };
+    if let Some(client) = &client {
+        let may_move = opts.move_tag || ctx.env.publish_versioned;
+        if let Existing::SameContent(digest) =
+            tag_guard::existing(ctx, client, &reference, &content_hash, may_move)?
+        {
+            ctx.shell.status(
+                "Reusing",
+                format!("{reference} ({digest}), built from content {content_hash}"),
+            );
+            let verified = client.resolve_index(&reference, &platform_list, Some(&digest))?;
+            report.pin = Some(pin(&verified)?);
+            report.outcome = Outcome::Reused;
+            return Ok(report);
+        }
+    }
     std::fs::create_dir_all(&work).map_err(paths::io("create", &work))?;
     match std::fs::remove_file(&digest_file) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -262,15 +322,7 @@ fn build_one(
         Some(&claimed),
         READ_BACK_ATTEMPTS,
     )?;
-    report.pin = Some(write_pin(
-        ctx,
-        config,
-        &lock,
-        image,
-        &verified,
-        Some(content_hash.to_string()),
-        pinned_bases(&df),
-    )?);
+    report.pin = Some(pin(&verified)?);
     report.outcome = Outcome::Pinned;
     Ok(report)
 }
@@ -310,6 +362,34 @@ fn extra_tags(
             })
         })
         .collect()
+}
+
+/// The image's labels: the content hash, and with `GITHUB_REPOSITORY` set the
+/// source repository (`org.opencontainers.image.source`, as cozystack's
+/// `make image` labels every image). Neither counts in the content hash.
+fn labels(ctx: &Context, content_hash: &Digest) -> Vec<(String, String)> {
+    let mut labels = vec![(LABEL.to_owned(), content_hash.to_string())];
+    if let Some(repository) = &ctx.env.repository {
+        labels.push((
+            "org.opencontainers.image.source".to_owned(),
+            format!("{}/{repository}", ctx.env.server_url),
+        ));
+    }
+    labels
+}
+
+/// `hashed` followed by what changes how buildx runs but not what it builds:
+/// `--builder=$BUILDER` and `--sbom=true` with `SBOM=1`.
+fn unhashed_args(ctx: &Context, kind: Kind, mut hashed: Vec<String>) -> Vec<String> {
+    if kind == Kind::Buildx {
+        if let Some(instance) = &ctx.env.buildx_instance {
+            hashed.push(format!("--builder={instance}"));
+        }
+        if ctx.env.sbom {
+            hashed.push("--sbom=true".to_owned());
+        }
+    }
+    hashed
 }
 
 /// `--builder`, else vendor.toml's `builder`.

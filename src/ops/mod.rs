@@ -16,4 +16,5 @@ pub mod pin_base;
 pub mod pr;
 pub mod refresh;
 pub mod render;
+pub mod tag_guard;
 pub mod update;

@@ -4,7 +4,7 @@
 //! Modules: `client` (requests on `net::Transport`, which owns connections, retries, the
 //! deadline and the http/https rule), `auth` (challenges and tokens),
 //! `credentials` (Docker config and credential helpers), `mirror` (`REVENDOR_REGISTRY_MIRRORS`),
-//! `verify` (index checks), `error` (`Error`, spec codes), `secret` (redaction).
+//! `verify` (index checks), `label` (one label of a pushed image's config), `error` (`Error`, spec codes), `secret` (redaction).
 //!
 //! Pushing is not here: builders (buildx, buildah) push, revendor reads back and verifies.
 //!
@@ -25,6 +25,7 @@ mod auth;
 mod client;
 mod credentials;
 mod error;
+mod label;
 mod mirror;
 mod secret;
 mod verify;

@@ -22,8 +22,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use revendor::builder::LABEL;
 use revendor::config::lock::Lock;
-use revendor::image::{Digest, MediaType};
+use revendor::image::{Digest, MediaType, Reference};
+use revendor::registry::Credentials;
 use serde_json::json;
 
 use registry_support::content::{self, MultiArch, multi_arch};
@@ -352,7 +354,9 @@ fn a_missing_builder_is_exit_3_with_a_hint() {
 
 /// A `docker` that answers `docker buildx version` (as a docker without the plugin does when
 /// `REVENDOR_TEST_NO_BUILDX` is set), and otherwise records its arguments, then either fails or
-/// writes buildx's metadata file claiming `REVENDOR_TEST_DIGEST` was pushed.
+/// writes buildx's metadata file claiming `REVENDOR_TEST_DIGEST` was pushed. With `--push` and
+/// `REVENDOR_TEST_INDEX` (a file holding an index the registry has by digest) it also tags that
+/// index as each `--tag` says, as a real push would.
 const FAKE_DOCKER: &str = r#"#!/bin/sh
 if [ "$1 $2" = "buildx version" ]; then
   if [ -n "$REVENDOR_TEST_NO_BUILDX" ]; then
@@ -365,6 +369,13 @@ if [ "$1 $2" = "buildx version" ]; then
   exit 0
 fi
 printf '%s\n' "$@" > "$REVENDOR_TEST_ARGV"
+if [ -n "$REVENDOR_TEST_INDEX" ] && grep -qx -- --push "$REVENDOR_TEST_ARGV"; then
+  grep -A1 -x -- --tag "$REVENDOR_TEST_ARGV" | grep -v -x -- --tag | grep -v -x -- -- | while read -r ref; do
+    host=${ref%%/*} rest=${ref#*/}
+    curl -sf -X PUT -H "Content-Type: application/vnd.oci.image.index.v1+json" \
+      --data-binary "@$REVENDOR_TEST_INDEX" "http://$host/v2/${rest%:*}/manifests/${rest##*:}" >/dev/null || exit 1
+  done
+fi
 if [ -n "$REVENDOR_TEST_FAIL" ]; then
   echo "building..."
   echo "ERROR: $REVENDOR_TEST_FAIL" >&2
@@ -406,6 +417,22 @@ impl FakeBuildx {
             .env("REVENDOR_TEST_DIGEST", &digest.to_string())
     }
 
+    /// [`FakeBuildx::revendor`] for a fake that pushes `image`: its manifests go into
+    /// `repository` of `registry` by digest now, the tags when the build pushes.
+    fn pushing(
+        &self,
+        pkg: &TempPackage,
+        registry: &Registry,
+        repository: &str,
+        image: &MultiArch,
+    ) -> Revendor {
+        registry.push_multi_arch(repository, &image.index.digest.to_string(), image);
+        let index = self.dir.path().join("index.json");
+        std::fs::write(&index, &image.index.bytes).unwrap();
+        self.revendor(pkg, &image.index.digest)
+            .env("REVENDOR_TEST_INDEX", &index.display().to_string())
+    }
+
     fn argv(&self) -> Vec<String> {
         std::fs::read_to_string(self.argv_log())
             .unwrap()
@@ -423,10 +450,9 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
     let registry = Registry::start(Auth::Anonymous);
     let repository = format!("{}/team/multus-cni", registry.host);
     let image = multi_arch(&BOTH, "buildx", MediaType::OciIndex);
-    registry.push_multi_arch("team/multus-cni", TAG, &image);
     let pkg = package(&repository, "buildx");
     let fake = FakeBuildx::new();
-    let rv = fake.revendor(&pkg, &image.index.digest);
+    let rv = fake.pushing(&pkg, &registry, "team/multus-cni", &image);
 
     let run = rv.run(&["image", "build", "--push"]).expect(0);
     let hash = hash_of(&pkg, "images/hello", "v1.0.0");
@@ -477,7 +503,23 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
     // The source patch changed: a new build, a new content hash.
     let patch = pkg.read_string(PATCH);
     pkg.write(PATCH, patch.replace("hello, patched,", "hello again,"));
-    rv.run(&["image", "build", "--push"]).expect(0);
+    let before = pkg.snapshot();
+    let run = rv.run(&["image", "build", "--push"]).expect(2);
+    assert!(
+        run.stderr.contains(&format!(
+            "error: {repository}:{TAG} already exists in the registry as {}, built from other \
+             content; pushing would move that tag, so nothing was built",
+            image.index.digest
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!fake.argv_log().exists(), "the builder must not run");
+    assert_eq!(pkg.snapshot(), before);
+    let run = rv
+        .run(&["image", "build", "--push", "--move-tag"])
+        .expect(0);
+    assert!(run.stderr.contains("warning: moving "), "{}", run.stderr);
     assert!(fake.argv_log().exists(), "the builder must run again");
     let rebuilt = lock(&pkg).image(None).cloned().unwrap();
     assert_ne!(rebuilt.content_hash, locked.content_hash);
@@ -488,7 +530,8 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
 
     // --force builds although nothing changed.
     std::fs::remove_file(fake.argv_log()).unwrap();
-    rv.run(&["image", "build", "--push", "--force"]).expect(0);
+    rv.run(&["image", "build", "--push", "--force", "--move-tag"])
+        .expect(0);
     assert!(fake.argv_log().exists());
 }
 
@@ -735,7 +778,7 @@ fn buildx_tag_that_moves_between_build_and_read_back_is_exit_3() {
     let fake = FakeBuildx::new();
     let run = fake
         .revendor(&pkg, &built.index.digest)
-        .run(&["image", "build", "--push"])
+        .run(&["image", "build", "--push", "--move-tag"])
         .expect(3);
     assert!(
         run.stderr.contains(&format!(
@@ -746,6 +789,96 @@ fn buildx_tag_that_moves_between_build_and_read_back_is_exit_3() {
         run.stderr
     );
     assert_eq!(pkg.snapshot(), before);
+}
+
+#[test]
+fn issue_22_a_tag_built_from_the_same_content_is_pinned_and_another_never_moved() {
+    if !have_registry("issue_22_a_tag_built_from_the_same_content") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let repository = format!("{}/team/multus-cni", registry.host);
+    let pkg = package(&repository, "buildx");
+    let hash = hash_of(&pkg, "images/hello", "v1.0.0");
+    let released = multi_arch(&BOTH, "the release", MediaType::OciIndex);
+    registry.push_multi_arch("team/multus-cni", TAG, &released);
+    let fake = FakeBuildx::new();
+    let nightly = multi_arch(&BOTH, "a nightly build", MediaType::OciIndex);
+    let rv = fake.pushing(&pkg, &registry, "team/multus-cni", &nightly);
+
+    // The released tag is not pushed over, not even by the dry run's plan's tag.
+    let before = pkg.snapshot();
+    let run = rv.run(&["image", "build", "--push"]).expect(2);
+    assert!(
+        run.stderr.contains(&format!(
+            "{repository}:{TAG} already exists in the registry as {}",
+            released.index.digest
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("IMAGE_TAG") && run.stderr.contains("--move-tag"),
+        "{}",
+        run.stderr
+    );
+    assert!(!fake.argv_log().exists());
+    assert_eq!(pkg.snapshot(), before);
+    let tag = Reference::parse(&format!("{repository}:{TAG}")).unwrap();
+    let client = registry_support::client(Credentials::none());
+    assert_eq!(client.head_manifest(&tag).unwrap(), released.index.digest);
+
+    // The nightly's tag of its own is pushed; the dry run names it.
+    let rv = rv.env("IMAGE_TAG", "nightly-abc");
+    let run = rv.run(&["image", "build", "--push", "--dry-run"]).expect(0);
+    assert!(
+        run.stdout
+            .contains(&format!("--tag {repository}:nightly-abc ")),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains(&format!(":{TAG}")), "{}", run.stdout);
+    rv.run(&["image", "build", "--push"]).expect(0);
+    assert_eq!(
+        lock(&pkg).image(None).unwrap().reference,
+        format!("{repository}:nightly-abc@{}", nightly.index.digest)
+    );
+
+    // A tag that already holds an image labelled with this content hash is pinned as it
+    // is: nothing built, nothing pushed over it.
+    let labelled =
+        content::multi_arch_labelled(&BOTH, "built before", &[(LABEL, &hash.to_string())]);
+    registry.push_multi_arch("team/multus-cni", "nightly-def", &labelled);
+    std::fs::remove_file(fake.argv_log()).unwrap();
+    let rv = rv.env("IMAGE_TAG", "nightly-def");
+    let run = rv.run(&["image", "build", "--push"]).expect(0);
+    assert!(
+        run.stdout
+            .starts_with(&format!("reused {repository}:nightly-def: ")),
+        "{}",
+        run.stdout
+    );
+    assert!(!fake.argv_log().exists(), "the builder must not run");
+    assert_eq!(
+        lock(&pkg).image(None).unwrap().reference,
+        format!("{repository}:nightly-def@{}", labelled.index.digest)
+    );
+
+    // PUBLISH_VERSIONED=1 (a release build) may move the versioned tag, and says so.
+    let run = rv
+        .env("IMAGE_TAG", TAG)
+        .env("PUBLISH_VERSIONED", "1")
+        .run(&["image", "build", "--push"])
+        .expect(0);
+    assert_eq!(client.head_manifest(&tag).unwrap(), nightly.index.digest);
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: moving {repository}:{TAG} away from {}",
+            released.index.digest
+        )),
+        "{}",
+        run.stderr
+    );
 }
 
 // ---- image pin against the real registry ----

@@ -235,7 +235,19 @@ replaces = ["ghcr.io/k8snetworkplumbingwg/multus-cni"]
     // 3. The source patch changed: rebuilt, a new index pinned everywhere.
     let patch = pkg.read_string(PATCH);
     pkg.write(PATCH, patch.replace("hello, patched,", "hello again,"));
-    rv.run(&["image", "build", "--push"]).expect(0);
+    // The tag names the first build: never moved unless told (issue 22).
+    let before = pkg.snapshot();
+    let run = rv.run(&["image", "build", "--push"]).expect(2);
+    assert!(
+        run.stderr.contains(&format!(
+            "{repository}:{TAG} already exists in the registry as {index}, built from other content"
+        )),
+        "{}",
+        run.all()
+    );
+    assert_eq!(pkg.snapshot(), before);
+    rv.run(&["image", "build", "--push", "--move-tag"])
+        .expect(0);
     let second = lock(&pkg).image(None).cloned().unwrap();
     assert_ne!(second.content_hash, first.content_hash);
     assert_ne!(second.reference, first.reference);

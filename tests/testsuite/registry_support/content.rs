@@ -35,19 +35,28 @@ pub struct Image {
 
 /// An image for `platform` (`os/arch[/variant]`); `salt` makes otherwise equal images differ.
 pub fn image(platform: &str, salt: &str) -> Image {
+    labelled_image(platform, salt, &[])
+}
+
+/// [`image`] whose config carries `labels` (`config.Labels`), as a builder's `--label` writes.
+pub fn labelled_image(platform: &str, salt: &str, labels: &[(&str, &str)]) -> Image {
     let mut parts = platform.split('/');
     let (os, arch) = (parts.next().unwrap(), parts.next().unwrap());
     let layer = Item::new(
         "application/vnd.oci.image.layer.v1.tar",
         format!("layer of {platform} {salt}").into_bytes(),
     );
+    let mut body = json!({
+        "architecture": arch, "os": os,
+        "rootfs": {"type": "layers", "diff_ids": [layer.digest.to_string()]}
+    });
+    if !labels.is_empty() {
+        let labels: std::collections::BTreeMap<&str, &str> = labels.iter().copied().collect();
+        body["config"] = json!({ "Labels": labels });
+    }
     let config = Item::new(
         "application/vnd.oci.image.config.v1+json",
-        serde_json::to_vec(&json!({
-            "architecture": arch, "os": os,
-            "rootfs": {"type": "layers", "diff_ids": [layer.digest.to_string()]}
-        }))
-        .unwrap(),
+        serde_json::to_vec(&body).unwrap(),
     );
     let manifest = Item::new(
         MediaType::OciManifest.as_str(),
@@ -107,6 +116,11 @@ impl MultiArch {
             .collect()
     }
 
+    /// The same images under an index of `kind`.
+    fn with_kind(self, kind: MediaType) -> MultiArch {
+        index_over(self.images, kind)
+    }
+
     pub fn child(&self, platform: &str) -> &Digest {
         let (_, image) = self.images.iter().find(|(p, _)| p == platform).unwrap();
         &image.manifest.digest
@@ -115,10 +129,19 @@ impl MultiArch {
 
 /// An index of `kind` over `platforms`, with attestation entries like buildx writes.
 pub fn multi_arch(platforms: &[&str], salt: &str, kind: MediaType) -> MultiArch {
+    multi_arch_labelled(platforms, salt, &[]).with_kind(kind)
+}
+
+/// An OCI index over `platforms` whose images carry `labels`.
+pub fn multi_arch_labelled(platforms: &[&str], salt: &str, labels: &[(&str, &str)]) -> MultiArch {
     let images: Vec<(String, Image)> = platforms
         .iter()
-        .map(|p| ((*p).to_owned(), image(p, salt)))
+        .map(|p| ((*p).to_owned(), labelled_image(p, salt, labels)))
         .collect();
+    index_over(images, MediaType::OciIndex)
+}
+
+fn index_over(images: Vec<(String, Image)>, kind: MediaType) -> MultiArch {
     let attestations: Vec<Image> = images
         .iter()
         .map(|(_, i)| attestation(&i.manifest.digest))

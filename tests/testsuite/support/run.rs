@@ -73,6 +73,20 @@ impl Revendor {
         cmd.env_remove("GITHUB_TOKEN").env_remove("GH_TOKEN");
         // Annotation paths follow GITHUB_WORKSPACE; a test sets it itself.
         cmd.env_remove("GITHUB_WORKSPACE");
+        // So are the image's source label and make image's variables.
+        for key in [
+            "GITHUB_REPOSITORY",
+            "REGISTRY",
+            "IMAGE_TAG",
+            "PUBLISH_VERSIONED",
+            "PUBLISH_FLOATING",
+            "BUILDX_EXTRA_ARGS",
+            "BUILDER",
+            "SBOM",
+            "OCI_EXPORT_DIR",
+        ] {
+            cmd.env_remove(key);
+        }
         cmd.env("REVENDOR_CACHE_DIR", self.cache.path());
         cmd.env("NO_COLOR", "1");
         // Contracts with `helm` render with the tests' helm unless a test
