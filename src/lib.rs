@@ -9,7 +9,8 @@
 //! | --- | --- | --- |
 //! | [`config`] | vendor.toml → `Config`, the lock | vendor.toml, upstream/lock.toml |
 //! | [`upstream`] | releases, files, directory listings, source trees; the download cache | GitHub API (releases, git trees), raw files, archives, git |
-//! | [`net`] | the one HTTP transport (scheme rule, deadline, retries), the GitHub client, cache file writes | the download cache |
+//! | [`net`] | the one HTTP transport (scheme rule, deadline, retries), ETags and the token, cache file writes | the download cache |
+//! | [`github`] | the one GitHub client: releases, commits, trees, raw files, archives, pull requests | GitHub API, raw files, archives |
 //! | [`patch`] | parse, apply, 3-way merge, refresh — in memory | – |
 //! | [`image`] | read-only OCI values: references, digests, manifests | – |
 //! | [`registry`] | OCI distribution: auth, manifests, index verification | registries |
@@ -45,6 +46,7 @@ pub mod dockerfile;
 pub mod env;
 pub mod error;
 pub mod git;
+pub mod github;
 pub mod go;
 pub mod helm;
 pub mod image;

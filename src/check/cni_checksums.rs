@@ -10,7 +10,7 @@
 //! Online, each platform's digest is compared with the release's `.sha256`
 //! sidecar (`<hex>  <file name>`, the file name must be the asset's), a
 //! release asset of containernetworking/plugins read through
-//! `upstream::github`.
+//! `github`.
 //!
 //! With `--fix`, a digest that differs from its sidecar is rewritten only as
 //! part of a deliberate version change: `CNI_PLUGINS_VERSION` in the working
@@ -23,9 +23,9 @@ use std::path::Path;
 use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::dockerfile::{self, ArchPin, CniProblem, Dockerfile, rewrite_arg};
 use crate::error::Result;
+use crate::github;
 use crate::image::{Digest, Platform};
 use crate::marker::{cni_asset, sidecar_sha256};
-use crate::upstream::github;
 
 /// `cni-checksums`.
 pub const CNI_CHECKSUMS: Id = Id {

@@ -14,7 +14,7 @@
 //! in the marker ships (Talos: its Makefile's `PKGS` names a siderolabs/pkgs
 //! revision whose Pkgfile has `vars.cni_version`; kube-ovn: `ARG
 //! CNI_PLUGINS_VERSION=` of its `dist/images/Dockerfile.base`), fetched from
-//! `REVENDOR_RAW_URL` through `upstream::github` with conditional requests; it must equal the ARG the
+//! `REVENDOR_RAW_URL` through `github` with conditional requests; it must equal the ARG the
 //! marker's `pin` names. A file whose layout changed is reported as such,
 //! never guessed around.
 //!
@@ -27,9 +27,9 @@ use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::{Expect, Marker};
 use crate::dockerfile::{Dockerfile, rewrite_marker};
 use crate::error::Result;
+use crate::github::{self, Rev};
 use crate::marker::{self, PkgsRef};
 use crate::paths;
-use crate::upstream::github::{self, Rev};
 
 /// `marker:<name>`.
 pub const MARKER: Id = Id {

@@ -13,7 +13,7 @@
 //!    did not make (`ownership.rs`), push `revendor/<package>-<version>` to
 //!    origin ([`git::Remote`](crate::git::Remote)), and open the pull
 //!    request on `GITHUB_REPOSITORY` (or the repository `origin` names), or
-//!    update the one already open (`github.rs`).
+//!    update the one already open (through [`crate::github::Repo`]).
 //!
 //! Why from the base and not from what `update` reported: a package adopted
 //! without a lock, a rerun after a failure and a nightly job on a fresh
@@ -23,7 +23,6 @@ mod adaptations;
 mod base;
 mod create;
 mod facts;
-mod github;
 mod ownership;
 mod patches;
 

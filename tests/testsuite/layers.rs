@@ -3,8 +3,8 @@
 //! The engines at the bottom (patch, manifest, dockerfile, image, go) work on
 //! bytes in memory and never reach the network, the disk writer or the
 //! command line; `cli` is the only place that renders errors; `check` runs
-//! below `ops` and reaches GitHub and registries only through `upstream` and
-//! `registry`. A new dependency between modules is a design decision: change
+//! below `ops` and reaches GitHub and registries only through `github`,
+//! `upstream` and `registry`. A new dependency between modules is a design decision: change
 //! [`ALLOWED`] here, in the same commit, on purpose.
 //!
 //! 1. Every module in `src/` (a directory or a file beside `lib.rs`) must
@@ -50,13 +50,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("paths", &["error", "journal"]),
     ("marker", &["dockerfile", "image", "manifest"]),
     ("registry", &["image", "net"]),
+    // github → config, env, error, net: the one GitHub client, for
+    // upstream, check and `pr --create`; config only for what a full commit
+    // sha looks like (config::is_commit).
+    ("github", &["config", "env", "error", "net"]),
     ("builder", &["image", "net"]),
     // upstream → manifest: a chart's Chart.yaml is read by the YAML reader
     // that keeps lines (manifest is a leaf).
     (
         "upstream",
         &[
-            "config", "env", "error", "image", "manifest", "net", "paths",
+            "config", "env", "error", "github", "image", "manifest", "net", "paths",
         ],
     ),
     (
@@ -83,6 +87,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config",
             "dockerfile",
             "error",
+            // github: raw files and release assets of other repositories
+            // (a marker resolver, a CNI release sidecar).
+            "github",
             "go",
             "helm",
             "image",
@@ -116,9 +123,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "env",
             "error",
             "git",
+            "github",
             "go",
             "image",
-            "net",
             "patch",
             "paths",
             "pr",

@@ -22,13 +22,13 @@
 
 use super::base::Base;
 use super::facts::Gathered;
-use super::github::{Api, Http, Pull};
 use super::ownership::{self, TRAILER};
 use super::{Action, PrOptions, PrReport};
 use crate::check::Severity;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::git::{Identity, Remote, Repo, Status, commit};
+use crate::github::{self, Pull};
 use crate::workspace::Context;
 
 /// Commits, pushes and opens or updates the pull request of `report`.
@@ -56,8 +56,14 @@ pub(super) fn create(
     let who = Identity::of(repo, &ctx.env)?;
     let branch = report.branch.clone();
 
-    let api = Api::new(ctx, &slug);
-    let info = api.repo()?;
+    let api = github::Repo::new(&slug, &ctx.env, &ctx.client);
+    let info = api.info().map_err(|e| {
+        failed(
+            format!("check {slug} and the token through the GitHub API"),
+            NOTHING_PUSHED,
+            e,
+        )
+    })?;
     if info.permissions.as_ref().is_some_and(|p| !p.push) {
         return Err(Error::usage(
             format!("the token may not push to {slug}"),
@@ -70,7 +76,7 @@ pub(super) fn create(
         .or_else(|| base.branch.clone())
         .unwrap_or(info.default_branch);
     let owner = slug.split('/').next().unwrap_or_default();
-    let existing = api.open_pull(owner, &branch)?;
+    let existing = open_pull(&api, owner, &branch)?;
 
     let tree = commit::tree(repo, base.commit, &g.changes, &ctx.root)?;
     let remote = Remote::new(&repo.workdir, token, &ctx.env)?;
@@ -121,30 +127,60 @@ pub(super) fn create(
                 Some(p) => format!("update pull request #{}", p.number),
                 None => format!("open the pull request of `{branch}` into `{into}`"),
             };
-            Err(e.into_error(action, &state))
+            Err(failed(action, &state, e))
         }
+    }
+}
+
+/// What a failure before the push leaves behind.
+const NOTHING_PUSHED: &str = "nothing was pushed and no pull request was opened";
+
+/// The open pull request of `branch`, looked up before anything is pushed.
+fn open_pull(api: &github::Repo<'_>, owner: &str, branch: &str) -> Result<Option<Pull>> {
+    api.open_pull(owner, branch).map_err(|e| {
+        failed(
+            format!("look for the open pull request of `{branch}`"),
+            NOTHING_PUSHED,
+            e,
+        )
+    })
+}
+
+/// The error of `action` that failed with `e`, with `state` saying what
+/// was left behind; an answer that did not parse as it came.
+fn failed(action: String, state: &str, e: github::Error) -> Error {
+    match e {
+        github::Error::Request(e) => Error::Publish {
+            action,
+            message: None,
+            state: state.to_owned(),
+            source: Some(Box::new(e)),
+        },
+        github::Error::Answer(e) => e,
     }
 }
 
 /// Updates `existing`, or opens the pull request of `branch` into `into`.
 fn publish(
-    api: &Api<'_>,
+    api: &github::Repo<'_>,
     existing: Option<&Pull>,
     owner: &str,
     branch: &str,
     into: &str,
     report: &PrReport,
-) -> Result<(Pull, Action), Http> {
+) -> Result<(Pull, Action), github::Error> {
     let (title, body) = (&report.title, &report.body);
     if let Some(pull) = existing {
-        return Ok((api.update(pull.number, title, body)?, Action::Updated));
+        return Ok((api.update_pull(pull.number, title, body)?, Action::Updated));
     }
-    match api.create(title, body, branch, into) {
+    match api.create_pull(title, body, branch, into) {
         // Opened by a run whose answer was lost: find it and update it.
-        Err(e) if e.already_exists() => match api.open_pull(owner, branch).map_err(Http::Answer)? {
-            Some(pull) => Ok((api.update(pull.number, title, body)?, Action::Updated)),
-            None => Err(e),
-        },
+        Err(e) if e.already_exists() => {
+            match open_pull(api, owner, branch).map_err(github::Error::Answer)? {
+                Some(pull) => Ok((api.update_pull(pull.number, title, body)?, Action::Updated)),
+                None => Err(e),
+            }
+        }
         other => Ok((other?, Action::Opened)),
     }
 }
@@ -172,7 +208,7 @@ fn undo(remote: &Remote<'_>, branch: &str, pushed: git2::Oid, seen: Option<git2:
 /// this run would have pushed); without one, fail.
 fn left_alone(
     ctx: &Context,
-    api: &Api<'_>,
+    api: &github::Repo<'_>,
     existing: Option<Pull>,
     branch: &str,
     foreign: &[String],
@@ -187,11 +223,12 @@ fn left_alone(
         });
     };
     let marker = format!("<!-- revendor: {tree} -->");
-    if !api
-        .comments(pull.number)?
-        .iter()
-        .any(|c| c.contains(&marker))
-    {
+    const LEFT_ALONE: &str = "the branch was left alone";
+    let comments = api.comments(pull.number).map_err(|e| {
+        let action = format!("read the comments of pull request #{}", pull.number);
+        failed(action, LEFT_ALONE, e)
+    })?;
+    if !comments.iter().any(|c| c.contains(&marker)) {
         let text = format!(
             "revendor did not update `{branch}`: it has commits revendor did not make ({list}), \
              and revendor never pushes over them. The upgrade it would have pushed:\n\n\
@@ -199,7 +236,10 @@ fn left_alone(
              To let revendor update the branch again, rebase those commits away or close this pull request.\n\n{marker}\n",
             report.title, report.body
         );
-        api.comment(pull.number, &text)?;
+        api.comment(pull.number, &text).map_err(|e| {
+            let action = format!("comment on pull request #{}", pull.number);
+            failed(action, LEFT_ALONE, e)
+        })?;
     }
     ctx.shell.warn(format!(
         "left `{branch}` alone: it has commits revendor did not make ({list}); said so on {}",

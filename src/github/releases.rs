@@ -1,0 +1,74 @@
+//! `GET /repos/{o}/{r}/releases`, every page, and where a release's assets
+//! are downloaded from.
+//!
+//! The release's `tag_name` is its version; `name` is free text that may be
+//! null or renamed and is never read.
+
+use serde::Deserialize;
+
+use super::{Error, Repo, malformed};
+use crate::env::Env;
+use crate::net::next_link;
+
+/// Most pages a release listing may take; a guard against a server that
+/// keeps answering with a `next` link.
+const MAX_PAGES: usize = 100;
+
+/// One release as the API lists it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Release {
+    /// Its tag, exactly as the repository spells it.
+    pub tag_name: String,
+    /// A draft is not published: nobody can download it.
+    #[serde(default)]
+    pub draft: bool,
+    /// Marked as a prerelease on the release page.
+    #[serde(default)]
+    pub prerelease: bool,
+}
+
+/// The URL of the asset `name` of release `tag` of `repo`, on
+/// `GITHUB_SERVER_URL`.
+pub fn release_asset_url(env: &Env, repo: &str, tag: &str, name: &str) -> String {
+    format!("{}/{repo}/releases/download/{tag}/{name}", env.server_url)
+}
+
+impl Repo<'_> {
+    /// Every release, drafts included, newest first as the API orders them,
+    /// following the `Link` header's `next` page.
+    pub fn releases(&self) -> Result<Vec<Release>, Error> {
+        const WHAT: &str = "a list of releases";
+        let mut url = self.api_url("/releases?per_page=100");
+        let mut out = Vec::new();
+        let mut read = std::collections::HashSet::new();
+        for _ in 0..MAX_PAGES {
+            if !read.insert(url.clone()) {
+                let detail = "its `Link` header points back at a page already read";
+                return Err(malformed(WHAT, &url, detail.into()));
+            }
+            let (page, resp): (Vec<Release>, _) = self.get_json(&url, WHAT)?;
+            out.extend(page);
+            match resp.link.as_deref().and_then(next_link) {
+                Some(next) => url = next,
+                None => return Ok(out),
+            }
+        }
+        let detail = format!("it still links a next page after {MAX_PAGES} pages");
+        Err(malformed(WHAT, &url, detail))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_assets_are_on_the_server() {
+        let mut env = Env::from_process();
+        env.server_url = "https://server.example".into();
+        assert_eq!(
+            release_asset_url(&env, "o/r", "v1.9.1", "a.tgz.sha256"),
+            "https://server.example/o/r/releases/download/v1.9.1/a.tgz.sha256"
+        );
+    }
+}
