@@ -1,9 +1,9 @@
 //! A GitHub upstream whose `[[vendor]]`s take release assets (`asset =`):
 //! the repository's [`Source`] with those names served from the release.
 //!
-//! 1. [`ReleaseAssets::file`] at a tag reads the release (`GET
-//!    /repos/{o}/{r}/releases/tags/{tag}`) and finds the asset by name in its
-//!    `assets` list; a name vendor.toml does not list as an asset is the
+//! 1. [`ReleaseAssets::file`] at a tag reads the release's `assets` list
+//!    through the GitHub client ([`github::Repo::release_assets`]) and finds
+//!    the asset by name; a name vendor.toml does not list as an asset is the
 //!    repository's file, as for any GitHub upstream.
 //! 2. The asset is downloaded from its `browser_download_url`: GitHub
 //!    answers with a redirect to its storage host, which the transport
@@ -20,42 +20,23 @@
 //! prereleases only with `allow-prerelease`): an asset exists only on a
 //! release, so an upstream that follows a branch or a commit has none.
 
-use serde::Deserialize;
-
 use super::cache::Cache;
 use super::{Artifact, Listed, Newer, Pages, Release, Source, SourceTree};
 use crate::config::lock::LockedUpstream;
 use crate::config::{Asset, Upstream, is_commit};
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::github::{self, Asset as Published};
 use crate::image::Digest;
-use crate::net::{Client, HttpError};
-
-/// The most bytes one asset (or checksums list) may have: a release asset
-/// vendored into a package is a manifest, not a binary distribution.
-const MAX_ASSET: u64 = 100 * 1024 * 1024;
+use crate::net::Client;
 
 /// A GitHub repository's [`Source`] that serves `assets` by name from the
 /// release at a tag.
 pub struct ReleaseAssets<'a> {
     repo: Box<dyn Source + 'a>,
-    name: String,
+    github: github::Repo<'a>,
     assets: Vec<Asset>,
     env: &'a Env,
-    client: &'a Client,
-}
-
-/// `GET /repos/{o}/{r}/releases/tags/{tag}`, the part read here.
-#[derive(Deserialize)]
-struct ApiRelease {
-    #[serde(default)]
-    assets: Vec<ApiAsset>,
-}
-
-#[derive(Deserialize)]
-struct ApiAsset {
-    name: String,
-    browser_download_url: String,
 }
 
 impl<'a> ReleaseAssets<'a> {
@@ -70,10 +51,9 @@ impl<'a> ReleaseAssets<'a> {
     ) -> ReleaseAssets<'a> {
         ReleaseAssets {
             repo,
-            name: name.to_owned(),
+            github: github::Repo::new(name, env, client),
             assets,
             env,
-            client,
         }
     }
 
@@ -84,12 +64,16 @@ impl<'a> ReleaseAssets<'a> {
             return Err(Error::usage(
                 format!(
                     "`{}` is a release asset, and {tag} is a commit, not a release of github:{}",
-                    asset.name, self.name
+                    asset.name,
+                    self.github.slug()
                 ),
                 "vendor release assets from an upstream that follows release tags (`version`, `track`), not `ref`",
             ));
         }
-        let listed = self.listed(tag)?;
+        let listed = self
+            .github
+            .release_assets(tag)
+            .map_err(|e| self.github.not_found(e, &format!("release {tag}")))?;
         let name = asset.name_at(tag);
         let bytes = self.download(tag, &listed, &name)?;
         if let Some(checksums) = asset.checksums_at(tag) {
@@ -122,59 +106,31 @@ impl<'a> ReleaseAssets<'a> {
         Ok(bytes)
     }
 
-    /// The assets of the release at `tag`: each name and download URL.
-    fn listed(&self, tag: &str) -> Result<Vec<ApiAsset>> {
-        let url = format!(
-            "{}/repos/{}/releases/tags/{tag}",
-            self.env.api_url, self.name
-        );
-        let accept = [("Accept", "application/vnd.github+json")];
-        let resp = self
-            .client
-            .get_with(&url, &accept)
-            .map_err(|e| self.not_found(e, &format!("release {tag}")))?;
-        let release: ApiRelease =
-            serde_json::from_slice(&resp.body).map_err(|e| Error::Malformed {
-                what: format!("release {tag} of github:{}", self.name),
-                url,
-                detail: e.to_string(),
-            })?;
-        Ok(release.assets)
-    }
-
     /// The asset `name` of `listed` (the release at `tag`), downloaded.
-    fn download(&self, tag: &str, listed: &[ApiAsset], name: &str) -> Result<Vec<u8>> {
+    fn download(&self, tag: &str, listed: &[Published], name: &str) -> Result<Vec<u8>> {
         let Some(asset) = listed.iter().find(|a| a.name == name) else {
             return Err(Error::NotFound {
                 what: format!(
                     "release asset `{name}` of release {tag} of GitHub repository `{}` (it has {})",
-                    self.name,
+                    self.github.slug(),
                     names(listed)
                 ),
-                url: format!("{}/{}/releases/tag/{tag}", self.env.server_url, self.name),
+                url: format!(
+                    "{}/{}/releases/tag/{tag}",
+                    self.env.server_url,
+                    self.github.slug()
+                ),
             });
         };
-        let resp = self
-            .client
-            .get_bounded(&asset.browser_download_url, &[], MAX_ASSET)
-            .map_err(|e| self.not_found(e, &format!("release asset `{name}` at {tag}")))?;
-        Ok(resp.body)
-    }
-
-    /// A 404 as [`Error::NotFound`] naming `what` of this repository.
-    fn not_found(&self, e: HttpError, what: &str) -> Error {
-        match e {
-            HttpError::NotFound { url } => Error::NotFound {
-                what: format!("{what} of GitHub repository `{}`", self.name),
-                url,
-            },
-            e => Error::Http(e),
-        }
+        self.github.download(asset).map_err(|e| {
+            self.github
+                .not_found(e, &format!("release asset `{name}` at {tag}"))
+        })
     }
 }
 
 /// The download URL `listed` gives for `name` (empty when not listed).
-fn url_of(listed: &[ApiAsset], name: &str) -> String {
+fn url_of(listed: &[Published], name: &str) -> String {
     listed
         .iter()
         .find(|a| a.name == name)
@@ -183,7 +139,7 @@ fn url_of(listed: &[ApiAsset], name: &str) -> String {
 }
 
 /// The names of `listed`, for a message: "`a`, `b`", or "no assets".
-fn names(listed: &[ApiAsset]) -> String {
+fn names(listed: &[Published]) -> String {
     if listed.is_empty() {
         return "no assets".into();
     }
