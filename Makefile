@@ -44,14 +44,17 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
-# actionlint runs shellcheck on every `run:` block; install-test-deps
-# installs both. Then what actionlint does not check (pins, permissions),
+# actionlint runs shellcheck on every `run:` block; zizmor audits the
+# workflows and both actions (.github/zizmor.yml); install-test-deps
+# installs all three. Then what actionlint does not check (pins, permissions),
 # and the scripts the workflows call, checked and tested.
 lint-workflows:
 	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" actionlint .github/workflows/*.yml
+	PATH="$(CURDIR)/.tools/venv/bin:$$PATH" zizmor --offline --quiet .github install
 	./scripts/lint-workflow-policy
-	shellcheck .ci/run scripts/*
+	shellcheck .ci/run scripts/* install/*.sh
 	./scripts/test-workflow-scripts
+	./scripts/test-install-action
 
 # Each prints its figures and ratios against the peer on the same input; the
 # README's "Speed" section quotes them. update_vs_shell and check read

@@ -6,6 +6,10 @@
 //!    (`1.23-bookworm` is Go 1.23), which it hands back so a retag can keep it;
 //! 3. [`Version::from_go_mod`] reads go.mod's `go` directive.
 //!
+//! 4. [`Requirement::parse`] reads vendor.toml's `go`: a minor (`1.26`, the builder must be a
+//!    release of it) or a minimum (`>=1.26`, any release from it on, so a bot's move of the
+//!    builder to `golang:1.27` is no drift; issue 22).
+//!
 //! Versions order as Go orders them: `1.26` < `1.26rc1` < `1.26.0` < `1.26.1`. Whether a builder
 //! is new enough is not that order, though: an image tag without a patch level (`golang:1.26`)
 //! is the newest patch of its minor, so [`Version::satisfies`] lets it build a module that needs
@@ -133,6 +137,58 @@ impl fmt::Display for Version {
     }
 }
 
+/// What vendor.toml's `go` asks of the builder's Go: a release of one minor (`go = "1.26"`) or
+/// any release from a minor on (`go = ">=1.26"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// The minor named.
+    pub minor: Version,
+    /// `>=`: newer minors are welcome too.
+    pub minimum: bool,
+}
+
+impl Requirement {
+    /// Parses `1.26` or `>=1.26` (spaces allowed after `>=`); `None` unless the version is a
+    /// minor alone.
+    pub fn parse(text: &str) -> Option<Requirement> {
+        let (minimum, version) = match text.trim().strip_prefix(">=") {
+            Some(rest) => (true, rest.trim_start()),
+            None => (false, text.trim()),
+        };
+        let minor = Version::parse(version).filter(Version::is_minor)?;
+        Some(Requirement { minor, minimum })
+    }
+
+    /// The same requirement on another minor, keeping its form (what `pin-base --go` writes).
+    pub fn moved_to(&self, minor: &Version) -> Requirement {
+        Requirement {
+            minor: minor.minor_release(),
+            minimum: self.minimum,
+        }
+    }
+
+    /// Whether a builder of Go `version` (from its tag) meets the requirement: a release (not a
+    /// prerelease) of the minor, or with `>=` of it or any later minor.
+    pub fn admits(&self, version: &Version) -> bool {
+        if version.is_release_of(&self.minor) {
+            return true;
+        }
+        self.minimum
+            && matches!(version.stage, Stage::Minor | Stage::Patch(_))
+            && version.minor.is_some()
+            && version.minor_release() > self.minor
+    }
+}
+
+impl fmt::Display for Requirement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.minimum {
+            true => write!(f, ">={}", self.minor),
+            false => write!(f, "{}", self.minor),
+        }
+    }
+}
+
 /// The leading decimal number of `text` and what follows it.
 fn split_number(text: &str) -> Option<(u64, &str)> {
     let end = text
@@ -186,6 +242,33 @@ mod tests {
         ] {
             assert_eq!(Version::parse(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_minimum_admits_later_minors_and_an_exact_minor_does_not() {
+        let exact = Requirement::parse("1.26").unwrap();
+        let minimum = Requirement::parse(">= 1.26").unwrap();
+        assert_eq!(
+            (exact.to_string(), minimum.to_string()),
+            ("1.26".into(), ">=1.26".into())
+        );
+        for (tag, by_exact, by_minimum) in [
+            ("1.26", true, true),
+            ("1.26.3", true, true),
+            ("1.27", false, true),
+            ("1.27.1", false, true),
+            ("2.0", false, true),
+            ("1.25.9", false, false),
+            ("1.27rc1", false, false),
+            ("1", false, false),
+        ] {
+            assert_eq!(exact.admits(&v(tag)), by_exact, "{tag}");
+            assert_eq!(minimum.admits(&v(tag)), by_minimum, "{tag}");
+        }
+        for bad in ["1.26.1", ">=1", ">1.26", "=>1.26", ">=", "1.26rc1"] {
+            assert_eq!(Requirement::parse(bad), None, "{bad:?}");
+        }
+        assert_eq!(minimum.moved_to(&v("1.28")).to_string(), ">=1.28");
     }
 
     #[test]

@@ -104,7 +104,7 @@ fn check_image(input: &Input<'_>, image: &Image, sink: &mut Sink) -> Result<()> 
 pub fn findings(
     df: &Dockerfile,
     file: &str,
-    go: Option<&go::Version>,
+    go: Option<&go::Requirement>,
     directive: Option<&str>,
     version: &str,
     image: Option<&str>,
@@ -170,8 +170,12 @@ fn pin_base(image: Option<&str>) -> String {
 /// What to do about a builder stage that falls short of `[image] go`
 /// (`go`): the one advice for `builder-go`, given by `check`, `image build`
 /// and `image pin-base` alike; `image` is [`command_name`]'s.
-pub fn advice(problem: &BuilderProblem, go: Option<&go::Version>, image: Option<&str>) -> String {
-    let wanted = go.map(ToString::to_string).unwrap_or_default();
+pub fn advice(
+    problem: &BuilderProblem,
+    go: Option<&go::Requirement>,
+    image: Option<&str>,
+) -> String {
+    let wanted = go.map(|g| g.minor.to_string()).unwrap_or_default();
     let command = pin_base(image);
     match problem {
         BuilderProblem::NoGolangStage => format!(
@@ -187,9 +191,9 @@ pub fn advice(problem: &BuilderProblem, go: Option<&go::Version>, image: Option<
 /// What to do about a builder whose Go is older than upstream's go.mod
 /// directive (`needed`): move to `[image] go` when that is new enough,
 /// else to the directive's minor, `[image] go` with it.
-fn advice_older(go: Option<&go::Version>, needed: &go::Version, image: Option<&str>) -> String {
+fn advice_older(go: Option<&go::Requirement>, needed: &go::Version, image: Option<&str>) -> String {
     match go {
-        Some(go) if go.satisfies(needed) => move_to(&go.to_string(), false, image),
+        Some(go) if go.minor.satisfies(needed) => move_to(&go.minor.to_string(), false, image),
         _ => move_to(&needed.minor_release().to_string(), true, image),
     }
 }
@@ -219,16 +223,17 @@ mod tests {
             expected: "1.26".into(),
         };
         let v = |s| go::Version::parse(s).unwrap();
+        let r = |s| go::Requirement::parse(s).unwrap();
         let moved = "run `revendor image pin-base --go 1.26`: it moves the builder to Go 1.26 and pins it by digest";
-        assert_eq!(advice(&other, Some(&v("1.26")), None), moved);
-        assert_eq!(advice_older(Some(&v("1.26")), &v("1.25.0"), None), moved);
+        assert_eq!(advice(&other, Some(&r("1.26")), None), moved);
+        assert_eq!(advice_older(Some(&r("1.26")), &v("1.25.0"), None), moved);
         assert_eq!(
-            advice_older(Some(&v("1.24")), &v("1.25.0"), None),
+            advice_older(Some(&r("1.24")), &v("1.25.0"), None),
             "run `revendor image pin-base --go 1.25`: it moves the builder and `[image] go` to Go 1.25 and pins it by digest"
         );
         assert_eq!(
             advice_older(None, &v("1.25"), None),
-            advice_older(Some(&v("1.24")), &v("1.25.0"), None)
+            advice_older(Some(&r("1.24")), &v("1.25.0"), None)
         );
     }
 
@@ -236,8 +241,9 @@ mod tests {
     #[test]
     fn the_advice_names_the_image_when_there_are_several() {
         let v = |s| go::Version::parse(s).unwrap();
+        let r = |s| go::Requirement::parse(s).unwrap();
         assert_eq!(
-            advice_older(Some(&v("1.24")), &v("1.25.0"), Some("tool")),
+            advice_older(Some(&r("1.24")), &v("1.25.0"), Some("tool")),
             "run `revendor image pin-base tool --go 1.25`: it moves the builder and image `tool`'s `go` to Go 1.25 and pins it by digest"
         );
         let unpinned = BuilderProblem::NotPinned {
@@ -245,7 +251,7 @@ mod tests {
             image: "golang:1.26".into(),
         };
         assert_eq!(
-            advice(&unpinned, Some(&v("1.26")), Some("tool")),
+            advice(&unpinned, Some(&r("1.26")), Some("tool")),
             "run `revendor image pin-base tool` to pin it by its index digest"
         );
     }

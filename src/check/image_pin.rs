@@ -12,9 +12,12 @@
 //!    image fields and `replaces`), wherever it is, or a line naming the
 //!    pinned repository that is not an `image:` field (a `sh -c` script, a
 //!    comment). The image there would never be the pinned one.
+//! 5. A site naming the locked digest under another tag is a rename (a
+//!    release promotion), reported and fixed apart (`image_pin_rename`).
 
 use std::collections::BTreeSet;
 
+use super::image_pin_rename::{Renames, renamed};
 use super::{Check, Finding, Id, Input, Sink};
 use crate::config::Pin;
 use crate::config::lock::LOCK_PATH;
@@ -62,6 +65,7 @@ pub(super) const CHECK: Check = Check {
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = IMAGE_PIN.name;
     let mut reported = BTreeSet::new();
+    let mut renames = Renames::default();
     for pin in &input.config.pins {
         let Some(image) = input.lock.image(pin.image.as_deref()) else {
             // Before the first image build there is nothing to pin: the
@@ -112,15 +116,22 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         }
         match &pin.yaml {
             Some(keys) => {
-                super::image_pin_yaml::check_keys(IMAGE_PIN.name, input, pin, keys, locked, sink)?
+                let at = (pin, locked);
+                super::image_pin_yaml::check_keys(id, input, at, keys, &mut renames, sink)?
             }
-            None => check_file(input, pin, locked, sink)?,
+            None => check_file(input, pin, locked, &mut renames, sink)?,
         }
     }
-    Ok(())
+    renames.report(id, input, sink)
 }
 
-fn check_file(input: &Input<'_>, pin: &Pin, locked: &str, sink: &mut Sink) -> Result<()> {
+fn check_file(
+    input: &Input<'_>,
+    pin: &Pin,
+    locked: &str,
+    renames: &mut Renames,
+    sink: &mut Sink,
+) -> Result<()> {
     let id = IMAGE_PIN.name;
     let Some(text) = input.text(&pin.file)? else {
         return Ok(());
@@ -149,6 +160,12 @@ fn check_file(input: &Input<'_>, pin: &Pin, locked: &str, sink: &mut Sink) -> Re
     for field in &images {
         let repository = repository_of(&field.value);
         if !pin.matches(repository) || field.value == locked {
+            continue;
+        }
+        if let Some(tag) = renamed(locked, &field.value) {
+            reported.insert(field.line);
+            let at = (pin.file.as_str(), field.line);
+            renames.push(pin.image.as_deref(), locked, at, &field.value, tag);
             continue;
         }
         let message = if repository == pin.repository {

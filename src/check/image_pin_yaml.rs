@@ -1,7 +1,9 @@
 //! `image-pin` for `[[pin]] yaml = …`: every key the pin writes holds what
 //! the locked reference gives it (`render::yaml_pin::values`), in every
-//! document that has it.
+//! document that has it. A `<tag>@sha256:…` value naming the locked digest
+//! under another tag is a rename (`image_pin_rename`), not drift.
 
+use super::image_pin_rename::{Renames, renamed};
 use super::{Finding, Input, Sink};
 use crate::config::{Pin, YamlPin};
 use crate::error::Result;
@@ -13,9 +15,9 @@ use crate::render::yaml_pin::{self, Error};
 pub(super) fn check_keys(
     id: &'static str,
     input: &Input<'_>,
-    pin: &Pin,
+    (pin, locked): (&Pin, &str),
     keys: &YamlPin,
-    locked: &str,
+    renames: &mut Renames,
     sink: &mut Sink,
 ) -> Result<()> {
     let Some(text) = input.text(&pin.file)? else {
@@ -54,6 +56,11 @@ pub(super) fn check_keys(
             }
         };
         for site in sites.iter().filter(|s| s.value != value) {
+            if let Some(tag) = rename(keys, key, &site.value, locked) {
+                let at = (pin.file.as_str(), site.line);
+                renames.push(pin.image.as_deref(), locked, at, &site.value, tag);
+                continue;
+            }
             sink.push(
                 Finding::error(
                     id,
@@ -69,4 +76,53 @@ pub(super) fn check_keys(
         }
     }
     Ok(())
+}
+
+/// The new tag when `value` at the key `key` of `keys` names the locked
+/// digest under another tag. Only a value that carries the digest itself
+/// can say so (`<tag>@sha256:…` at a joined key, or at a tag key without a
+/// digest key): a tag key beside a digest key is a hand edit like any other.
+fn rename(keys: &YamlPin, key: &str, value: &str, locked: &str) -> Option<String> {
+    let joined = match keys {
+        YamlPin::Joined(_) => true,
+        YamlPin::Split { tag, digest, .. } => tag == key && digest.is_none(),
+    };
+    let repository = crate::render::pin::repository_of(locked);
+    joined
+        .then(|| renamed(locked, &format!("{repository}:{value}")))
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_value_carrying_the_digest_can_be_a_rename() {
+        let d = format!("sha256:{}", "a".repeat(64));
+        let locked = format!("ghcr.io/x/app:v1-rc.1@{d}");
+        let joined = YamlPin::Joined("image.tag".into());
+        let split = |digest: Option<&str>| YamlPin::Split {
+            repository: "image.repository".into(),
+            tag: "image.tag".into(),
+            digest: digest.map(str::to_owned),
+        };
+        let promoted = format!("v1@{d}");
+        assert_eq!(
+            rename(&joined, "image.tag", &promoted, &locked),
+            Some("v1".into())
+        );
+        assert_eq!(
+            rename(&split(None), "image.tag", &promoted, &locked),
+            Some("v1".into())
+        );
+        assert_eq!(
+            rename(&split(Some("image.digest")), "image.tag", "v1", &locked),
+            None
+        );
+        assert_eq!(
+            rename(&split(None), "image.repository", &promoted, &locked),
+            None
+        );
+    }
 }

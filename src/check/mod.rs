@@ -25,7 +25,9 @@ mod cni_checksums;
 mod contract;
 mod image_exists;
 mod image_pin;
+mod image_pin_rename;
 mod image_pin_yaml;
+mod image_stale;
 mod input;
 mod lock_integrity;
 mod marker;
@@ -40,6 +42,7 @@ mod version_sync;
 pub use builder_go::{
     advice as builder_advice, command_name as builder_command_name, findings as builder_findings,
 };
+pub use image_stale::IMAGE_STALE;
 pub use input::Input;
 pub use patch_orphaned::{Orphan, orphans, removed_patch_files};
 pub use unreachable::UNREACHABLE;
@@ -243,6 +246,7 @@ pub const CHECKS: &[Check] = &[
     contract::CHECK,
     image_exists::CHECK,
     image_pin::CHECK,
+    image_stale::CHECK,
     lock_integrity::CHECK,
     marker::CHECK,
     patch_orphaned::CHECK,
@@ -317,6 +321,7 @@ mod tests {
                 "contract:<name>",
                 "image-exists",
                 "image-pin",
+                "image-stale",
                 "lock-integrity",
                 "marker:<name>",
                 "patch-offset",

@@ -23,6 +23,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
+use super::lock_index::{Lookups, file_key};
 use super::one_or_many::deserialize_entries;
 use super::{Config, ConfigError, line_of};
 
@@ -51,6 +52,9 @@ pub struct Lock {
     pub outputs: Vec<LockedOutput>,
     /// An update written with conflict markers, waiting for `--continue`.
     pub pending: Option<Pending>,
+    /// The rows by key, for the lookups made once per vendored file.
+    #[serde(skip)]
+    pub lookup: Lookups,
 }
 
 /// `[[output]]` of the lock: one rendered file and what it was made from.
@@ -336,9 +340,10 @@ impl Lock {
 
     /// The locked sha256 of a vendored file of upstream `upstream`.
     pub fn file_sha256(&self, upstream: Option<&str>, from: &str) -> Option<&str> {
-        self.files
-            .iter()
-            .find(|f| f.from == from && f.upstream.as_deref() == upstream)
+        let key = |f: &LockedFile| file_key(f.upstream.as_deref(), &f.from);
+        self.lookup
+            .files
+            .find(&self.files, key, &file_key(upstream, from))
             .map(|f| f.sha256.as_str())
     }
 
@@ -352,7 +357,9 @@ impl Lock {
 
     /// What the lock says output `file` was made from.
     pub fn output(&self, file: &str) -> Option<&LockedOutput> {
-        self.outputs.iter().find(|o| o.file == file)
+        self.lookup
+            .outputs
+            .find(&self.outputs, |o| o.file.clone(), file)
     }
 
     /// The pending conflict of output `file`, when there is one.
@@ -671,6 +678,7 @@ mod tests {
                 }],
             }],
             pending: None,
+            lookup: Lookups::default(),
         }
     }
 

@@ -23,6 +23,7 @@ mod contract;
 pub mod edit;
 mod error;
 pub mod lock;
+pub mod lock_index;
 mod named;
 mod one_or_many;
 mod raw;
@@ -275,8 +276,8 @@ pub struct Image {
     pub dockerfile: String,
     /// Platforms built, such as `linux/amd64`.
     pub platforms: Vec<String>,
-    /// The Go minor the builder stage must use (`1.26`); validated to be a minor.
-    pub go: Option<crate::go::Version>,
+    /// The Go the builder stage must use: a minor (`1.26`) or a minimum (`>=1.26`).
+    pub go: Option<crate::go::Requirement>,
     /// `buildx` (default) or `buildah`.
     pub builder: String,
     /// Whether buildx attaches provenance attestations.

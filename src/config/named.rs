@@ -411,13 +411,13 @@ fn image(
         ));
     }
     let go = match &r.go {
-        Some(text) => match crate::go::Version::parse(text.get_ref()) {
-            Some(go) if go.is_minor() => Some(go),
-            _ => {
+        Some(text) => match crate::go::Requirement::parse(text.get_ref()) {
+            Some(go) => Some(go),
+            None => {
                 return Err(cx.err(
                     text,
                     format!(
-                        "`go` = \"{}\" is not a Go minor such as \"1.26\"",
+                        "`go` = \"{}\" is not a Go minor such as \"1.26\" or a minimum such as \">=1.26\"",
                         text.get_ref()
                     ),
                 ));

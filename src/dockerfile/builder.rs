@@ -4,7 +4,8 @@
 //! A builder stage is one whose base is Docker Hub's official `golang` image.
 //! Its tag must name the Go release vendor.toml declares: exactly `<go>`, a
 //! patch release of it (`<go>.3`) or a variant of either (`<go>-bookworm`),
-//! as [`go::Version::is_release_of`] reads it. `golang:1.26` alone floats;
+//! as [`go::Version::is_release_of`] reads it; with `go = ">=1.26"` a later
+//! minor too ([`go::Requirement::admits`]). `golang:1.26` alone floats;
 //! only `@sha256:<64 hex>` makes the build reproducible.
 
 use std::fmt;
@@ -76,8 +77,8 @@ impl fmt::Display for BuilderProblem {
 }
 
 /// Check every golang stage of `df`: pinned by digest, and, when vendor.toml
-/// names one, on Go release `go` (e.g. `1.26`).
-pub fn check_builder(df: &Dockerfile, go: Option<&go::Version>) -> Vec<BuilderProblem> {
+/// names one, on a Go release `go` admits (`1.26`, or `>=1.26`).
+pub fn check_builder(df: &Dockerfile, go: Option<&go::Requirement>) -> Vec<BuilderProblem> {
     let golang: Vec<(usize, &Reference)> = df
         .stages
         .iter()
@@ -95,12 +96,16 @@ pub fn check_builder(df: &Dockerfile, go: Option<&go::Version>) -> Vec<BuilderPr
             let tag = image.tag();
             let on_go = tag
                 .and_then(go::Version::from_tag)
-                .is_some_and(|(version, _)| version.is_release_of(go));
+                .is_some_and(|(version, _)| go.admits(&version));
             if !on_go {
+                let expected = match go.minimum {
+                    true => format!("{} or later", go.minor),
+                    false => go.minor.to_string(),
+                };
                 out.push(BuilderProblem::GoVersion {
                     line,
                     found: tag.map(str::to_owned),
-                    expected: go.to_string(),
+                    expected,
                 });
             }
         }
@@ -119,7 +124,7 @@ mod tests {
     use super::*;
 
     fn check(text: &str) -> Vec<BuilderProblem> {
-        let go = go::Version::parse("1.26").unwrap();
+        let go = go::Requirement::parse("1.26").unwrap();
         check_builder(&Dockerfile::parse(text).unwrap(), Some(&go))
     }
 

@@ -454,18 +454,7 @@ fn preflight(
             .into());
     }
 
-    let stamp = crate::render::Stamp::of_lock(config, lock);
-    let locked = &config
-        .rewrites
-        .iter()
-        .find(|r| {
-            r.file == image.dockerfile
-                && matches!(&r.kind, crate::config::RewriteKind::DockerfileArg { name } if name == "VERSION")
-        })
-        .map_or_else(
-            || upstream.version.clone(),
-            |r| r.value(stamp.values(r.upstream.as_deref())),
-        );
+    let locked = &crate::render::Stamp::of_lock(config, lock).version_arg(config, image);
     if !df.args.iter().any(|a| a.name == "VERSION") {
         return Err(ConfigError::at(
             &path,

@@ -217,9 +217,17 @@ pub fn pin_base(ctx: &Context, opts: &PinBaseOptions) -> Result<Vec<PinBaseRepor
             }
             if let Some(go) = &go_flag
                 && recipe.on_golang()
-                && image.go.as_ref() != Some(go)
+                && !image.go.as_ref().is_some_and(|r| r.admits(go))
             {
-                vendor_toml = set_go(&vendor_path, &vendor_toml, image.name.as_deref(), go)?;
+                // `go = ">=1.26"` stays a minimum when it moves.
+                let wanted = match &image.go {
+                    Some(r) => r.moved_to(go),
+                    None => go::Requirement {
+                        minor: go.clone(),
+                        minimum: false,
+                    },
+                };
+                vendor_toml = set_go(&vendor_path, &vendor_toml, image.name.as_deref(), &wanted)?;
                 go_moved = true;
             }
         }
@@ -464,7 +472,7 @@ fn set_go(
     path: &std::path::Path,
     text: &str,
     name: Option<&str>,
-    go: &go::Version,
+    go: &go::Requirement,
 ) -> Result<String> {
     let mut doc: DocumentMut = text
         .parse()
@@ -544,7 +552,7 @@ mod tests {
     fn set_go_changes_only_the_value() {
         let text =
             "[image]\nrepository = \"r\"\ngo = \"1.26\"   # the builder\n\n[[pin]]\nfile = \"f\"\n";
-        let go = go::Version::parse("1.27").unwrap();
+        let go = go::Requirement::parse("1.27").unwrap();
         let out = set_go(std::path::Path::new("vendor.toml"), text, None, &go).unwrap();
         assert_eq!(out, text.replace("\"1.26\"", "\"1.27\""));
     }
@@ -552,7 +560,7 @@ mod tests {
     #[test]
     fn set_go_moves_only_the_named_image() {
         let text = "[[image]]\nname = \"a\"\ngo = \"1.26\"\n\n[[image]]\nname = \"b\"\ngo = \"1.26\" # b\n";
-        let go = go::Version::parse("1.27").unwrap();
+        let go = go::Requirement::parse("1.27").unwrap();
         let out = set_go(std::path::Path::new("vendor.toml"), text, Some("b"), &go).unwrap();
         assert_eq!(out, text.replace("\"1.26\" # b", "\"1.27\" # b"));
         let added = set_go(

@@ -107,15 +107,25 @@ impl Transaction {
     /// Drops the changes that would leave a file as it is; returns the paths
     /// that will really change, in order.
     pub fn changed_paths(&mut self) -> Result<Vec<String>> {
+        Ok(self.drop_unchanged()?.0)
+    }
+
+    /// [`Transaction::changed_paths`], and which of them are files on disk
+    /// now (read once for both).
+    fn drop_unchanged(&mut self) -> Result<(Vec<String>, BTreeSet<String>)> {
         let mut keep = BTreeMap::new();
+        let mut existing = BTreeSet::new();
         for (path, new) in std::mem::take(&mut self.changes) {
             let current = super::read_opt(&self.root.join(&path))?;
             if current != new {
+                if current.is_some() {
+                    existing.insert(path.clone());
+                }
                 keep.insert(path, new);
             }
         }
         self.changes = keep;
-        Ok(self.changes.keys().cloned().collect())
+        Ok((self.changes.keys().cloned().collect(), existing))
     }
 
     /// Writes every staged change, all or nothing. Returns the changed paths.
@@ -125,10 +135,8 @@ impl Transaction {
     /// before anything is written: vendor.toml validation names such paths
     /// first, with their line; this is the writer keeping its own promise.
     pub fn commit(mut self) -> Result<Vec<String>> {
-        for path in self.changes.keys() {
-            super::bounds::check(&self.root, path)?;
-        }
-        let changed = self.changed_paths()?;
+        super::bounds::check_all(&self.root, self.changes.keys().map(String::as_str))?;
+        let (changed, existing) = self.drop_unchanged()?;
         if changed.is_empty() {
             return Ok(changed);
         }
@@ -143,7 +151,7 @@ impl Transaction {
         }
         fs::create_dir(&staging).map_err(io("create", &staging))?;
         let plan_path = staging.join("plan");
-        let plan = match self.write_staged(&staging, &plan_path) {
+        let plan = match self.write_staged(&staging, &plan_path, &existing) {
             Ok(plan) => plan,
             Err(e) => {
                 // Before the commit point nothing in the tree has changed:
@@ -162,14 +170,24 @@ impl Transaction {
 
     /// Writes every staged file under `staging`, then the plan (`plan.tmp`
     /// renamed to `plan_path`, the commit point); returns the plan.
-    fn write_staged(&self, staging: &Path, plan_path: &Path) -> Result<String> {
+    ///
+    /// Only a file `existing` holds is asked for its mode (kept on the new
+    /// copy): a new one has none to keep, and is not looked for.
+    fn write_staged(
+        &self,
+        staging: &Path,
+        plan_path: &Path,
+        existing: &BTreeSet<String>,
+    ) -> Result<String> {
         let mut plan = String::new();
         for (n, (path, new)) in self.changes.iter().enumerate() {
             match new {
                 Some(bytes) => {
                     let staged = staging.join(n.to_string());
                     write_synced(&staged, bytes)?;
-                    if let Ok(meta) = fs::metadata(self.root.join(path)) {
+                    if existing.contains(path)
+                        && let Ok(meta) = fs::metadata(self.root.join(path))
+                    {
                         fs::set_permissions(&staged, meta.permissions())
                             .map_err(io("chmod", &staged))?;
                     }
@@ -272,17 +290,25 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     // above it up to the package: a new directory's own entry needs its
     // parent synced too.
     let mut touched = BTreeSet::new();
+    // The staged files not yet renamed, from one listing (after a kill,
+    // those already renamed are gone), and the directories made or found
+    // so far: nothing is asked about twice.
+    let staged = listing(staging)?;
+    let mut made = BTreeSet::new();
     for step in plan_steps(&staging.join("plan"), plan)? {
         match step {
             Step::Write { n, path } => {
                 let to = root.join(path);
                 touched.extend(ancestors(root, &to));
-                let from = staging.join(n);
-                if !from.exists() {
+                if !staged.contains(n) {
                     continue;
                 }
-                if let Some(parent) = to.parent() {
+                let from = staging.join(n);
+                if let Some(parent) = to.parent()
+                    && !made.contains(parent)
+                {
                     fs::create_dir_all(parent).map_err(io("create", parent))?;
+                    made.insert(parent.to_path_buf());
                 }
                 fs::rename(&from, &to).map_err(io("rename", &from))?;
             }
@@ -308,6 +334,16 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     }
     fs::remove_dir_all(staging).map_err(io("remove", staging))?;
     sync_dir(root)
+}
+
+/// The names of the entries of `dir`.
+fn listing(dir: &Path) -> Result<BTreeSet<String>> {
+    let mut names = BTreeSet::new();
+    for entry in fs::read_dir(dir).map_err(io("list", dir))? {
+        let entry = entry.map_err(io("list", dir))?;
+        names.insert(entry.file_name().to_string_lossy().into_owned());
+    }
+    Ok(names)
 }
 
 /// The steps of the plan at `plan_path`; a line that is not a step revendor

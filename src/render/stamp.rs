@@ -7,7 +7,7 @@
 //! ([`Stamp::moved`]), with the same pins.
 
 use crate::config::lock::Lock;
-use crate::config::{Config, ConfigError, Placeholders, needs_commit};
+use crate::config::{Config, ConfigError, Image, Placeholders, RewriteKind, needs_commit};
 use crate::error::Result;
 
 /// Each upstream's placeholders and each image's pin, by name.
@@ -97,6 +97,26 @@ impl Stamp {
     /// The version (`{version}`) of upstream `name`.
     pub fn version(&self, name: Option<&str>) -> &str {
         &self.values(name).version
+    }
+
+    /// The `VERSION` build argument `image` is built with at this stamp:
+    /// what the `dockerfile-arg = "VERSION"` rewrite of its Dockerfile gives
+    /// (`{semver}` for a recipe that wants no `v`), else the version of the
+    /// image's upstream. `image build` builds with it, and `check` hashes
+    /// the build's inputs with it (`image-stale`), so the two agree.
+    pub fn version_arg(&self, config: &Config, image: &Image) -> String {
+        let upstream = config.image_upstream(image);
+        config
+            .rewrites
+            .iter()
+            .find(|r| {
+                r.file == image.dockerfile
+                    && matches!(&r.kind, RewriteKind::DockerfileArg { name } if name == "VERSION")
+            })
+            .map_or_else(
+                || self.version(upstream).to_owned(),
+                |r| r.value(self.values(r.upstream.as_deref())),
+            )
     }
 
     /// The pinned reference of image `name`, if one is pinned.

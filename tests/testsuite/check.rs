@@ -351,6 +351,43 @@ fn a_container_without_a_memory_limit_breaks_the_contract() {
     );
 }
 
+/// Issue 22: Renovate moves the builder from golang:1.26 to 1.27. With
+/// `go = ">=1.26"` that is no drift; an exact `go = "1.26"` keeps meaning
+/// that minor only.
+#[test]
+fn a_newer_builder_is_clean_under_a_go_minimum_and_drift_under_an_exact_go() {
+    let gh = upstream(&["v1.0.0"]);
+    let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
+    let dockerfile = pkg.read_string(DOCKERFILE);
+    pkg.write(
+        DOCKERFILE,
+        dockerfile.replace("golang:1.26@", "golang:1.27@"),
+    );
+    let run = json(&rv, &[], 1);
+    assert_eq!(findings(&run), one("builder-go", "error", DOCKERFILE, 1));
+    let toml = pkg.read_string("vendor.toml");
+    assert!(toml.contains("go = \"1.26\""));
+    pkg.write(
+        "vendor.toml",
+        toml.replace("go = \"1.26\"", "go = \">=1.26\""),
+    );
+    let run = json(&rv, &[], 0);
+    assert_eq!(findings(&run), []);
+    // Older than the minimum is still drift, said as a minimum.
+    pkg.write(
+        DOCKERFILE,
+        dockerfile.replace("golang:1.26@", "golang:1.25@"),
+    );
+    let human = rv.run(&["check"]).expect(1);
+    assert!(
+        human
+            .stdout
+            .contains("the builder uses golang:1.25, expected Go 1.26 or later"),
+        "{}",
+        human.stdout
+    );
+}
+
 /// A real registry read as ghcr.io through a mirror; `rv` checks online.
 fn with_registry(
     pin: impl Fn(&Registry) -> String,
@@ -674,4 +711,56 @@ fn a_fifo_named_vendor_toml_is_refused_without_waiting() {
         "{}",
         run.stderr
     );
+}
+
+/// Issue 22: cozystack's release promotion rewrites `:v1-rc.1@sha256:X` to
+/// `:v1@sha256:X` in the charts. Same digest, another tag: a rename, which
+/// `check` warns about (exit 0) and `check --online --fix` records in the
+/// lock, after which the check is clean.
+#[test]
+fn a_promoted_tag_with_the_same_digest_is_a_rename_recorded_by_fix() {
+    let index = multi_arch(
+        &["linux/amd64", "linux/arm64"],
+        "promoted",
+        MediaType::OciIndex,
+    );
+    let Some((registry, _gh, pkg, rv)) = with_registry(|r| {
+        let d = r
+            .push_multi_arch("example/app", "v1-rc.1", &index)
+            .to_string();
+        format!("ghcr.io/example/app:v1-rc.1@{d}")
+    }) else {
+        return;
+    };
+    let d = registry
+        .push_multi_arch("example/app", "v1", &index)
+        .to_string();
+    let (rc, promoted) = (
+        format!("ghcr.io/example/app:v1-rc.1@{d}"),
+        format!("ghcr.io/example/app:v1@{d}"),
+    );
+    let template = pkg.read_string(TEMPLATE);
+    assert!(template.contains(&rc), "{template}");
+    pkg.write(TEMPLATE, template.replace(&rc, &promoted));
+
+    let run = json(&rv, &[], 0);
+    assert_eq!(findings(&run), one("image-pin", "warning", TEMPLATE, 13));
+    let human = rv.run(&["check"]).expect(0);
+    assert!(
+        human.stdout.contains(&format!(
+            "`{promoted}` renames the locked `{rc}`: the same digest under tag `v1` (a release promotion), not drift"
+        )),
+        "{}",
+        human.stdout
+    );
+
+    let run = json(&rv, &["--online", "--fix"], 0);
+    assert_eq!(findings(&run), one("image-pin", "info", LOCK, 1));
+    assert!(pkg.read_string(LOCK).contains(&promoted));
+    assert!(!pkg.read_string(LOCK).contains(&rc));
+    let run = json(&rv, &["--online"], 0);
+    assert_eq!(findings(&run), []);
+    // render now writes the promoted tag too: nothing to change.
+    rv.run(&["render"]).expect(0);
+    assert_eq!(pkg.read_string(TEMPLATE), template.replace(&rc, &promoted));
 }

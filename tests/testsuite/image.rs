@@ -535,6 +535,71 @@ fn buildx_build_is_read_back_verified_pinned_then_skipped_until_the_patch_change
     assert!(fake.argv_log().exists());
 }
 
+/// Issue 22: a bot's digest-only bump of a `FROM` leaves a well-formed pin
+/// of an image built on the old base; `check` says so as `image-stale`, at
+/// the FROM that moved, and a build puts it right.
+#[test]
+fn a_digest_only_from_bump_after_the_build_is_image_stale() {
+    if !have_registry("a_digest_only_from_bump_after_the_build_is_image_stale") {
+        return;
+    }
+    let registry = Registry::start(Auth::Anonymous);
+    let repository = format!("{}/team/multus-cni", registry.host);
+    let image = multi_arch(&BOTH, "stale", MediaType::OciIndex);
+    let pkg = package(&repository, "buildx");
+    let (old, new) = ("a".repeat(64), "b".repeat(64));
+    let dockerfile = String::from_utf8(fixture("Dockerfile")).unwrap();
+    let on = |digest: &str| {
+        dockerfile.replace(
+            "FROM scratch",
+            &format!("FROM debian:stable-slim@sha256:{digest}"),
+        )
+    };
+    pkg.write("images/hello/Dockerfile", on(&old));
+    let fake = FakeBuildx::new();
+    let rv = fake.pushing(&pkg, &registry, "team/multus-cni", &image);
+    rv.run(&["image", "build", "--push"]).expect(0);
+    let stale = |rv: &Revendor| -> Vec<(String, String, u64, String)> {
+        let run = rv.run(&["check", "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "image-stale")
+            .map(|f| {
+                (
+                    f["severity"].as_str().unwrap().to_owned(),
+                    f["file"].as_str().unwrap().to_owned(),
+                    f["line"].as_u64().unwrap(),
+                    f["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(stale(&rv), [], "just built: the inputs are the image's");
+
+    pkg.write("images/hello/Dockerfile", on(&new));
+    let pinned = format!("{repository}:{TAG}@{}", image.index.digest);
+    assert_eq!(
+        stale(&rv),
+        [(
+            "error".to_owned(),
+            "images/hello/Dockerfile".to_owned(),
+            4,
+            format!(
+                "the pinned `{pinned}` was built on `debian:stable-slim@sha256:{old}`, and this FROM now names `sha256:{new}`"
+            )
+        )]
+    );
+
+    // The rebuild (over its own tag) records the new inputs.
+    rv.run(&["image", "build", "--push", "--move-tag"])
+        .expect(0);
+    assert_eq!(stale(&rv), []);
+}
+
 #[test]
 fn a_docker_without_buildx_is_named_before_anything_is_built() {
     let pkg = multus_package();

@@ -84,6 +84,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "check",
         &[
+            // builder: its content hash only, taken again for `image-stale`.
+            "builder",
             "config",
             "dockerfile",
             "error",

@@ -11,7 +11,10 @@
 //! 3. The offline check runs on the written tree. Every finding is reported
 //!    with its fix. An `error` finding that the check before did not report
 //!    (same id, file and message) is `caused` by this update: the files stay
-//!    written, and `update` exits 1 until the next command is run.
+//!    written, and `update` exits 1 until the next command is run. The
+//!    one exception is `image-stale`: a new version always leaves the pinned
+//!    image behind, and building it is the next step of every update, not a
+//!    mistake of this one (the finding still says so, with its command).
 //!
 //! Without a lock before (adoption) nothing counts as caused: the findings
 //! are the package's own. `--dry-run` writes nothing, so there is no result
@@ -19,7 +22,7 @@
 //! error: the update itself is done.
 
 use super::summary::{ClosingFinding, UpdateReport};
-use crate::check::{Finding, Severity};
+use crate::check::{Finding, IMAGE_STALE, Severity};
 use crate::error::Result;
 use crate::ops::check::{CheckOptions, check};
 use crate::paths::Transaction;
@@ -73,7 +76,9 @@ fn closing(before: Option<&[Finding]>, after: Vec<Finding>) -> Vec<ClosingFindin
     after
         .into_iter()
         .map(|finding| ClosingFinding {
-            caused: finding.severity == Severity::Error && !known(&finding),
+            caused: finding.severity == Severity::Error
+                && !known(&finding)
+                && finding.id != IMAGE_STALE.name,
             finding,
         })
         .collect()

@@ -99,6 +99,7 @@ pub(super) fn finish(
             })
             .collect(),
         pending: None,
+        lookup: Default::default(),
     };
     stage_vendor_toml(ctx, run.moves, &dropped, &mut run.txn)?;
     let previous_lock = paths::read_opt(&ctx.root.join(LOCK_PATH))?

@@ -287,6 +287,7 @@ pub(super) fn adoption(
             .collect(),
         outputs: origin::outputs(vendored, package.patches()),
         pending: None,
+        lookup: Default::default(),
     }
 }
 
