@@ -27,6 +27,7 @@ pub mod lock_index;
 mod named;
 mod one_or_many;
 mod raw;
+pub mod repo;
 mod select;
 mod suggest;
 mod upstream;

@@ -73,8 +73,15 @@ pub(super) fn validate(
                 }
                 AppliesTo::Source => "create the patch or fix `file`",
             };
+            // A FIFO, socket, device or directory under that name is there, but is no file
+            // revendor reads (issue 21).
+            let what = if dir.join(&file).exists() {
+                "is not a regular file"
+            } else {
+                "does not exist"
+            };
             return Err(cx
-                .err(&r.file, format!("patch file `{file}` does not exist"))
+                .err(&r.file, format!("patch file `{file}` {what}"))
                 .hint(hint));
         }
         patches.push(Patch {
@@ -94,6 +101,13 @@ pub(super) fn validate(
         let r = w.get_ref();
         let upstream = named::belongs_to(&cx, &upstreams, &r.upstream, "[[rewrite]]", cx.line(w))?;
         let kind = match (&r.lines_containing, &r.replace, &r.dockerfile_arg) {
+            (Some(_), Some(replace), None) if replace.get_ref().is_empty() => {
+                // An empty `replace` matches nowhere and everywhere: the rewrite would change
+                // nothing, and check would then call the intended edit a hand edit (issue 21).
+                return Err(cx
+                    .err(replace, "`replace` is empty: it must name the text to replace on the matching lines")
+                    .hint("write the text to replace, e.g. `replace = \"snapshot\"`"));
+            }
             (Some(needle), Some(replace), None) => RewriteKind::Lines {
                 needle: needle.get_ref().clone(),
                 replace: replace.get_ref().clone(),

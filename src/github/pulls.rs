@@ -1,6 +1,6 @@
 //! What `pr --create` asks GitHub: the repository and what the token may do
-//! there, the open pull request of a branch, opening and updating it, and
-//! commenting on it.
+//! there, the open pull request of a branch, opening, updating and labelling
+//! it, and commenting on it.
 //!
 //! Writes are sent once (`net::Client::send_json` never retries them), so a
 //! timed-out write is found again by the next run's lookup instead of being
@@ -90,6 +90,14 @@ impl Repo<'_> {
         let url = self.api_url(&format!("/issues/{number}/comments?per_page=100"));
         let (comments, _): (Vec<Comment>, _) = self.get_json(&url, "a list of comments")?;
         Ok(comments.into_iter().filter_map(|c| c.body).collect())
+    }
+
+    /// Adds `labels` to pull request `number` (GitHub keeps the ones it has).
+    pub fn add_labels(&self, number: u64, labels: &[String]) -> Result<(), Error> {
+        let url = self.api_url(&format!("/issues/{number}/labels"));
+        let value = serde_json::json!({ "labels": labels });
+        self.client.send_json("POST", &url, &value)?;
+        Ok(())
     }
 
     /// Comments `body` on pull request `number`.

@@ -53,7 +53,12 @@ struct TaggedRelease {
 /// The URL of the asset `name` of release `tag` of `repo`, on
 /// `GITHUB_SERVER_URL`.
 pub fn release_asset_url(env: &Env, repo: &str, tag: &str, name: &str) -> String {
-    format!("{}/{repo}/releases/download/{tag}/{name}", env.server_url)
+    format!(
+        "{}/{repo}/releases/download/{}/{}",
+        env.server_url,
+        crate::net::encode_path(tag),
+        crate::net::encode_segment(name)
+    )
 }
 
 impl Repo<'_> {

@@ -16,7 +16,9 @@
 //!    (`-v` prints each request's method, redacted URL and status; `net` prints nothing).
 //!
 //! Bodies are read whole inside the attempt, so a body cut short is retried like a refused
-//! connection.
+//! connection. A body is at most [`MAX_BODY`] bytes unless the request sets its own limit
+//! ([`Request::limit`]): a larger answer is [`HttpError::TooLarge`], refused as it arrives,
+//! before it exhausts memory (issue 21).
 
 use std::io::Read;
 use std::sync::OnceLock;
@@ -31,6 +33,11 @@ use super::error::describe;
 use super::origin::{allowed, refuse_redirect};
 use super::redirect::{self, Refused};
 use super::{HttpError, redact};
+
+/// The largest answer body read when a request sets no limit of its own:
+/// above any source archive or git pack vendored today, below what
+/// exhausts a CI runner's memory (docs/reference.md, "Limits").
+pub const MAX_BODY: u64 = 1 << 30;
 
 /// Counters for `-v`: how much a run asked of the network.
 #[derive(Debug, Default)]
@@ -236,7 +243,7 @@ impl<'a> Request<'a> {
         self
     }
 
-    /// Refuses an answer longer than `limit` bytes.
+    /// Refuses an answer longer than `limit` bytes (instead of [`MAX_BODY`]).
     pub fn limit(mut self, limit: u64) -> Request<'a> {
         self.limit = Some(limit);
         self
@@ -484,7 +491,7 @@ impl Transport {
         started: Instant,
     ) -> Result<Vec<u8>, Failure> {
         let total = response.content_length();
-        let limit = request.limit.unwrap_or(u64::MAX);
+        let limit = request.limit.unwrap_or(MAX_BODY);
         let mut reader = response.take(limit.saturating_add(1));
         let mut body = Vec::with_capacity(total.unwrap_or(0).min(limit).min(64 << 20) as usize);
         let mut chunk = [0u8; 64 * 1024];

@@ -26,6 +26,7 @@ mod facts;
 mod ownership;
 mod patches;
 
+use crate::config::repo::RepoConfig;
 use crate::error::Result;
 use crate::git::Repo;
 use crate::pr::{self, Summary};
@@ -61,6 +62,8 @@ pub struct PrReport {
     pub title: String,
     /// The Markdown body.
     pub body: String,
+    /// Labels the pull request gets (`.revendor.toml`'s `[pr] labels`).
+    pub labels: Vec<String>,
     /// The facts the text was rendered from.
     pub summary: Summary,
     /// The upgrade branch, `revendor/<package>-<version>`.
@@ -111,9 +114,12 @@ pub fn pr(ctx: &Context, opts: &PrOptions) -> Result<PrReport> {
         repo.package.clone()
     };
     let gathered = facts::gather(ctx, &repo, base.commit, &scope)?;
+    let repo_config = RepoConfig::find(&ctx.root, &repo.workdir)?;
+    let (title, body) = text(&repo_config, &repo.package, &name, &gathered.summary);
     let mut report = PrReport {
-        title: pr::title(&gathered.summary),
-        body: pr::body(&gathered.summary),
+        title,
+        body,
+        labels: repo_config.labels.clone(),
         branch: branch(&name, &gathered.summary),
         summary: gathered.summary.clone(),
         repository,
@@ -126,6 +132,38 @@ pub fn pr(ctx: &Context, opts: &PrOptions) -> Result<PrReport> {
         create::create(ctx, &repo, &base, &gathered, opts, &mut report)?;
     }
     Ok(report)
+}
+
+/// The title and body of `summary`, as `.revendor.toml` shapes them (its
+/// title template, its footer), else revendor's own.
+fn text(config: &RepoConfig, package: &str, name: &str, summary: &Summary) -> (String, String) {
+    let own = pr::title(summary);
+    let each = match summary.upstreams.as_slice() {
+        [] => std::slice::from_ref(&summary.upstream),
+        several => several,
+    };
+    let join =
+        |f: &dyn Fn(&pr::Upstream) -> String| each.iter().map(f).collect::<Vec<_>>().join(", ");
+    let upstream = join(&|u| u.called().to_owned());
+    let version = join(&|u| u.to.clone());
+    let from = join(&|u| u.from.clone().unwrap_or_default());
+    let component = config.components.get(package).map_or(name, String::as_str);
+    let scope = if package.is_empty() { name } else { package };
+    let described = own.split_once("): ").map_or(own.as_str(), |(_, d)| d);
+    let values = [
+        ("component", component),
+        ("package", scope),
+        ("upstream", upstream.as_str()),
+        ("version", version.as_str()),
+        ("from", from.as_str()),
+        ("summary", described),
+    ];
+    let title = config.title.as_ref().map(|t| t.fill(&values));
+    let footer = config.footer.as_ref().map(|t| t.fill(&values));
+    (
+        title.unwrap_or_else(|| own.clone()),
+        pr::body_with_footer(summary, footer.as_deref().unwrap_or_default()),
+    )
 }
 
 /// `revendor/<package>-<version>`; with several upstreams, each one's name

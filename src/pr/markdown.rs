@@ -63,25 +63,38 @@ const BODY_LIMIT: usize = 65_536;
 /// the JSON summary keeps them all, and the commit message, which has no
 /// limit, every adaptation.
 pub fn body(s: &Summary) -> String {
+    body_with_footer(s, "")
+}
+
+/// [`body`] ending with `footer` (`.revendor.toml`'s `[pr] footer`, such as
+/// the `release-note` block a pull request template asks for), which is
+/// never cut: the facts above it make room for it.
+pub fn body_with_footer(s: &Summary, footer: &str) -> String {
+    let footer = if footer.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}\n", footer.trim_end())
+    };
+    let limit = BODY_LIMIT.saturating_sub(footer.chars().count());
     let full = render(s, None);
-    if full.chars().count() <= BODY_LIMIT {
-        return full;
+    if full.chars().count() <= limit {
+        return full + &footer;
     }
     for most in [100, 30, 10, 3, 0] {
         let cut = render(s, Some(most));
-        if cut.chars().count() <= BODY_LIMIT {
-            return cut;
+        if cut.chars().count() <= limit {
+            return cut + &footer;
         }
     }
-    truncated(&render(s, Some(0)))
+    truncated(&render(s, Some(0)), limit) + &footer
 }
 
 /// `text` cut at a line to leave room for the note saying so: what is left
 /// when even the shortest lists do not fit (patch sections quoting
 /// thousands of changed lines).
-fn truncated(text: &str) -> String {
+fn truncated(text: &str, limit: usize) -> String {
     const NOTE: &str = "\n\n*(cut here: GitHub takes 65,536 characters; the commit message and `revendor pr --format json` hold the rest)*\n";
-    let room = BODY_LIMIT - NOTE.chars().count();
+    let room = limit.saturating_sub(NOTE.chars().count());
     let end = text
         .char_indices()
         .nth(room)
@@ -834,7 +847,7 @@ mod tests {
             "the sections after the lists stay"
         );
         assert!(
-            super::super::message::commit_message(&s, &[])
+            super::super::message::commit_message(&title(&s), &s, &[])
                 .contains("- charts/big/templates/file-2999.yaml: rendered")
         );
     }

@@ -8,10 +8,10 @@ use std::fmt::Write;
 use super::markdown::{adaptation_lines, section};
 use super::summary::Summary;
 
-/// The message for `summary`; `trailers` (`Key`, `value`) end it, one per
-/// line, as git's trailer block.
-pub fn commit_message(s: &Summary, trailers: &[(String, String)]) -> String {
-    let mut m = format!("{}\n\n", super::title(s));
+/// The message for `summary` under `title` (the pull request's);
+/// `trailers` (`Key`, `value`) end it, one per line, as git's trailer block.
+pub fn commit_message(title: &str, s: &Summary, trailers: &[(String, String)]) -> String {
+    let mut m = format!("{title}\n\n");
     let each = match s.upstreams.as_slice() {
         [] => std::slice::from_ref(&s.upstream),
         several => several,
@@ -92,7 +92,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            commit_message(&s, &trailers),
+            commit_message(&crate::pr::title(&s), &s, &trailers),
             "chore(packages/app): bump app to v1.1.0\n\napp v1.0.0 -> v1.1.0\n\n\
              Adaptations:\n- vendor.toml: version v1.0.0 → v1.1.0\n\n\
              Revendor-Package: packages/app\nSigned-off-by: A U Thor <a@example.com>\n"

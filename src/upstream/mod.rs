@@ -21,6 +21,8 @@
 //!    with its git blob id, then [`fetch_listed`] one by one: from the cache
 //!    by blob id when a release before had the same file, else downloaded
 //!    and checked against that id.
+//! 5. No vendored file is larger than [`MAX_FILE`]: a larger one is
+//!    [`Error::TooLarge`], refused as it downloads (issue 21).
 //!
 //! # A new kind of upstream
 //!
@@ -224,16 +226,40 @@ pub fn fetch_listed(
     if let Some(bytes) = cache.get_blob(&listed.blob) {
         return Ok(bytes);
     }
-    let bytes = source.file(tag, &listed.path)?;
+    let bytes = within_bound(source, tag, &listed.path, source.file(tag, &listed.path)?)?;
     let actual = cache::blob_id(&bytes);
     if actual != listed.blob {
         return Err(Error::Checksum {
-            what: format!("{} at {tag} (git blob id)", listed.path),
+            what: format!("{} at {tag}", listed.path),
+            digest: "git blob id",
             expected: listed.blob.clone(),
             actual,
         });
     }
     cache.put_blob(&bytes);
+    Ok(bytes)
+}
+
+/// The largest file revendor vendors (docs/reference.md, "Limits"): far
+/// above the largest manifest bundle vendored today (a few MiB of CRDs).
+pub const MAX_FILE: u64 = 64 << 20;
+
+/// The error for `path` at `rev` of `upstream` being larger than
+/// [`MAX_FILE`].
+pub fn too_large(upstream: &str, rev: &str, path: &str) -> Error {
+    Error::TooLarge {
+        what: format!("`{path}` of {upstream} at {rev}"),
+        limit: format!("at most {} MiB a vendored file", MAX_FILE >> 20),
+        remote: true,
+    }
+}
+
+/// `bytes`, the file `path` at `rev` of `source`, unless it is larger than
+/// [`MAX_FILE`]: for the kinds whose `file` does not bound what it reads.
+fn within_bound(source: &dyn Source, rev: &str, path: &str, bytes: Vec<u8>) -> Result<Vec<u8>> {
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(too_large(&source.describe(), rev, path));
+    }
     Ok(bytes)
 }
 
@@ -303,13 +329,14 @@ pub fn fetch_file(
     {
         return Ok(bytes);
     }
-    let bytes = source.file(tag, path)?;
+    let bytes = within_bound(source, tag, path, source.file(tag, path)?)?;
     let actual = cache.put(&bytes);
     if let Some(expected) = expected
         && expected != actual
     {
         return Err(Error::Checksum {
             what: format!("{path} at {tag}"),
+            digest: "sha256",
             expected: expected.to_string(),
             actual,
         });
@@ -339,6 +366,7 @@ fn verify_tree(tree: SourceTree, tag: &str, locked: Option<&LockedUpstream>) -> 
     {
         return Err(Error::Checksum {
             what: format!("the source tree at {tag}"),
+            digest: "tree hash",
             expected: expected.clone(),
             actual: tree.tree_sha256,
         });

@@ -97,6 +97,7 @@ impl<'a> ReleaseAssets<'a> {
             let actual = Digest::of(&bytes).hex().to_owned();
             if actual != expected {
                 return Err(Error::Checksum {
+                    digest: "sha256",
                     what: format!("release asset `{name}` at {tag} (as `{checksums}` lists it)"),
                     expected,
                     actual,

@@ -326,6 +326,59 @@ fn pr_create_commits_only_the_packages_files_then_updates_the_same_pull_request(
 }
 
 #[test]
+fn issue_22_revendor_toml_at_the_root_sets_title_labels_and_footer() {
+    let s = Setup::new();
+    s.repo.commit(
+        "repository conventions",
+        [(
+            ".revendor.toml",
+            "[pr]\ntitle = \"chore({component}): bump {upstream} to {version}\"\n\
+             labels = [\"area/networking\", \"kind/dependency\"]\n\
+             footer = \"```release-note\\n[{component}] {summary} (was {from})\\n```\"\n\
+             components = { \"packages/app\" = \"the-app\" }\n",
+        )],
+    );
+    let rv = s.rv();
+    rv.run(&["update"]).expect(0);
+    let text = rv.run(&["pr"]).expect(0).stdout;
+    assert!(
+        text.starts_with("chore(the-app): bump app to v1.1.0\n"),
+        "{text}"
+    );
+    rv.run(&["pr", "--create"]).expect(0);
+    let pulls = s.gh.pulls(PLATFORM);
+    assert_eq!(pulls[0].title, "chore(the-app): bump app to v1.1.0");
+    assert_eq!(pulls[0].labels, ["area/networking", "kind/dependency"]);
+    assert!(
+        pulls[0]
+            .body
+            .ends_with("\n```release-note\n[the-app] bump app to v1.1.0 (was v1.0.0)\n```\n"),
+        "{}",
+        pulls[0].body
+    );
+    let head = s.pushed().expect("the branch is on origin");
+    let message = s.origin_git(&["log", "-1", "--format=%B", &head]);
+    assert!(
+        message.starts_with("chore(the-app): bump app to v1.1.0\n"),
+        "{message}"
+    );
+
+    // An unknown placeholder is an error at its line, before anything is pushed.
+    std::fs::write(
+        s.repo.path().join(".revendor.toml"),
+        "[pr]\n\ntitle = \"chore({scope}): x\"\n",
+    )
+    .unwrap();
+    let out = rv.run(&["pr"]).expect(2);
+    assert!(
+        out.stderr
+            .contains(".revendor.toml:3: [pr] title has the unknown placeholder `{scope}`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn a_maintainers_commit_on_the_branch_survives_the_next_run() {
     let s = Setup::new();
     let rv = s.rv();

@@ -95,7 +95,7 @@ pub(super) fn create(
     if opts.signoff {
         trailers.push(("Signed-off-by".to_owned(), who.signoff()));
     }
-    let message = crate::pr::commit_message(&report.summary, &trailers);
+    let message = crate::pr::commit_message(&report.title, &report.summary, &trailers);
     let pushed = match seen {
         Some(head) if commit::is_same(repo, head, base.commit, tree, &message) => {
             ctx.shell.status(
@@ -114,6 +114,15 @@ pub(super) fn create(
 
     match publish(&api, existing.as_ref(), owner, &branch, &into, report) {
         Ok((pull, action)) => {
+            if !report.labels.is_empty() {
+                api.add_labels(pull.number, &report.labels).map_err(|e| {
+                    failed(
+                        format!("label pull request #{}", pull.number),
+                        "the pull request is open without them",
+                        e,
+                    )
+                })?;
+            }
             report.url = Some(pull.html_url);
             report.action = Some(action);
             Ok(())

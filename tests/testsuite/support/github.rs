@@ -30,7 +30,8 @@
 //!
 //! Pull requests: `GET /repos/{o}/{r}` tells a token's holder its `permissions`;
 //! `GET|POST /repos/{o}/{r}/pulls` (filtered by `head`; a `POST` into a branch the repository
-//! does not have is GitHub's 422), `PATCH …/pulls/{n}`, and `GET|POST …/issues/{n}/comments`.
+//! does not have is GitHub's 422), `PATCH …/pulls/{n}`, `GET|POST …/issues/{n}/comments`, and
+//! `POST …/issues/{n}/labels`.
 //! [`GitHub::pulls`] and [`GitHub::comments`] show what a run left behind.
 //!
 //! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
@@ -252,6 +253,8 @@ pub struct Pull {
     pub title: String,
     /// Its Markdown body.
     pub body: String,
+    /// Its labels, in the order they were first added.
+    pub labels: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -1199,7 +1202,8 @@ fn api(shared: &Shared, request: &Request) -> Response {
 }
 
 /// `POST /repos/{o}/{r}/pulls` (422 for an unknown base branch or a head that has one),
-/// `PATCH /repos/{o}/{r}/pulls/{n}` and `POST /repos/{o}/{r}/issues/{n}/comments`.
+/// `PATCH /repos/{o}/{r}/pulls/{n}`, `POST /repos/{o}/{r}/issues/{n}/comments` and
+/// `POST /repos/{o}/{r}/issues/{n}/labels`.
 fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
     let segments = segments(request);
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
@@ -1242,6 +1246,7 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
                 base,
                 title,
                 body: field("body").unwrap_or_default(),
+                labels: Vec::new(),
             };
             let answer = pull_json(urls, repo, &pull);
             repo.pulls.push(pull);
@@ -1272,6 +1277,28 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
                     "html_url": format!("{}/{full}/pull/{number}#issuecomment-{id}", urls.server),
                 }),
             )
+        }
+        ["repos", owner, name, "issues", number, "labels"] if request.method == "POST" => {
+            let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
+                return not_found_json();
+            };
+            let Some(pull) = repo
+                .pulls
+                .iter_mut()
+                .find(|p| number.parse() == Ok(p.number))
+            else {
+                return not_found_json();
+            };
+            let Some(labels) = body.get("labels").and_then(Value::as_array) else {
+                return Response::json(422, &json!({"message": "Validation Failed"}));
+            };
+            for label in labels.iter().filter_map(Value::as_str) {
+                if !pull.labels.iter().any(|l| l == label) {
+                    pull.labels.push(label.to_owned());
+                }
+            }
+            let answer: Vec<Value> = pull.labels.iter().map(|l| json!({"name": l})).collect();
+            Response::json(200, &json!(answer))
         }
         ["repos", owner, name, "pulls", number] if request.method == "PATCH" => {
             let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
