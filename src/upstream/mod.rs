@@ -19,6 +19,9 @@
 //!    verified against the lock's [`tree_hash`] at the locked version, and
 //!    [`locked_tree`] reads that tree from what [`Source::kept_tree`] kept
 //!    on this machine, downloading only when allowed.
+//!    A `[[vendor]]` with `asset` is such a file too: [`open`] gives its
+//!    upstream a [`release_asset::ReleaseAssets`], which serves the name from
+//!    the release.
 //! 4. A vendored directory is [`Source::list`]ed at a rev: its files, each
 //!    with its git blob id, then [`fetch_listed`] one by one: from the cache
 //!    by blob id when a release before had the same file, else downloaded
@@ -59,6 +62,7 @@ mod git_http;
 pub mod github;
 pub mod helm;
 mod pristine;
+pub mod release_asset;
 mod select;
 mod suggest;
 pub mod tree_hash;
@@ -272,9 +276,17 @@ fn within_bound(source: &dyn Source, rev: &str, path: &str, bytes: Vec<u8>) -> R
 }
 
 /// The source of an upstream (an OCI chart's pinned version read by its
-/// digest).
+/// digest). A GitHub upstream whose `[[vendor]]`s take release assets
+/// serves them ([`release_asset::ReleaseAssets`]) beside its repository's
+/// files.
 pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    source_of(&upstream.source, Some(upstream), env, client)
+    let source = source_of(&upstream.source, Some(upstream), env, client);
+    match &upstream.source {
+        UpstreamSource::GitHub { repo } if !upstream.assets.is_empty() => Box::new(
+            release_asset::ReleaseAssets::new(source, repo, upstream.assets.clone(), env, client),
+        ),
+        _ => source,
+    }
 }
 
 /// The source `source` names (an upstream's, or the lock's old one).
