@@ -139,14 +139,16 @@ pub enum Error {
         /// Whether a remote sent it (else the package's own files hold it).
         remote: bool,
     },
-    /// A download did not match the sha256 it must have.
-    #[error("`{what}` has sha256 {actual}, expected {expected}")]
+    /// A download did not match the digest it must have.
+    #[error("`{what}` has {digest} {actual}, expected {expected}")]
     Checksum {
         /// The URL or cache entry.
         what: String,
-        /// The recorded sha256.
+        /// Which digest: "sha256", "git blob id", "tree hash".
+        digest: &'static str,
+        /// The recorded digest.
         expected: String,
-        /// The sha256 of what arrived.
+        /// The digest of what arrived.
         actual: String,
     },
     /// The upstream has no such repository, tag, file or archive. `update`

@@ -78,12 +78,20 @@ impl Version {
     }
 
     /// The `go` directive of a go.mod (`go 1.25.0 // comment` gives `1.25.0`); `None` when
-    /// there is none or it is not a Go version.
-    pub fn from_go_mod(go_mod: &[u8]) -> Option<Version> {
-        String::from_utf8_lossy(go_mod).lines().find_map(|line| {
+    /// there is none. A directive that is not a Go version is an error holding its text: it
+    /// would otherwise vanish from the lock without a word (issue 21), and Go refuses such a
+    /// go.mod too.
+    pub fn from_go_mod(go_mod: &[u8]) -> Result<Option<Version>, String> {
+        let text = String::from_utf8_lossy(go_mod);
+        let Some(directive) = text.lines().find_map(|line| {
             let line = line.split("//").next().unwrap_or("").trim();
-            Version::parse(line.strip_prefix("go ")?.trim())
-        })
+            line.strip_prefix("go ").map(str::trim)
+        }) else {
+            return Ok(None);
+        };
+        Version::parse(directive)
+            .map(Some)
+            .ok_or_else(|| directive.to_owned())
     }
 
     /// The minor this version belongs to (`1.25.0` and `1.25rc1` give `1.25`): what `--go`
@@ -340,12 +348,16 @@ mod tests {
     #[test]
     fn reads_the_go_directive_of_a_go_mod() {
         let go_mod = b"module x\n\ngo 1.25.0 // min\n\ntoolchain go1.26\n";
-        assert_eq!(Version::from_go_mod(go_mod), Some(v("1.25.0")));
+        assert_eq!(Version::from_go_mod(go_mod), Ok(Some(v("1.25.0"))));
         assert_eq!(
             Version::from_go_mod(b"module x\n\ngo 1.23\n"),
-            Some(v("1.23"))
+            Ok(Some(v("1.23")))
         );
-        assert_eq!(Version::from_go_mod(b"module x\n"), None);
-        assert_eq!(Version::from_go_mod(b"// go 1.20\nmodule x\n"), None);
+        assert_eq!(Version::from_go_mod(b"module x\n"), Ok(None));
+        assert_eq!(Version::from_go_mod(b"// go 1.20\nmodule x\n"), Ok(None));
+        assert_eq!(
+            Version::from_go_mod(b"module x\n\ngo 1.x.y\n"),
+            Err("1.x.y".to_owned())
+        );
     }
 }

@@ -165,10 +165,15 @@ pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// The largest file of a package revendor reads: as large as the largest
+/// vendored file (`upstream::MAX_FILE`), so a pristine copy always fits.
+pub const MAX_FILE: u64 = 64 << 20;
+
 /// The bytes of `path` when it is a regular file (symlinks followed).
 /// Anything else is refused once opened without blocking: a FIFO where a
 /// file is expected (a vendor.toml, a patch) would otherwise hang the run
-/// until something wrote to it (issue 21).
+/// until something wrote to it (issue 21). A file larger than [`MAX_FILE`]
+/// is refused before it is read, with [`std::io::ErrorKind::FileTooLarge`].
 fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
@@ -186,6 +191,9 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
             std::io::ErrorKind::InvalidInput,
             "not a regular file (a FIFO, a socket or a device): revendor reads only files here",
         ));
+    }
+    if meta.len() > MAX_FILE {
+        return Err(std::io::ErrorKind::FileTooLarge.into());
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.read_to_end(&mut bytes)?;

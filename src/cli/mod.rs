@@ -240,6 +240,7 @@ mod tests {
             Error::Http(crate::net::HttpError::NotFound { url: "u".into() }),
             Error::Checksum {
                 what: "w".into(),
+                digest: "sha256",
                 expected: "e".into(),
                 actual: "a".into(),
             },

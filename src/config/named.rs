@@ -176,6 +176,7 @@ fn upstream(
         allow_prerelease: u.allow_prerelease,
         version_line,
         source_line,
+        assets: Vec::new(),
     };
     if let (Some(version), Selection::Tags(Some(_))) = (&u.version, &up.selection)
         && up.semver(version.get_ref()).is_none()

@@ -36,6 +36,9 @@ pub struct Upstream {
     pub version_line: usize,
     /// Line of `github` or `git` in vendor.toml, for findings about the source.
     pub source_line: usize,
+    /// The release assets its `[[vendor]]`s take (`asset =`), which its
+    /// source serves by name in place of repository files.
+    pub assets: Vec<super::Asset>,
 }
 
 /// How an upstream's version is chosen.
@@ -256,6 +259,7 @@ mod tests {
             allow_prerelease: false,
             version_line: 1,
             source_line: 1,
+            assets: Vec::new(),
         }
     }
 

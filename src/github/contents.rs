@@ -5,7 +5,7 @@
 use super::Repo;
 use crate::env::Env;
 use crate::error;
-use crate::net::Client;
+use crate::net::{Client, encode_path};
 
 /// The revision a raw file is read at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,9 +29,16 @@ impl<'a> Rev<'a> {
 }
 
 /// The URL of `path` in `repo` (`owner/name`) at `rev`, on `REVENDOR_RAW_URL`.
+/// Each segment of `path` and of a tag is percent-encoded ([`encode_path`]): a file named
+/// `a#b.yaml` is asked for as itself, not as `a` (issue 21).
 pub fn raw_file_url(env: &Env, repo: &str, rev: Rev<'_>, path: &str) -> String {
+    let path = encode_path(path);
     match rev {
-        Rev::Tag(tag) => format!("{}/{repo}/refs/tags/{tag}/{path}", env.raw_url),
+        Rev::Tag(tag) => format!(
+            "{}/{repo}/refs/tags/{}/{path}",
+            env.raw_url,
+            encode_path(tag)
+        ),
         Rev::Commit(commit) => format!("{}/{repo}/{commit}/{path}", env.raw_url),
     }
 }
@@ -49,11 +56,12 @@ pub fn fetch_text(client: &Client, url: &str) -> error::Result<Option<String>> {
 }
 
 impl Repo<'_> {
-    /// The bytes of `path` at `rev` (a tag, or a full commit sha); a 404
-    /// as [`error::Error::NotFound`] naming the file.
-    pub fn raw_file(&self, rev: &str, path: &str) -> error::Result<Vec<u8>> {
+    /// The bytes of `path` at `rev` (a tag, or a full commit sha), at most
+    /// `limit` of them (else [`crate::net::HttpError::TooLarge`], refused as
+    /// it downloads); a 404 as [`error::Error::NotFound`] naming the file.
+    pub fn raw_file(&self, rev: &str, path: &str, limit: u64) -> error::Result<Vec<u8>> {
         let url = raw_file_url(self.env, &self.slug, Rev::of(rev), path);
-        match self.client.get(&url) {
+        match self.client.get_bounded(&url, &[], limit) {
             Ok(r) => Ok(r.body),
             Err(crate::net::HttpError::NotFound { url }) => Err(error::Error::NotFound {
                 what: format!("`{path}` of {} at {rev}", self.slug),

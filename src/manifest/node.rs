@@ -9,7 +9,13 @@
 //! 1. every node keeps the 1-based line and 0-based character column of its
 //!    first character (for a block mapping: its first key);
 //! 2. mappings are ordered lists of pairs, duplicates kept;
-//! 3. aliases are resolved by copying the anchored node.
+//! 3. aliases are resolved by copying the anchored node, and the copies of
+//!    one stream together are bounded ([`MAX_ALIAS_NODES`],
+//!    [`MAX_ALIAS_BYTES`]): a "billion laughs" file, whose aliases of
+//!    aliases expand a few lines into billions of nodes, is refused at the
+//!    alias that crosses the bound instead of exhausting memory (issue 21).
+//!    serde_yaml and saphyr bound expansion the same way, by counting what
+//!    the aliases replay.
 
 use std::collections::HashMap;
 
@@ -17,6 +23,11 @@ use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use super::Error;
+
+/// The most nodes the aliases of one YAML stream may copy, all together.
+pub const MAX_ALIAS_NODES: u64 = 100_000;
+/// The most scalar text, in bytes, the aliases of one YAML stream may copy.
+pub const MAX_ALIAS_BYTES: u64 = 16 << 20;
 
 /// One YAML node with its position in the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,6 +195,24 @@ struct Builder {
     error: Option<Error>,
     /// Whether the current document produced a root node yet.
     has_root: bool,
+    /// Nodes and scalar bytes the aliases copied so far.
+    copied: (u64, u64),
+}
+
+/// The nodes of `node`'s tree and the bytes of its scalars' text.
+fn weight(node: &Node) -> (u64, u64) {
+    match &node.value {
+        Value::Scalar(s) => (1, s.text.len() as u64),
+        Value::Seq(items) => items.iter().map(weight).fold((1, 0), add),
+        Value::Map(pairs) => pairs
+            .iter()
+            .flat_map(|(k, v)| [weight(k), weight(v)])
+            .fold((1, 0), add),
+    }
+}
+
+fn add(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    (a.0.saturating_add(b.0), a.1.saturating_add(b.1))
 }
 
 impl Builder {
@@ -219,6 +248,10 @@ fn position(mark: Marker) -> (usize, usize) {
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.error.is_some() {
+            // The stream is refused already; nothing built from here on is read.
+            return;
+        }
         let (line, col) = position(mark);
         match ev {
             Event::DocumentStart => self.has_root = false,
@@ -271,8 +304,22 @@ impl MarkedEventReceiver for Builder {
                 }
                 None => {}
             },
-            Event::Alias(id) => match self.anchors.get(&id).cloned() {
-                Some(node) => self.insert(node, 0),
+            Event::Alias(id) => match self.anchors.get(&id) {
+                Some(node) => {
+                    self.copied = add(self.copied, weight(node));
+                    if self.copied.0 > MAX_ALIAS_NODES || self.copied.1 > MAX_ALIAS_BYTES {
+                        self.error = Some(Error::Yaml {
+                            line,
+                            col: col + 1,
+                            message: format!(
+                                "its aliases expand to more than {MAX_ALIAS_NODES} nodes or {} MiB of text, the most revendor reads",
+                                MAX_ALIAS_BYTES >> 20
+                            ),
+                        });
+                    } else {
+                        self.insert(node.clone(), 0);
+                    }
+                }
                 None => {
                     self.error.get_or_insert(Error::Yaml {
                         line,
@@ -351,5 +398,31 @@ mod tests {
             matches!(err, Error::Yaml { line, .. } if line >= 2),
             "{err:?}"
         );
+    }
+
+    /// A "billion laughs": nine levels of nine aliases each.
+    fn alias_bomb() -> String {
+        let mut text = String::from("a0: &a0 lol\n");
+        for level in 1..10 {
+            let prev = format!("*a{}", level - 1);
+            let items = [prev.as_str(); 9].join(", ");
+            text.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn aliases_that_expand_past_the_bound_are_refused_at_their_line() {
+        let err = parse_documents(&alias_bomb()).unwrap_err();
+        assert!(
+            matches!(&err, Error::Yaml { line: 7, message, .. } if message.contains("aliases expand")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn aliases_within_the_bound_are_copied() {
+        let docs = parse_documents("base: &b {x: 1, y: [2, 3]}\none: *b\ntwo: *b\n").unwrap();
+        assert_eq!(docs[0].get("two"), docs[0].get("base"));
     }
 }

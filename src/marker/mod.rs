@@ -43,8 +43,9 @@ pub struct LineValue {
 /// Why an expected or resolved value could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// The YAML file does not parse.
-    #[error("invalid YAML")]
+    /// The YAML file does not parse (or its aliases expand past the bound):
+    /// the parser's words, with their line and column.
+    #[error("{0}")]
     Yaml(#[from] crate::manifest::Error),
     /// The Dockerfile does not parse.
     #[error("invalid Dockerfile")]

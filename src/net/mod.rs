@@ -2,12 +2,14 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `transport` | [`Transport`]: the reqwest client (built on first use), redirect policy, deadline, [`Backoff`], [`Stats`] |
+//! | `transport` | [`Transport`]: the reqwest client (built on first use), deadline, [`Backoff`], [`Stats`] |
+//! | `redirect` | which redirect hops are followed, and credentials kept on their own origin |
 //! | `origin` | [`is_loopback`], the scheme rule ([`allowed`]), [`Origin`] for credentials |
 //! | `client` | [`Client`]: GitHub and downloads: ETag validators, the token, progress |
 //! | `error` | [`HttpError`], and what of an error body may be shown ([`error_message`]) |
 //! | `redact` | [`redact`] for URLs, [`scrub`] for text |
 //! | `atomic` | [`write_atomic`]: the download caches' file writer |
+//! | `segment` | [`encode_path`]: upstream names percent-encoded into a URL's path |
 //!
 //! `registry::Client` is built on [`Transport`] too: it adds challenges, tokens and mirrors,
 //! never its own connection, retry or scheme rules.
@@ -17,6 +19,8 @@ mod client;
 mod error;
 mod origin;
 mod redact;
+mod redirect;
+mod segment;
 mod time;
 mod transport;
 
@@ -25,8 +29,10 @@ pub use client::{Client, ClientOptions, ProgressHook, Response};
 pub use error::{HttpError, error_message, one_line};
 pub use origin::{Origin, allowed, is_loopback};
 pub use redact::{redact, scrub};
+pub use segment::{encode_path, encode_segment};
 pub use transport::{
-    Answer, Backoff, Exchange, Progress, Request, RequestHook, Stats, Transport, TransportBuilder,
+    Answer, Backoff, Exchange, MAX_BODY, Progress, Request, RequestHook, Stats, Transport,
+    TransportBuilder,
 };
 
 /// Parses the `rel="next"` URL out of a `Link` header.

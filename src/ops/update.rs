@@ -109,6 +109,11 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .cloned()
         .collect();
     package.patches().check_targets(&config, &both)?;
+    for (a, b) in crate::paths::collisions(vendored.target.iter().map(|v| v.to.as_str())) {
+        ctx.shell.warn(format!(
+            "`{a}` and `{b}` differ only by case or Unicode normalisation: a macOS or Windows checkout holds only one of them; `exclude` one in vendor.toml, or rename it upstream"
+        ));
+    }
     vendored.strays(ctx, &config, lock.as_ref(), &moves)?;
     let removed = lock
         .as_ref()

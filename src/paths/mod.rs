@@ -3,15 +3,18 @@
 //! Every command that changes files builds a [`Transaction`]: new contents are
 //! staged, then swapped in together, so a failure at any point leaves the tree
 //! as it was. See `transaction.rs` for how a kill is survived, and
-//! `bounds.rs` for where it refuses to write, and `lock.rs` for the lock
+//! `bounds.rs` for where it refuses to write, `collide.rs` for names that are
+//! one file on macOS or Windows, and `lock.rs` for the lock
 //! every run holds on its package while it reads or writes it. Reads go through
 //! [`crate::journal`], so a package holding a write that could not be
 //! finished reads as that write leaves it.
 
 mod bounds;
+mod collide;
 pub mod lock;
 mod transaction;
 
+pub use collide::collisions;
 pub use lock::{Access, PackageLock, hold};
 pub use transaction::{Recovery, Transaction, recover};
 
@@ -23,13 +26,10 @@ use crate::journal;
 /// The directory, inside the package, where a transaction stages its files.
 pub const STAGING_DIR: &str = ".revendor-txn";
 
-/// Reads a file, naming it on failure.
+/// Reads a file, naming it on failure; a file past [`journal::MAX_FILE`] is
+/// [`Error::TooLarge`] (the package's own, so exit 2).
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    journal::read(path).map_err(|source| Error::Io {
-        action: "read",
-        path: path.to_path_buf(),
-        source,
-    })
+    journal::read(path).map_err(|source| read_error(path, source))
 }
 
 /// Reads a file that may be absent.
@@ -37,11 +37,22 @@ pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     match journal::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(Error::Io {
-            action: "read",
-            path: path.to_path_buf(),
-            source,
-        }),
+        Err(source) => Err(read_error(path, source)),
+    }
+}
+
+fn read_error(path: &Path, source: std::io::Error) -> Error {
+    if source.kind() == std::io::ErrorKind::FileTooLarge {
+        return Error::TooLarge {
+            what: format!("`{}`", path.display()),
+            limit: format!("at most {} MiB a file", journal::MAX_FILE >> 20),
+            remote: false,
+        };
+    }
+    Error::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        source,
     }
 }
 

@@ -248,7 +248,7 @@ fn view(root: &Path) -> Result<bool> {
     let plan_path = staging.join("plan");
     match fs::read_to_string(&plan_path) {
         Ok(plan) => {
-            journal::install(root, &staging, &plan_steps(&plan_path, &plan)?);
+            journal::install(root, &staging, &plan_steps(root, &plan_path, &plan)?);
             Ok(true)
         }
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
@@ -295,7 +295,7 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
     // so far: nothing is asked about twice.
     let staged = listing(staging)?;
     let mut made = BTreeSet::new();
-    for step in plan_steps(&staging.join("plan"), plan)? {
+    for step in plan_steps(root, &staging.join("plan"), plan)? {
         match step {
             Step::Write { n, path } => {
                 let to = root.join(path);
@@ -347,22 +347,36 @@ fn listing(dir: &Path) -> Result<BTreeSet<String>> {
 }
 
 /// The steps of the plan at `plan_path`; a line that is not a step revendor
-/// writes (a path leaving the package) refuses the plan before anything moves.
-fn plan_steps<'a>(plan_path: &Path, plan: &'a str) -> Result<Vec<Step<'a>>> {
-    steps(plan).map_err(|bad| {
+/// writes (a path leaving the package, also through a symlinked directory
+/// inside it: issue 21) refuses the plan before anything moves.
+fn plan_steps<'a>(root: &Path, plan_path: &Path, plan: &'a str) -> Result<Vec<Step<'a>>> {
+    let refuse = |line: usize, text: &str, why: &str| {
         Error::usage(
             format!(
-                "{}:{}: `{}` is not a step revendor writes: a plan may only name paths inside the package",
+                "{}:{line}: `{}` is not a step revendor writes: {why}",
                 plan_path.display(),
-                bad.line,
-                bad.text.escape_debug()
+                text.escape_debug()
             ),
             format!(
                 "revendor did not write this plan; look at {} and remove it by hand",
                 plan_path.parent().unwrap_or(plan_path).display()
             ),
         )
-    })
+    };
+    let steps = steps(plan).map_err(|bad| {
+        refuse(
+            bad.line,
+            &bad.text,
+            "a plan may only name paths inside the package",
+        )
+    })?;
+    for (at, (step, line)) in steps.iter().zip(plan.lines()).enumerate() {
+        let (Step::Write { path, .. } | Step::Remove { path }) = step;
+        if let Err(e) = super::bounds::check_all(root, [*path]) {
+            return Err(refuse(at + 1, line, &e.to_string()));
+        }
+    }
+    Ok(steps)
 }
 
 /// The directories from `path`'s parent up to `root`, both included.

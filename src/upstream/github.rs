@@ -72,7 +72,12 @@ impl Source for GitHub<'_> {
     }
 
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
-        self.repo.raw_file(tag, path)
+        match self.repo.raw_file(tag, path, super::MAX_FILE) {
+            Err(Error::Http(crate::net::HttpError::TooLarge { .. })) => {
+                Err(super::too_large(&self.describe(), tag, path))
+            }
+            other => other,
+        }
     }
 
     fn commit(&self, tag: &str) -> Result<Option<String>> {

@@ -14,10 +14,15 @@
 //!    verified against the lock's [`tree_hash`] at the locked version, and
 //!    [`locked_tree`] reads that tree from what [`Source::kept_tree`] kept
 //!    on this machine, downloading only when allowed.
+//!    A `[[vendor]]` with `asset` is such a file too: [`open`] gives its
+//!    upstream a [`release_asset::ReleaseAssets`], which serves the name from
+//!    the release.
 //! 4. A vendored directory is [`Source::list`]ed at a rev: its files, each
 //!    with its git blob id, then [`fetch_listed`] one by one: from the cache
 //!    by blob id when a release before had the same file, else downloaded
 //!    and checked against that id.
+//! 5. No vendored file is larger than [`MAX_FILE`]: a larger one is
+//!    [`Error::TooLarge`], refused as it downloads (issue 21).
 //!
 //! # A new kind of upstream
 //!
@@ -52,6 +57,7 @@ mod git_http;
 pub mod github;
 pub mod helm;
 mod pristine;
+pub mod release_asset;
 mod select;
 mod suggest;
 pub mod tree_hash;
@@ -220,11 +226,12 @@ pub fn fetch_listed(
     if let Some(bytes) = cache.get_blob(&listed.blob) {
         return Ok(bytes);
     }
-    let bytes = source.file(tag, &listed.path)?;
+    let bytes = within_bound(source, tag, &listed.path, source.file(tag, &listed.path)?)?;
     let actual = cache::blob_id(&bytes);
     if actual != listed.blob {
         return Err(Error::Checksum {
-            what: format!("{} at {tag} (git blob id)", listed.path),
+            what: format!("{} at {tag}", listed.path),
+            digest: "git blob id",
             expected: listed.blob.clone(),
             actual,
         });
@@ -233,9 +240,40 @@ pub fn fetch_listed(
     Ok(bytes)
 }
 
+/// The largest file revendor vendors (docs/reference.md, "Limits"): far
+/// above the largest manifest bundle vendored today (a few MiB of CRDs).
+pub const MAX_FILE: u64 = 64 << 20;
+
+/// The error for `path` at `rev` of `upstream` being larger than
+/// [`MAX_FILE`].
+pub fn too_large(upstream: &str, rev: &str, path: &str) -> Error {
+    Error::TooLarge {
+        what: format!("`{path}` of {upstream} at {rev}"),
+        limit: format!("at most {} MiB a vendored file", MAX_FILE >> 20),
+        remote: true,
+    }
+}
+
+/// `bytes`, the file `path` at `rev` of `source`, unless it is larger than
+/// [`MAX_FILE`]: for the kinds whose `file` does not bound what it reads.
+fn within_bound(source: &dyn Source, rev: &str, path: &str, bytes: Vec<u8>) -> Result<Vec<u8>> {
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(too_large(&source.describe(), rev, path));
+    }
+    Ok(bytes)
+}
+
 /// The source of an upstream.
+/// A GitHub upstream whose `[[vendor]]`s take release assets serves them
+/// ([`release_asset::ReleaseAssets`]) beside its repository's files.
 pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    open_source(&upstream.source, env, client)
+    let source = open_source(&upstream.source, env, client);
+    match &upstream.source {
+        UpstreamSource::GitHub { repo } if !upstream.assets.is_empty() => Box::new(
+            release_asset::ReleaseAssets::new(source, repo, upstream.assets.clone(), env, client),
+        ),
+        _ => source,
+    }
 }
 
 /// The source `source` names (an upstream's, or the lock's old one).
@@ -291,13 +329,14 @@ pub fn fetch_file(
     {
         return Ok(bytes);
     }
-    let bytes = source.file(tag, path)?;
+    let bytes = within_bound(source, tag, path, source.file(tag, path)?)?;
     let actual = cache.put(&bytes);
     if let Some(expected) = expected
         && expected != actual
     {
         return Err(Error::Checksum {
             what: format!("{path} at {tag}"),
+            digest: "sha256",
             expected: expected.to_string(),
             actual,
         });
@@ -327,6 +366,7 @@ fn verify_tree(tree: SourceTree, tag: &str, locked: Option<&LockedUpstream>) -> 
     {
         return Err(Error::Checksum {
             what: format!("the source tree at {tag}"),
+            digest: "tree hash",
             expected: expected.clone(),
             actual: tree.tree_sha256,
         });

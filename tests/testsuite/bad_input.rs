@@ -361,6 +361,7 @@ fn catalog_from(start: fn() -> Fixture, cases: &[Case]) {
     );
 }
 
+mod bounds;
 mod config;
 mod dir;
 mod disk;
@@ -373,6 +374,7 @@ mod patch;
 #[test]
 fn the_catalog_holds_at_least_45_rows() {
     let rows = [
+        bounds::CASES,
         config::CASES,
         dir::CASES,
         lock::CASES,

@@ -713,6 +713,30 @@ fn a_fifo_named_vendor_toml_is_refused_without_waiting() {
     );
 }
 
+/// issue 21: a FIFO where a patch file is expected was reported as a
+/// missing patch; it is named for what it is, at the `file` line, without
+/// waiting on it.
+#[test]
+fn a_fifo_where_a_patch_is_expected_is_not_a_regular_file() {
+    let gh = upstream(&["v1.0.0"]);
+    let (pkg, rv) = adopted(&gh, &pinned(&digest('a')), &[]);
+    let patch = pkg.path().join(PATCH);
+    std::fs::remove_file(&patch).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&patch)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let run = rv.run(&["check", "--offline"]).expect(2);
+    assert!(
+        run.stderr
+            .contains("patch file `patches/namespace.patch` is not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("does not exist"), "{}", run.stderr);
+}
+
 /// Issue 22: cozystack's release promotion rewrites `:v1-rc.1@sha256:X` to
 /// `:v1@sha256:X` in the charts. Same digest, another tag: a rename, which
 /// `check` warns about (exit 0) and `check --online --fix` records in the

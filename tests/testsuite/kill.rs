@@ -358,3 +358,38 @@ fn a_plan_naming_a_path_outside_the_package_is_refused_whole() {
         assert_eq!(pkg.snapshot(), before, "{args:?}");
     }
 }
+
+/// issue 21, the symlinked plan: a plan whose paths go through a symlinked
+/// directory inside the package (`evil -> /outside`) made `check --offline`
+/// delete and create files outside it, since only a literal `..` was
+/// refused. Each step's path is now resolved on disk first: the plan is
+/// refused whole, naming its line, and nothing outside moves.
+#[test]
+fn a_plan_through_a_symlinked_directory_is_refused_whole() {
+    let gh = GitHub::start();
+    let (pkg, _) = adopted(&gh);
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(outside.path(), pkg.path().join("evil")).unwrap();
+    pkg.write(&format!("{STAGING}/0"), "planted");
+    pkg.write(
+        &format!("{STAGING}/plan"),
+        "remove evil/victim\nwrite 0 evil/planted\n",
+    );
+    let before = pkg.snapshot();
+    for args in [&["check", "--offline"][..], &["render"]] {
+        let run = Revendor::new(pkg.path(), &gh).run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "{STAGING}/plan:1: `remove evil/victim` is not a step revendor writes"
+            )) && run.stderr.contains("outside the package"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(!outside.path().join("planted").exists());
+        assert_eq!(pkg.snapshot(), before, "{args:?}");
+    }
+}

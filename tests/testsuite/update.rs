@@ -202,7 +202,8 @@ fn dry_run_writes_nothing() {
         .run(&["update", "--dry-run"])
         .expect(0);
     assert!(
-        out.stdout.contains("would update templates/app.yml"),
+        // issue 21: the package had no rendered file yet; the summary says so.
+        out.stdout.contains("would create templates/app.yml"),
         "{}",
         out.stdout
     );
@@ -509,4 +510,82 @@ fn a_render_failure_in_the_packages_own_files_exits_2_naming_it() {
         assert!(out.stderr.contains("help: "), "{case}: {}", out.stderr);
         assert_eq!(pkg.snapshot(), before, "{case}: nothing is written");
     }
+}
+
+/// issue 21: a vendored file named `a#b c.yaml` was fetched from `…/a`
+/// (raw URLs were not percent-encoded); each path segment is encoded now,
+/// so the file arrives as itself, and so do a directory's files.
+#[test]
+fn file_names_with_hash_and_space_are_fetched_as_themselves() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    gh.repo(REPO)
+        .file_at("v1.0.0", "deploy/a#b c.yaml", "kind: A\n")
+        .file_at("v1.0.0", "deploy/a", "kind: Wrong\n")
+        .file_at("v1.0.0", "crds/50% off.yaml", "kind: C\n")
+        .release("v1.0.0", |r| r);
+    let pkg = package("v1.0.0");
+    let toml = pkg.read_string("vendor.toml");
+    pkg.write(
+        "vendor.toml",
+        format!(
+            "{toml}\n[[vendor]]\nfrom = \"deploy/a#b c.yaml\"\nto = \"extra/ab.yaml\"\n\n[[vendor]]\nfrom = \"crds/\"\nto = \"crds/\"\n"
+        ),
+    );
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    assert_eq!(pkg.read_string("extra/ab.yaml"), "kind: A\n");
+    assert_eq!(pkg.read_string("crds/50% off.yaml"), "kind: C\n");
+    assert!(
+        gh.requests()
+            .targets()
+            .iter()
+            .any(|t| t.ends_with("/deploy/a%23b%20c.yaml")),
+        "{:?}",
+        gh.requests().targets()
+    );
+}
+
+/// issue 21: files whose names differ only by case or Unicode
+/// normalisation were vendored side by side without a word; a macOS or
+/// Windows checkout holds one of each pair. The update still vendors them
+/// (Linux keeps both) and warns, naming both files of each pair.
+#[test]
+fn names_differing_only_by_case_or_normalisation_are_warned_about() {
+    let composed = "caf\u{e9}.yaml";
+    let decomposed = "cafe\u{301}.yaml";
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    gh.repo(REPO)
+        .file_at("v1.0.0", "docs/README.md", "upper\n")
+        .file_at("v1.0.0", "docs/readme.md", "lower\n")
+        .file_at("v1.0.0", &format!("docs/{composed}"), "nfc\n")
+        .file_at("v1.0.0", &format!("docs/{decomposed}"), "nfd\n")
+        .release("v1.0.0", |r| r);
+    let pkg = package("v1.0.0");
+    let toml = pkg.read_string("vendor.toml");
+    pkg.write(
+        "vendor.toml",
+        format!("{toml}\n[[vendor]]\nfrom = \"docs/\"\nto = \"docs/\"\n"),
+    );
+    let rv = Revendor::new(pkg.path(), &gh);
+    let out = rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let warnings: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:") && l.contains("differ only by case"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{}", out.stderr);
+    assert!(
+        warnings[0].contains("`docs/README.md` and `docs/readme.md`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        warnings[1].contains(&format!("`docs/{composed}`"))
+            && warnings[1].contains(&format!("`docs/{decomposed}`")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(pkg.read_string("docs/readme.md"), "lower\n");
 }

@@ -169,6 +169,9 @@ fn two_named_upstreams_one_a_directory_are_updated_in_one_run() {
         "upstream chart added charts/app/templates/new.yaml\n",
         "upstream chart removed charts/app/templates/old.yaml\n",
         "upstream chart renamed charts/app/templates/moved.yaml -> charts/app/templates/sub/moved.yaml\n",
+        // issue 21: a file the run created or deleted is not called "updated".
+        "created charts/app/templates/new.yaml\n",
+        "deleted charts/app/templates/old.yaml\n",
     ] {
         assert!(said.contains(line), "{line:?} not in:\n{said}");
     }

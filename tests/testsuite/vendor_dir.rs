@@ -462,7 +462,7 @@ fn check_online_dry_runs_the_patches_of_a_directory_and_the_lock_vouches_for_eac
     let out = rv.run(&["update", "--to", "v1.0.0"]).expect(0);
     // Adopted as a directory new to the lock: vendored, not "added upstream".
     assert!(
-        out.stdout.contains("updated docs/README.md\n"),
+        out.stdout.contains("created docs/README.md\n"),
         "{}",
         out.stdout
     );

@@ -37,6 +37,7 @@ pub(super) fn commit(
     had_lock: bool,
     report: &mut UpdateReport,
 ) -> Result<()> {
+    record_kinds(&ctx.root, &mut txn, report)?;
     if dry_run {
         report.changed = txn.changed_paths()?;
         return Ok(());
@@ -54,6 +55,23 @@ pub(super) fn commit(
             ctx.shell.warn(format!(
                 "the update is written, but the check of its result could not run: {e}{hint}"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Records in `report` which of `txn`'s changes create a file and which
+/// delete one, before it is committed (after, every file is as it left it).
+pub(super) fn record_kinds(
+    root: &std::path::Path,
+    txn: &mut Transaction,
+    report: &mut UpdateReport,
+) -> Result<()> {
+    for path in txn.changed_paths()? {
+        if txn.staged(&path).is_none() {
+            report.deleted.push(path);
+        } else if !crate::journal::is_file(&root.join(&path)) {
+            report.created.push(path);
         }
     }
     Ok(())

@@ -244,6 +244,7 @@ impl Run<'_> {
             &targets,
             &self.report.conflicts,
         )?;
+        super::closing::record_kinds(&self.ctx.root, &mut keep, &mut self.report)?;
         self.report.changed = keep.commit()?;
         Ok(())
     }

@@ -52,7 +52,7 @@ pub(super) fn verify(
     if patches.is_empty() {
         if !config.images.is_empty() {
             facts.go_directive = match source.file(target, "go.mod") {
-                Ok(bytes) => go::Version::from_go_mod(&bytes).map(|v| v.to_string()),
+                Ok(bytes) => go_directive(source, target, &bytes)?,
                 Err(Error::NotFound { .. }) => None,
                 Err(e) => return Err(e),
             };
@@ -63,11 +63,10 @@ pub(super) fn verify(
         .status("Fetching", format!("the source tree at {target}"));
     let tree = upstream::fetch_tree(source, target, locked)?;
     facts.tree_sha256 = Some(tree.tree_sha256.clone());
-    facts.go_directive = tree
-        .files
-        .get("go.mod")
-        .and_then(|b| go::Version::from_go_mod(b))
-        .map(|v| v.to_string());
+    facts.go_directive = match tree.files.get("go.mod") {
+        Some(bytes) => go_directive(source, target, bytes)?,
+        None => None,
+    };
 
     let mut base_tree: Option<SourceTree> = None;
     let ours_label = format!("patched {base_version}");
@@ -169,4 +168,20 @@ fn source_patches(config: &Config) -> Result<BTreeMap<String, render::LoadedPatc
         .into_iter()
         .map(|p| (p.name.clone(), p))
         .collect())
+}
+
+/// The `go` directive of upstream's go.mod at `target`, for the lock; one
+/// that is not a Go version is refused rather than left out of the lock.
+fn go_directive(
+    source: &dyn upstream::Source,
+    target: &str,
+    go_mod: &[u8],
+) -> Result<Option<String>> {
+    go::Version::from_go_mod(go_mod)
+        .map(|v| v.map(|v| v.to_string()))
+        .map_err(|directive| Error::Malformed {
+            what: "a go.mod whose `go` directive is a Go version".into(),
+            url: format!("go.mod of {} at {target}", source.describe()),
+            detail: format!("`go {directive}` is not a Go version (`go 1.25.0`, `go 1.26`)"),
+        })
 }

@@ -146,6 +146,13 @@ pub struct UpdateReport {
     /// Files written (or that would be, with `--dry-run`), as `render`
     /// lists them.
     pub changed: Vec<String>,
+    /// Of [`changed`](Self::changed), the files that were not there before:
+    /// the summary says "created", not "updated" (issue 21).
+    #[serde(skip)]
+    pub created: Vec<String>,
+    /// Of [`changed`](Self::changed), the files removed: "deleted".
+    #[serde(skip)]
+    pub deleted: Vec<String>,
     /// The offline check of the written result, each finding with its next
     /// command (empty with `--dry-run`).
     pub findings: Vec<ClosingFinding>,
@@ -172,6 +179,8 @@ impl UpdateReport {
             fuzzy: Vec::new(),
             upstreamed: Vec::new(),
             changed: Vec::new(),
+            created: Vec::new(),
+            deleted: Vec::new(),
             findings: Vec::new(),
         }
     }
@@ -196,11 +205,6 @@ impl UpdateReport {
     /// The closing summary for people.
     pub fn human(&self) -> String {
         let mut s = String::new();
-        let verb = if self.dry_run {
-            "would update"
-        } else {
-            "updated"
-        };
         self.moves(&mut s);
         for f in &self.fuzzy {
             s.push_str(&format!(
@@ -263,7 +267,7 @@ impl UpdateReport {
             s.push_str("no file changed\n");
         } else {
             for f in &self.changed {
-                s.push_str(&format!("{verb} {f}\n"));
+                s.push_str(&format!("{} {f}\n", self.verb(f)));
             }
         }
         s
@@ -271,6 +275,22 @@ impl UpdateReport {
 }
 
 impl UpdateReport {
+    /// What happened to the changed file `f`, for the summary.
+    fn verb(&self, f: &String) -> &'static str {
+        match (
+            self.dry_run,
+            self.created.contains(f),
+            self.deleted.contains(f),
+        ) {
+            (false, true, _) => "created",
+            (false, _, true) => "deleted",
+            (false, ..) => "updated",
+            (true, true, _) => "would create",
+            (true, _, true) => "would delete",
+            (true, ..) => "would update",
+        }
+    }
+
     /// The lines of each upstream's move: adopted, moved to another
     /// source, its versions.
     fn moves(&self, s: &mut String) {

@@ -7,12 +7,14 @@
 //! silently take: links (Helm writes a link as an empty file), several top
 //! directories, a path listed twice, and a Chart.yaml that is missing or
 //! names another chart or version than the one asked for. Sizes are bounded
-//! as Helm bounds them: 100 MiB unpacked, 5 MiB a file.
+//! as Helm bounds them, 100 MiB unpacked and 5 MiB a file, and entries as
+//! source archives bound them ([`archive::Budget`]).
 
 use std::collections::BTreeMap;
 use std::io::Read;
 
 use super::super::SourceTree;
+use super::super::archive::{self, Budget, Limits, read_to_gzip_end};
 use super::super::tree_hash::{Mode, TreeHasher};
 use crate::manifest::{Node, parse_documents};
 
@@ -34,17 +36,9 @@ pub struct Chart {
     pub sources: Vec<String>,
 }
 
-/// How much an archive may unpack to.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    /// All files together, in bytes.
-    total: u64,
-    /// One file, in bytes.
-    file: u64,
-}
-
-/// Helm's limits.
+/// Helm's limits, and a source archive's bound on entries.
 const HELM: Limits = Limits {
+    entries: archive::SOURCE.entries,
     total: MAX_UNPACKED,
     file: MAX_FILE,
 };
@@ -56,13 +50,10 @@ pub fn unpack(bytes: &[u8], name: &str, version: &str) -> Result<Chart, String> 
 
 fn unpack_within(bytes: &[u8], name: &str, version: &str, limits: Limits) -> Result<Chart, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
-    // The files' sizes are bounded as they are read; this bounds the rest
-    // (headers, padding), so a stream of empty entries ends too.
-    let mut ar = tar::Archive::new(gz.take(limits.total.saturating_mul(2) + (1 << 20)));
+    let mut ar = tar::Archive::new(gz);
     let entries = ar.entries().map_err(|e| format!("not a tar.gz: {e}"))?;
-    let (top, files) = read_entries(entries, limits)?;
-    std::io::copy(&mut ar.into_inner(), &mut std::io::sink())
-        .map_err(|e| format!("the gzip stream is cut short or corrupt: {e}"))?;
+    let (top, files) = read_entries(entries, Budget::new(limits))?;
+    read_to_gzip_end(ar.into_inner())?;
     let Some(meta) = files.get("Chart.yaml") else {
         return Err(format!("it has no `{top}/Chart.yaml`"));
     };
@@ -94,9 +85,8 @@ fn unpack_within(bytes: &[u8], name: &str, version: &str, limits: Limits) -> Res
 /// The top directory's name and the files under it.
 fn read_entries<R: Read>(
     entries: tar::Entries<'_, R>,
-    limits: Limits,
+    mut budget: Budget,
 ) -> Result<(String, BTreeMap<String, Vec<u8>>), String> {
-    let mut total = 0u64;
     let mut top: Option<String> = None;
     let mut files = BTreeMap::new();
     for entry in entries {
@@ -105,6 +95,7 @@ fn read_entries<R: Read>(
         let name =
             String::from_utf8(raw).map_err(|_| "an entry's name is not UTF-8".to_string())?;
         let kind = entry.header().entry_type();
+        budget.admit(&name, if kind.is_file() { entry.size() } else { 0 })?;
         if kind.is_dir() {
             continue;
         }
@@ -123,19 +114,6 @@ fn read_entries<R: Read>(
         if !kind.is_file() {
             return Err(format!("`{name}` is not a regular file"));
         }
-        if entry.size() > limits.file {
-            return Err(format!(
-                "`{name}` is larger than {}, the most a chart's file may be",
-                size(limits.file)
-            ));
-        }
-        total = total.saturating_add(entry.size());
-        if total > limits.total {
-            return Err(format!(
-                "it unpacks to more than {}, the most a chart may",
-                size(limits.total)
-            ));
-        }
         let mut data = Vec::with_capacity(entry.size() as usize);
         entry
             .read_to_end(&mut data)
@@ -146,15 +124,6 @@ fn read_entries<R: Read>(
     }
     let top = top.ok_or_else(|| "it holds no files".to_string())?;
     Ok((top, files))
-}
-
-/// A limit for messages: whole MiB, or bytes below one.
-fn size(bytes: u64) -> String {
-    if bytes >= 1 << 20 {
-        format!("{} MiB", bytes >> 20)
-    } else {
-        format!("{bytes} bytes")
-    }
 }
 
 /// `name` split into its top directory and the path under it; an error for
@@ -319,10 +288,14 @@ mod tests {
     #[test]
     fn sizes_are_bounded_as_helm_bounds_them() {
         assert_eq!(
-            (size(HELM.total), size(HELM.file)),
+            (
+                archive::size_text(HELM.total),
+                archive::size_text(HELM.file)
+            ),
             ("100 MiB".into(), "5 MiB".into())
         );
         let small = Limits {
+            entries: 3,
             total: 100,
             file: 60,
         };
@@ -344,5 +317,13 @@ mod tests {
         let err = unpack_within(&tgz(&entries), "demo", "1", small).unwrap_err();
         assert!(err.contains("more than 100 bytes"), "{err}");
         assert!(unpack_within(&tgz(&entries[..2]), "demo", "1", small).is_ok());
+        let few = [
+            meta,
+            ("demo/a", FILE, b""),
+            ("demo/b", FILE, b""),
+            ("demo/c", FILE, b""),
+        ];
+        let err = unpack_within(&tgz(&few), "demo", "1", small).unwrap_err();
+        assert!(err.contains("more than 3 entries"), "{err}");
     }
 }

@@ -142,6 +142,7 @@ impl<'a> Repo<'a> {
                 if actual != digest {
                     return Err(Error::Checksum {
                         what: format!("{url} (the index's digest of {} {version})", self.chart),
+                        digest: "sha256",
                         expected: digest,
                         actual,
                     });

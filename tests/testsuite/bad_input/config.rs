@@ -176,6 +176,17 @@ pub(super) const CASES: &[Case] = &[
         ],
     },
     Case {
+        name: "a [[rewrite]] whose `replace` is empty (issue 21)",
+        setup: |fx| {
+            fx.append_toml(
+                "[[rewrite]]\nfile = \"templates/app.yml\"\nlines-containing = \"image:\"\nreplace = \"\"\nwith = \"b\"\n",
+            )
+        },
+        args: &["render"],
+        code: 2,
+        words: &["vendor.toml:53", "`replace` is empty"],
+    },
+    Case {
         name: "render-fails without helm (issue 19)",
         setup: |fx| {
             fx.append_toml(

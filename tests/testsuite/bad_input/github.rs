@@ -366,6 +366,23 @@ pub(super) const CASES: &[Case] = &[
         code: 3,
         words: &["hashes to", "Docker-Content-Digest"],
     },
+    Case {
+        name: "upstream's go.mod has a `go` directive that is not a Go version (issue 21)",
+        setup: |fx| {
+            fx.gh
+                .repo(REPO)
+                .file_at("v1.1.0", "deploy/app.yml", LABELLED.text())
+                .file_at("v1.1.0", "go.mod", "module example.org/app\n\ngo 1.x.y\n")
+                .file_at("v1.1.0", "main.go", MAIN_GO)
+                .release("v1.1.0", |r| r);
+        },
+        args: &["update"],
+        code: 3,
+        words: &[
+            "go.mod of github:example/app at v1.1.0",
+            "`go 1.x.y` is not a Go version",
+        ],
+    },
 ];
 
 #[test]
