@@ -15,7 +15,6 @@
 //!    [`Context::registry`].
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::console::{Shell, Verbosity};
 use crate::env::Env;
@@ -25,7 +24,7 @@ use crate::paths::lock::Waiting;
 use crate::paths::{self, PackageLock, Recovery};
 
 pub use crate::paths::Access;
-use crate::registry::{self, Credentials, Mirrors};
+use crate::registry;
 use crate::upstream::cache::Cache;
 
 /// What every op needs: the package, the environment, the network, the console.
@@ -149,14 +148,11 @@ impl Context {
                 "drop --offline",
             ));
         }
-        let credentials = Credentials::load(&self.env.docker_config)?;
-        let mirrors = Mirrors::parse(self.env.registry_mirrors.as_deref().unwrap_or_default())?;
-        let client = registry::Client::builder()
-            .backoff(Duration::from_millis(250), Duration::from_secs(4))
-            .timeout(self.env.http_timeout)
-            .credentials(credentials)
-            .mirrors(mirrors)
-            .build();
+        let client = registry::Client::configured(
+            &self.env.docker_config,
+            self.env.registry_mirrors.as_deref(),
+            self.env.http_timeout,
+        )?;
         if self.shell.verbosity() == Verbosity::Verbose {
             let shell = self.shell.clone();
             client.set_request_hook(Box::new(move |x| shell.step("HTTP", exchange(x))));

@@ -38,7 +38,8 @@ pub const UPSTREAM_NEWER: Id = Id {
 With `--online`: upstream published a release newer than the locked one
 inside `track` (an error), or outside it (information); for an upstream that
 follows a branch (`ref`), the branch's head is not the locked commit (an
-error). Releases are the tags its `tag-pattern` takes, by default an optional
+error); for an OCI chart, the locked version's tag pushed again with another
+manifest (an error). Releases are the tags its `tag-pattern` takes, by default an optional
 `v` then a version, never a chart-release tag such as `kube-ovn-v1.15.24`.
 The finding carries a dry run of every patch of that upstream against the
 newer release: `exact`, `offset`, `merged`, `already-upstream` or `conflict`.
@@ -86,7 +87,7 @@ fn check_upstream(
         _ => format!("list the releases of {}", up.label()),
     };
     let what = format!("{} could not {what}", UPSTREAM_NEWER.name);
-    let newer = source.newer(up, locked);
+    let newer = source.newer(up, locked_up);
     match unreachable::answered(newer, sink, &what, "vendor.toml", up.version_line)? {
         Some(Newer::Releases { inside, outside }) => {
             if let Some(outside) = outside {
@@ -99,6 +100,10 @@ fn check_upstream(
         }
         Some(Newer::Branch { branch, head }) => {
             moved_branch(input, up, &branch, &head, locked, &*source, sink)
+        }
+        Some(Newer::Moved { tag, digest }) => {
+            moved_tag(up, locked_up, &tag, &digest, sink);
+            Ok(())
         }
         Some(Newer::Nothing) | None => Ok(()),
     }
@@ -209,6 +214,26 @@ fn inside_track(
         .fix(fix),
     );
     Ok(())
+}
+
+/// An OCI chart's locked tag pushed again with another manifest: an error,
+/// since the same version now means other files.
+fn moved_tag(up: &Upstream, locked: &LockedUpstream, tag: &str, digest: &str, sink: &mut Sink) {
+    let was = locked.archive_sha256.as_deref().unwrap_or_default();
+    sink.push(
+        Finding::error(
+            UPSTREAM_NEWER.name,
+            "vendor.toml",
+            up.version_line,
+            format!(
+                "the tag of {tag} of {} was pushed again: it names manifest {digest}, the lock vendored sha256:{was}",
+                up.label()
+            ),
+        )
+        .fix(format!(
+            "run `revendor update` to vendor what the tag names now, or keep the vendored chart with `version = \"{tag}@sha256:{was}\"`"
+        )),
+    );
 }
 
 /// One patch section carried to the newer release.

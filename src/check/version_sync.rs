@@ -24,7 +24,9 @@ pub const VERSION_SYNC: Id = Id {
 ### What
 The locked upstream version, vendor.toml's `[upstream] version` and a
 `[[rewrite]]` result disagree: an `ARG VERSION=` or a `{version}-thick` tag
-names another release, or still holds the text the rewrite replaces.
+names another release, or still holds the text the rewrite replaces; or an
+OCI chart's `version = \"0.1.1@sha256:…\"` pins another manifest than the
+lock vendored.
 
 ### Why
 The image is built from the source at `ARG VERSION` and the chart renders the
@@ -46,6 +48,35 @@ pub(super) const CHECK: Check = Check {
     online_only: false,
     run: check,
 };
+
+/// A version pinned by digest (`0.1.1@sha256:…`) whose digest is not the
+/// manifest the lock vendored.
+fn pins(input: &Input<'_>, sink: &mut Sink) {
+    for up in &input.config.upstreams {
+        let (Some(pin), Some(locked)) = (&up.pin, input.lock.upstream(up.name.as_deref())) else {
+            continue;
+        };
+        let Some(sha) = &locked.archive_sha256 else {
+            continue;
+        };
+        if up.version.as_deref() == Some(locked.version.as_str())
+            && pin.strip_prefix("sha256:") != Some(sha.as_str())
+        {
+            sink.push(
+                Finding::error(
+                    VERSION_SYNC.name,
+                    "vendor.toml",
+                    up.version_line,
+                    format!(
+                        "vendor.toml pins {} to manifest {pin}, but the lock vendored manifest sha256:{sha}",
+                        locked.version
+                    ),
+                )
+                .fix("run `revendor update` to vendor the pinned manifest"),
+            );
+        }
+    }
+}
 
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     let id = VERSION_SYNC.name;
@@ -72,6 +103,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+    pins(input, sink);
     for rewrite in &input.config.rewrites {
         // An upstream the lock lacks is lock-integrity's to report.
         if input.lock.upstream(rewrite.upstream.as_deref()).is_none() {

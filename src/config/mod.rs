@@ -16,6 +16,7 @@
 //! Every error is a [`ConfigError`] naming vendor.toml, the line and the key.
 //! The lock lives beside it in [`lock`].
 
+mod asset;
 mod bounds;
 mod context;
 mod contract;
@@ -33,6 +34,7 @@ mod upstream;
 mod validate;
 pub mod version;
 
+pub use asset::Asset;
 pub use error::{ConfigError, line_of};
 pub use select::Select;
 pub use upstream::{
@@ -131,6 +133,9 @@ pub struct Vendor {
     /// patch creates it (`--- /dev/null`). Its pristine copy is empty and
     /// kept nowhere, and the lock has no `[[file]]` for it.
     pub created: bool,
+    /// A GitHub release asset instead of a repository file (`asset =`):
+    /// `from` is then its name as vendor.toml writes it.
+    pub asset: Option<Asset>,
 }
 
 impl Vendor {
@@ -177,6 +182,7 @@ impl Vendor {
             line: self.line,
             dir: None,
             created,
+            asset: None,
         }
     }
 

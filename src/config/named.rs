@@ -167,15 +167,24 @@ fn upstream(
         None => None,
     };
     let (selection, version_line) = selection(cx, &span, u, table)?;
+    let (version, pin) = match &u.version {
+        Some(v) => {
+            let (version, pin) = pinned_version(cx, v, &source)?;
+            (Some(version), pin)
+        }
+        None => (None, None),
+    };
     let up = Upstream {
         name,
         source,
-        version: u.version.as_ref().map(|v| v.get_ref().clone()),
+        version,
+        pin,
         selection,
         track,
         allow_prerelease: u.allow_prerelease,
         version_line,
         source_line,
+        assets: Vec::new(),
     };
     if let (Some(version), Selection::Tags(Some(_))) = (&u.version, &up.selection)
         && up.semver(version.get_ref()).is_none()
@@ -285,6 +294,38 @@ fn helm_source(
         repo: repo.to_owned(),
         chart: name.clone(),
     })
+}
+
+/// `version` split into the version and the manifest digest it pins
+/// (`0.1.1@sha256:…`), which only an OCI chart has.
+fn pinned_version(
+    cx: &Ctx<'_>,
+    version: &Spanned<String>,
+    source: &UpstreamSource,
+) -> Result<(String, Option<String>), ConfigError> {
+    let text = version.get_ref();
+    let Some((bare, digest)) = text.split_once('@') else {
+        return Ok((text.clone(), None));
+    };
+    if !source.is_oci() {
+        return Err(cx
+            .err(
+                version,
+                format!("`version` = \"{text}\" pins a digest, which only an OCI chart has"),
+            )
+            .hint("drop the `@…` part, or name the chart's registry with helm = \"oci://…\""));
+    }
+    let hex = digest.strip_prefix("sha256:").unwrap_or_default();
+    let is_digest = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if bare.is_empty() || !is_digest {
+        return Err(cx
+            .err(
+                version,
+                format!("`version` = \"{text}\" is not `VERSION@sha256:<64 hex digits>`"),
+            )
+            .hint("write the chart version, `@`, then the manifest digest, e.g. \"0.1.1@sha256:1356…\""));
+    }
+    Ok((bare.to_owned(), Some(digest.to_owned())))
 }
 
 /// `track` read for `source`: for a chart, a bare version with parts left
@@ -563,6 +604,28 @@ name = \"operator\"
 git = \"file:///op\"
 version = \"v2.0.0\"
 ";
+
+    #[test]
+    fn an_oci_charts_version_may_pin_its_manifest_digest() {
+        let digest = format!("sha256:{}", "ab".repeat(32));
+        let chart = |helm: &str, version: &str| {
+            parse(&format!(
+                "[upstream]\nhelm = \"{helm}\"\nchart = \"k\"\nversion = \"{version}\"\n"
+            ))
+        };
+        let c = chart("oci://ghcr.io/o/charts", &format!("0.1.1@{digest}")).unwrap();
+        let up = &c.upstreams[0];
+        assert_eq!(up.version.as_deref(), Some("0.1.1"));
+        assert_eq!(up.pin.as_deref(), Some(digest.as_str()));
+        assert_eq!(up.written_version(), Some(format!("0.1.1@{digest}")));
+        let e = chart("https://charts.example", &format!("0.1.1@{digest}")).unwrap_err();
+        assert!(e.message.contains("only an OCI chart"), "{e}");
+        for bad in ["0.1.1@sha256:abc", "@sha256:x", "0.1.1@md5:00"] {
+            let e = chart("oci://ghcr.io/o/charts", bad).unwrap_err();
+            assert_eq!(e.line, Some(4), "{e}");
+            assert!(e.message.contains("is not `VERSION@sha256:"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn several_upstreams_are_named_and_entries_say_which() {

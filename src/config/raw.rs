@@ -52,11 +52,14 @@ pub struct RawUpstream {
     pub tag_pattern: Option<Spanned<String>>,
 }
 
-/// `[[vendor]]`: a file, or a directory when `from` and `to` end with `/`.
+/// `[[vendor]]`: a file, or a directory when `from` and `to` end with `/`;
+/// or a GitHub release asset (`asset`, with its `checksums` asset).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVendor {
-    pub from: Spanned<String>,
+    pub from: Option<Spanned<String>>,
+    pub asset: Option<Spanned<String>>,
+    pub checksums: Option<Spanned<String>>,
     pub to: Spanned<String>,
     pub include: Option<Spanned<Vec<Spanned<String>>>>,
     pub exclude: Option<Spanned<Vec<Spanned<String>>>>,

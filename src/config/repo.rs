@@ -25,7 +25,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{ConfigError, line_of};
-use crate::paths;
 
 /// The file's name, looked for in the package directory and each parent up
 /// to the git root.
@@ -82,7 +81,7 @@ struct RawPr {
 impl RepoConfig {
     /// The first `.revendor.toml` in `package` or a parent of it, up to and
     /// including `root` (the git root); the default when there is none.
-    pub fn find(package: &Path, root: &Path) -> crate::error::Result<RepoConfig> {
+    pub fn find(package: &Path, root: &Path) -> Result<RepoConfig, ConfigError> {
         for dir in package.ancestors() {
             let path = dir.join(FILE);
             if path.is_file() {
@@ -96,10 +95,12 @@ impl RepoConfig {
     }
 
     /// Reads and checks the file at `path`.
-    pub fn read(path: &Path) -> crate::error::Result<RepoConfig> {
-        let text = String::from_utf8(paths::read(path)?)
-            .map_err(|_| ConfigError::at(path, None, "not UTF-8 text"))?;
-        Ok(RepoConfig::parse(path, &text)?)
+    pub fn read(path: &Path) -> Result<RepoConfig, ConfigError> {
+        let text = crate::journal::read_to_string(path).map_err(|e| {
+            ConfigError::at(path, None, format!("cannot read {FILE}: {e}"))
+                .hint(format!("make {FILE} readable UTF-8 text, or remove it"))
+        })?;
+        RepoConfig::parse(path, &text)
     }
 
     /// Checks `text`, the contents of `path`.

@@ -26,6 +26,10 @@ pub struct Upstream {
     /// sha); `None` when the upstream follows a branch (`ref`), whose
     /// commit only the lock records.
     pub version: Option<String>,
+    /// The manifest digest (`sha256:…`) `version` is pinned to, written
+    /// `version = "0.1.1@sha256:…"`: an OCI chart read by that digest, never
+    /// by its tag, which a publisher can re-push.
+    pub pin: Option<String>,
     /// How `update` chooses the version.
     pub selection: Selection,
     /// The semver range `update` may move within.
@@ -36,6 +40,9 @@ pub struct Upstream {
     pub version_line: usize,
     /// Line of `github` or `git` in vendor.toml, for findings about the source.
     pub source_line: usize,
+    /// The release assets its `[[vendor]]`s take (`asset =`), which its
+    /// source serves by name in place of repository files.
+    pub assets: Vec<super::Asset>,
 }
 
 /// How an upstream's version is chosen.
@@ -103,6 +110,16 @@ impl Upstream {
             commit: commit.map(str::to_owned),
             app_version: None,
         }
+    }
+
+    /// `version` as vendor.toml writes it: with `@` and the pinned digest
+    /// when there is one.
+    pub fn written_version(&self) -> Option<String> {
+        let version = self.version.as_deref()?;
+        Some(match &self.pin {
+            Some(pin) => format!("{version}@{pin}"),
+            None => version.to_owned(),
+        })
     }
 
     /// How messages name it: its `name` when it has one, else its source.
@@ -196,6 +213,11 @@ pub fn helm_url(url: &str) -> Result<(), String> {
 }
 
 impl UpstreamSource {
+    /// Whether it is a chart in an OCI registry (`helm = "oci://…"`).
+    pub fn is_oci(&self) -> bool {
+        matches!(self, UpstreamSource::Helm { repo, .. } if repo.starts_with("oci://"))
+    }
+
     /// How the lock and messages name the source.
     pub fn describe(&self) -> String {
         match self {
@@ -251,11 +273,13 @@ mod tests {
             name: None,
             source: UpstreamSource::GitHub { repo: "o/r".into() },
             version: None,
+            pin: None,
             selection,
             track: None,
             allow_prerelease: false,
             version_line: 1,
             source_line: 1,
+            assets: Vec::new(),
         }
     }
 

@@ -7,12 +7,12 @@ use toml::Spanned;
 
 use super::bounds::{self, Bounds, Resolved};
 use super::context::{Ctx, stays_inside};
-use super::named;
 use super::raw::{RawConfig, RawExpect, RawVendor};
 use super::{
     AppliesTo, Config, ConfigError, Expect, Level, Marker, Patch, Rewrite, RewriteKind, Select,
     SeverityOverride, Upstream, Vendor,
 };
+use super::{asset, named};
 
 /// vendor.toml's `raw` as a [`Config`]; with `starting` (`--adopt-edits`),
 /// a vendor `[[patch]]` whose file does not exist yet is allowed: the hand
@@ -25,7 +25,7 @@ pub(super) fn validate(
     starting: bool,
 ) -> Result<Config, ConfigError> {
     let cx = Ctx::new(path, text, Bounds::new(dir));
-    let upstreams = named::upstreams(&cx, &raw)?;
+    let mut upstreams = named::upstreams(&cx, &raw)?;
 
     let mut vendor = Vec::new();
     let mut outputs = Vec::new();
@@ -33,6 +33,10 @@ pub(super) fn validate(
         let (entry, resolved) = vendor_entry(&cx, dir, &upstreams, v)?;
         outputs.push((resolved, v.get_ref().to.clone(), entry.is_dir()));
         vendor.push(entry);
+    }
+    asset::apart_from_files(&cx, &vendor)?;
+    for up in &mut upstreams {
+        up.assets = asset::of_upstream(up, &vendor);
     }
 
     let mut names = HashSet::new();
@@ -216,11 +220,29 @@ fn vendor_entry(
 ) -> Result<(Vendor, Resolved), ConfigError> {
     let r = v.get_ref();
     let upstream = named::belongs_to(cx, upstreams, &r.upstream, "[[vendor]]", cx.line(v))?;
-    let (from_text, to_text) = (r.from.get_ref(), r.to.get_ref());
+    let from = match (&r.from, &r.asset) {
+        (_, Some(name)) => {
+            let (entry, resolved) = asset::vendor_entry(cx, package, upstream, upstreams, v, name)?;
+            pristine_copy(cx, name, &entry.pristine())?;
+            return Ok((entry, resolved));
+        }
+        (Some(from), None) => from,
+        (None, None) => {
+            return Err(cx
+                .err(v, "a [[vendor]] needs `from` (a path in the upstream repository) or `asset` (a GitHub release asset)")
+                .hint("add `from = \"path/in/repo\"`, or `asset = \"name\"` for a file published with the release"));
+        }
+    };
+    if let Some(checksums) = &r.checksums {
+        return Err(cx
+            .err(checksums, "`checksums` names the asset listing a release asset's sha256, but this [[vendor]] has no `asset`")
+            .hint("remove `checksums`; a repository file is verified by the lock's sha256"));
+    }
+    let (from_text, to_text) = (from.get_ref(), r.to.get_ref());
     if !stays_inside(Path::new(from_text)) || from_text.is_empty() || from_text == "." {
         return Err(cx
             .err(
-                &r.from,
+                from,
                 format!("`from` = \"{from_text}\" is not a path inside the upstream repository"),
             )
             .hint("name a file (`deploy/a.yml`), a directory ending with `/` (`charts/x/`), or the repository root as `./`"));
@@ -271,7 +293,7 @@ fn vendor_entry(
         Some(name) => format!("upstream/{name}/{from_text}"),
         None => format!("upstream/{from_text}"),
     };
-    pristine_copy(cx, &r.from, &copy)?;
+    pristine_copy(cx, from, &copy)?;
     let (to, resolved) = cx.path_of("to", &r.to, true)?;
     if is_dir && resolved.is_empty() {
         return Err(cx
@@ -302,6 +324,7 @@ fn vendor_entry(
             line: cx.line(v),
             dir,
             created: false,
+            asset: None,
         },
         resolved,
     ))

@@ -3,7 +3,7 @@
 //!
 //! | file | resource |
 //! | --- | --- |
-//! | `releases` | `GET /repos/{o}/{r}/releases`, paginated; release asset URLs |
+//! | `releases` | `GET /repos/{o}/{r}/releases`, paginated; one release's assets by tag, and their downloads |
 //! | `commits` | `GET /repos/{o}/{r}/commits/{ref}`: a tag's or a branch's commit |
 //! | `trees` | `GET /repos/{o}/{r}/git/trees/{ref}?recursive=1`: every file with its blob id |
 //! | `contents` | raw files on `REVENDOR_RAW_URL`, at a tag or a commit |
@@ -34,7 +34,7 @@ mod trees;
 
 pub use contents::{Rev, fetch_text, raw_file_url};
 pub use pulls::{Permissions, Pull, RepoInfo};
-pub use releases::{Release, release_asset_url};
+pub use releases::{Asset, Release, release_asset_url};
 pub use trees::{SYMLINK_MODE, Tree, TreeEntry};
 
 use crate::env::Env;

@@ -1,5 +1,6 @@
-//! `GET /repos/{o}/{r}/releases`, every page, and where a release's assets
-//! are downloaded from.
+//! `GET /repos/{o}/{r}/releases`, every page; one release by its tag with
+//! its assets (`GET /repos/{o}/{r}/releases/tags/{tag}`), and their
+//! downloads.
 //!
 //! The release's `tag_name` is its version; `name` is free text that may be
 //! null or renamed and is never read.
@@ -25,6 +26,28 @@ pub struct Release {
     /// Marked as a prerelease on the release page.
     #[serde(default)]
     pub prerelease: bool,
+}
+
+/// The most bytes one release asset may have: one vendored into a package
+/// is a manifest or a checksums list, not a binary distribution.
+const MAX_ASSET: u64 = 100 * 1024 * 1024;
+
+/// One asset of a release, as `releases/tags/{tag}` lists it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Asset {
+    /// The file name it is published under.
+    pub name: String,
+    /// Where it downloads from: GitHub, which redirects to its storage
+    /// host (followed under the transport's rules; the token stays on
+    /// GitHub's origins).
+    pub browser_download_url: String,
+}
+
+/// `releases/tags/{tag}`, the part read here.
+#[derive(Deserialize)]
+struct TaggedRelease {
+    #[serde(default)]
+    assets: Vec<Asset>,
 }
 
 /// The URL of the asset `name` of release `tag` of `repo`, on
@@ -60,6 +83,21 @@ impl Repo<'_> {
         }
         let detail = format!("it still links a next page after {MAX_PAGES} pages");
         Err(malformed(WHAT, &url, detail))
+    }
+
+    /// The assets of the release at `tag`.
+    pub fn release_assets(&self, tag: &str) -> Result<Vec<Asset>, Error> {
+        let url = self.api_url(&format!("/releases/tags/{tag}"));
+        let (release, _): (TaggedRelease, _) = self.get_json(&url, "a release")?;
+        Ok(release.assets)
+    }
+
+    /// The bytes of `asset`, at most 100 MiB of them.
+    pub fn download(&self, asset: &Asset) -> Result<Vec<u8>, Error> {
+        let resp = self
+            .client
+            .get_bounded(&asset.browser_download_url, &[], MAX_ASSET)?;
+        Ok(resp.body)
     }
 }
 

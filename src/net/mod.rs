@@ -2,7 +2,8 @@
 //!
 //! | file | owns |
 //! | --- | --- |
-//! | `transport` | [`Transport`]: the reqwest client (built on first use), redirect policy, deadline, [`Backoff`], [`Stats`] |
+//! | `transport` | [`Transport`]: the reqwest client (built on first use), deadline, [`Backoff`], [`Stats`] |
+//! | `redirect` | which redirect hops are followed, and credentials kept on their own origin |
 //! | `origin` | [`is_loopback`], the scheme rule ([`allowed`]), [`Origin`] for credentials |
 //! | `client` | [`Client`]: GitHub and downloads: ETag validators, the token, progress |
 //! | `error` | [`HttpError`], and what of an error body may be shown ([`error_message`]) |
@@ -18,6 +19,7 @@ mod client;
 mod error;
 mod origin;
 mod redact;
+mod redirect;
 mod segment;
 mod time;
 mod transport;

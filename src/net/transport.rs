@@ -4,8 +4,9 @@
 //! sends through a `Transport`, so they share one set of rules:
 //!
 //! 1. the URL obeys the scheme rule (`origin::allowed`), and so does every redirect hop, which
-//!    also may never go from https to plain http (`origin::refuse_redirect`); reqwest drops the
-//!    `Authorization` header on a hop to another origin (scheme, host or port);
+//!    also may never go from https to plain http (`origin::refuse_redirect`); a request with
+//!    credentials follows its own origin's hops only, and the rest of the chain without them
+//!    (`redirect`), so no hop to another origin (scheme, host or port) or after one gets them;
 //! 2. each attempt has one deadline, from connecting to the last body byte: a server that
 //!    trickles its body cannot hold a run for longer than the timeout per attempt;
 //! 3. timeouts, broken connections and 5xx answers are retried a bounded number of times with
@@ -25,15 +26,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, IF_NONE_MATCH};
-use reqwest::{Method, StatusCode, Url, redirect};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, IF_NONE_MATCH};
+use reqwest::{Method, StatusCode, Url};
 
 use super::error::describe;
 use super::origin::{allowed, refuse_redirect};
+use super::redirect::{self, Refused};
 use super::{HttpError, redact};
-
-/// The most redirects one request follows.
-const MAX_REDIRECTS: usize = 10;
 
 /// The largest answer body read when a request sets no limit of its own:
 /// above any source archive or git pack vendored today, below what
@@ -144,6 +143,7 @@ impl TransportBuilder {
     pub fn build(self) -> Transport {
         Transport {
             http: OnceLock::new(),
+            home: OnceLock::new(),
             connect_timeout: self.connect_timeout,
             retries: self.retries,
             backoff: self.backoff,
@@ -158,6 +158,8 @@ impl TransportBuilder {
 pub struct Transport {
     /// The client, or why it could not be built (a broken trust store), once a request needed it.
     http: OnceLock<Result<reqwest::blocking::Client, String>>,
+    /// The client for requests with credentials: it follows its own origin's hops only.
+    home: OnceLock<Result<reqwest::blocking::Client, String>>,
     connect_timeout: Duration,
     retries: u32,
     backoff: Backoff,
@@ -290,21 +292,6 @@ enum Failure {
     Final(HttpError),
 }
 
-/// The error a refused redirect hop carries through reqwest.
-#[derive(Debug)]
-struct Refused {
-    to: String,
-    reason: &'static str,
-}
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "redirect to `{}` refused: {}", self.to, self.reason)
-    }
-}
-
-impl std::error::Error for Refused {}
-
 impl Transport {
     /// A builder with the defaults of [`TransportBuilder::new`].
     pub fn builder() -> TransportBuilder {
@@ -378,13 +365,15 @@ impl Transport {
     }
 
     /// The reqwest client, built by the first caller: TLS setup happens only for a run that
-    /// sends a request.
-    fn http(&self) -> Result<&reqwest::blocking::Client, HttpError> {
-        let built = self.http.get_or_init(|| {
+    /// sends a request. With `home`, the one for requests with credentials
+    /// ([`redirect::policy`]).
+    fn http(&self, home: bool) -> Result<&reqwest::blocking::Client, HttpError> {
+        let cell = if home { &self.home } else { &self.http };
+        let built = cell.get_or_init(|| {
             reqwest::blocking::Client::builder()
                 .user_agent(concat!("revendor/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(self.connect_timeout)
-                .redirect(redirect_policy())
+                .redirect(redirect::policy(home))
                 .build()
                 .map_err(|e| describe(&e))
         });
@@ -394,8 +383,9 @@ impl Transport {
     }
 
     fn attempt(&self, request: &Request<'_>) -> Result<Answer, Failure> {
+        let credentialed = request.headers.contains_key(AUTHORIZATION);
         let mut builder = self
-            .http()
+            .http(credentialed)
             .map_err(Failure::Final)?
             .request(request.method.clone(), request.url.clone())
             .headers(request.headers.clone())
@@ -409,7 +399,13 @@ impl Transport {
             self.stats.conditional.fetch_add(1, Ordering::Relaxed);
         }
         let started = Instant::now();
-        let sent = builder.send();
+        let mut sent = builder.send();
+        if credentialed && let Ok(response) = &sent {
+            let away = redirect::away(response.url(), response.status(), response.headers());
+            if let Some(next) = away {
+                sent = self.away(request, response.url(), response.status(), next, started)?;
+            }
+        }
         self.observe(request, sent.as_ref().ok().map(|r| r.status().as_u16()));
         let response = sent.map_err(|e| self.failure(request, &e))?;
         let status = response.status();
@@ -424,6 +420,46 @@ impl Transport {
             headers,
             body,
         })
+    }
+
+    /// The rest of a credentialed request's chain, from the hop to another origin `next` that
+    /// `at` answered `status` with: without credentials, within the attempt's deadline.
+    fn away(
+        &self,
+        request: &Request<'_>,
+        at: &Url,
+        status: StatusCode,
+        next: Url,
+        started: Instant,
+    ) -> Result<reqwest::Result<reqwest::blocking::Response>, Failure> {
+        if let Some(reason) = refuse_redirect(at, &next) {
+            return Err(Failure::Final(HttpError::Redirect {
+                url: request.shown.clone(),
+                to: redact(next.as_str()),
+                reason: reason.to_owned(),
+            }));
+        }
+        let left = self.timeout.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return Err(Failure::TimedOut);
+        }
+        // 303 means "GET the other place"; every other hop repeats the request.
+        let see_other = status == StatusCode::SEE_OTHER;
+        let method = if see_other {
+            Method::GET
+        } else {
+            request.method.clone()
+        };
+        let mut builder = self
+            .http(false)
+            .map_err(Failure::Final)?
+            .request(method, next)
+            .headers(redirect::without_credentials(&request.headers))
+            .timeout(left);
+        if let (Some(body), false) = (&request.body, see_other) {
+            builder = builder.body(body.clone());
+        }
+        Ok(builder.send())
     }
 
     /// Why sending failed, and whether it is worth another attempt.
@@ -497,27 +533,6 @@ impl Transport {
         }
         Ok(body)
     }
-}
-
-/// Follows at most [`MAX_REDIRECTS`] hops, each obeying the scheme rule and never leaving https.
-fn redirect_policy() -> redirect::Policy {
-    redirect::Policy::custom(|attempt| {
-        let refusal = attempt
-            .previous()
-            .last()
-            .and_then(|from| refuse_redirect(from, attempt.url()));
-        if attempt.previous().len() >= MAX_REDIRECTS {
-            attempt.error("too many redirects")
-        } else if let Some(reason) = refusal {
-            let refused = Refused {
-                to: redact(attempt.url().as_str()),
-                reason,
-            };
-            attempt.error(refused)
-        } else {
-            attempt.follow()
-        }
-    })
 }
 
 /// The first error of type `T` in `e`'s source chain, `e` included.

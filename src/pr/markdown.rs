@@ -11,7 +11,8 @@
 use std::fmt::Write;
 
 use super::summary::{
-    Builder, Checks, FileStat, HunkChange, Image, Marker, Patch, Reverified, Section, Summary,
+    Builder, Chart, Checks, FileStat, HunkChange, Image, Marker, Patch, Reverified, Section,
+    Summary,
 };
 
 /// `chore(packages/system/multus): bump multus-cni to v4.3.0`: the
@@ -188,6 +189,9 @@ fn intro(b: &mut String, s: &Summary) {
     if let Some(c) = &u.commit {
         links.push(format!("- Upstream commit: `{c}`"));
     }
+    for (what, text) in u.chart.iter().flat_map(chart_lines) {
+        links.push(format!("- {what}: {text}"));
+    }
     if !links.is_empty() {
         let _ = writeln!(b, "\n{}", links.join("\n"));
     }
@@ -221,7 +225,45 @@ fn intro_of_several(b: &mut String, s: &Summary) {
         if let Some(c) = &u.commit {
             let _ = writeln!(b, "  - upstream commit: `{c}`");
         }
+        for (what, text) in u.chart.iter().flat_map(chart_lines) {
+            let _ = writeln!(b, "  - {}: {text}", what.to_lowercase());
+        }
     }
+}
+
+/// A chart's lines under its versions: the app version it ships (and the
+/// one before), its `home` and its `sources`, each link only when it is
+/// an http(s) URL ([`link`]).
+fn chart_lines(c: &Chart) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    match (&c.app_from, &c.app_to) {
+        (Some(from), Some(to)) if from != to => {
+            lines.push(("App version", format!("{} → {}", code(from), code(to))));
+        }
+        (_, Some(to)) => lines.push(("App version", code(to))),
+        (_, None) => {}
+    }
+    if let Some(home) = c.home.as_deref().and_then(link) {
+        lines.push(("Chart home", home));
+    }
+    let sources: Vec<String> = c.sources.iter().filter_map(|s| link(s)).collect();
+    if !sources.is_empty() {
+        lines.push(("Chart sources", sources.join(", ")));
+    }
+    lines
+}
+
+/// `url` as a Markdown autolink (`<https://…>`) when it is an absolute
+/// http(s) URL; its serialized form percent-encodes every space, `<`, `>`,
+/// quote, backtick and control character, so upstream text cannot end the
+/// link or start other Markdown. `None` for anything else (`javascript:`,
+/// a relative path, text that is not a URL).
+fn link(url: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(url.trim()).ok()?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return None;
+    }
+    Some(format!("<{parsed}>"))
 }
 
 fn patches(b: &mut String, patches: &[Patch]) {
@@ -582,6 +624,45 @@ mod tests {
 
     /// A backtick or a line break in an upstream name never ends the code
     /// span (issue 21: a mention, a link and HTML rendered from a file name).
+    #[test]
+    fn a_charts_app_versions_and_links_are_named_and_only_http_links_kept() {
+        let chart = Chart {
+            app_from: Some("1.12.3".into()),
+            app_to: Some("1.13.1".into()),
+            home: Some("javascript:alert(1)".into()),
+            sources: vec![
+                "https://github.com/coredns/helm".into(),
+                "https://evil.example/a b>`<x>)".into(),
+                "not a url".into(),
+            ],
+        };
+        let lines = chart_lines(&chart);
+        assert_eq!(
+            lines,
+            [
+                ("App version", "`1.12.3` → `1.13.1`".to_owned()),
+                (
+                    "Chart sources",
+                    "<https://github.com/coredns/helm>, <https://evil.example/a%20b%3E%60%3Cx%3E)>"
+                        .to_owned()
+                ),
+            ]
+        );
+        let same = Chart {
+            app_from: Some("1.0".into()),
+            app_to: Some("1.0".into()),
+            home: Some("http://h.example/".into()),
+            ..Chart::default()
+        };
+        assert_eq!(
+            chart_lines(&same),
+            [
+                ("App version", "`1.0`".to_owned()),
+                ("Chart home", "<http://h.example/>".to_owned())
+            ]
+        );
+    }
+
     #[test]
     fn a_code_span_holds_any_name() {
         assert_eq!(code("a.yml"), "`a.yml`");

@@ -15,6 +15,6 @@ mod summary;
 pub use markdown::{body, body_with_footer, title};
 pub use message::commit_message;
 pub use summary::{
-    Adaptation, Builder, Checks, FileStat, HunkChange, HunkMove, Image, ImageBuilder, Marker,
-    Patch, PlatformDigest, Reverified, Section, Summary, Upstream,
+    Adaptation, Builder, Chart, Checks, FileStat, HunkChange, HunkMove, Image, ImageBuilder,
+    Marker, Patch, PlatformDigest, Reverified, Section, Summary, Upstream,
 };

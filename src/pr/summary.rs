@@ -81,6 +81,23 @@ pub struct Upstream {
     pub added: Vec<String>,
     /// Files of its vendored directories removed between the versions.
     pub removed: Vec<String>,
+    /// For a Helm chart: its app versions and the links of its Chart.yaml.
+    pub chart: Option<Chart>,
+}
+
+/// What a Helm chart's Chart.yaml says beside its version: `from`/`to` are
+/// the chart versions, these the app it ships and where it lives.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Chart {
+    /// `appVersion` at the base commit's locked version.
+    pub app_from: Option<String>,
+    /// `appVersion` at the version vendored now.
+    pub app_to: Option<String>,
+    /// `home`, as Chart.yaml writes it (the body links it only when it is
+    /// an http(s) URL).
+    pub home: Option<String>,
+    /// `sources`, likewise.
+    pub sources: Vec<String>,
 }
 
 impl Upstream {

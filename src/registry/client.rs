@@ -126,6 +126,22 @@ impl Client {
         self.transport.set_request_hook(hook);
     }
 
+    /// A client with the credentials of the Docker config directory `docker_config`
+    /// (`DOCKER_CONFIG`), the mirrors of `mirrors` (`REVENDOR_REGISTRY_MIRRORS`) and `timeout`
+    /// a request: how every command of a package reaches registries.
+    pub fn configured(
+        docker_config: &std::path::Path,
+        mirrors: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Client, Error> {
+        Ok(Client::builder()
+            .backoff(Duration::from_millis(250), Duration::from_secs(4))
+            .timeout(timeout)
+            .credentials(Credentials::load(docker_config)?)
+            .mirrors(Mirrors::parse(mirrors.unwrap_or_default())?)
+            .build())
+    }
+
     /// A builder with the defaults of [`ClientBuilder::new`].
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()
@@ -254,13 +270,25 @@ impl Client {
     /// A blob of `reference`'s repository, by `digest`, checked against it. Only small JSON
     /// blobs (image configs) are read: the body is capped at [`MANIFEST_LIMIT`].
     pub fn get_blob(&self, reference: &Reference, digest: &Digest) -> Result<Vec<u8>, Error> {
+        self.get_blob_within(reference, digest, MANIFEST_LIMIT)
+    }
+
+    /// [`Client::get_blob`] for a blob of up to `limit` bytes (a chart's archive); a larger
+    /// answer is refused as it arrives.
+    pub fn get_blob_within(
+        &self,
+        reference: &Reference,
+        digest: &Digest,
+        limit: u64,
+    ) -> Result<Vec<u8>, Error> {
         let path = format!("/v2/{}/blobs/{digest}", reference.repository());
-        let answer = self.send(
+        let answer = self.send_within(
             Method::GET,
             reference.registry(),
             Some(reference.repository()),
             &path,
             None,
+            limit,
         )?;
         if !answer.status.is_success() {
             return Err(self.status_error(answer));
@@ -275,6 +303,62 @@ impl Client {
             });
         }
         Ok(answer.body)
+    }
+
+    /// Every tag of `reference`'s repository, in the registry's order, following the
+    /// `Link: <…>; rel="next"` pages (at most a thousand). A repository the registry
+    /// does not know is [`Error::ManifestUnknown`] for its name.
+    pub fn tags(&self, reference: &Reference) -> Result<Vec<String>, Error> {
+        #[derive(serde::Deserialize)]
+        struct Page {
+            #[serde(default)]
+            tags: Option<Vec<String>>,
+        }
+        let first = format!("/v2/{}/tags/list", reference.repository());
+        let mut next = Some(first);
+        let mut tags = Vec::new();
+        for _ in 0..MAX_TAG_PAGES {
+            let Some(path) = next.take() else {
+                return Ok(tags);
+            };
+            let answer = self.send(
+                Method::GET,
+                reference.registry(),
+                Some(reference.repository()),
+                &path,
+                None,
+            )?;
+            match answer.status {
+                s if s.is_success() => {}
+                StatusCode::NOT_FOUND => {
+                    return Err(Error::ManifestUnknown {
+                        reference: reference.name().to_owned(),
+                        url: answer.url,
+                    });
+                }
+                _ => return Err(self.status_error(answer)),
+            }
+            let page: Page = serde_json::from_slice(&answer.body).map_err(|e| Error::TagList {
+                url: answer.url.clone(),
+                reason: format!("it is not a tag list: {e}"),
+            })?;
+            tags.extend(page.tags.unwrap_or_default());
+            if let Some(link) = answer.header("link").and_then(net::next_link) {
+                next = Some(
+                    same_host_path(&link, &answer.url).ok_or_else(|| Error::TagList {
+                        url: answer.url.clone(),
+                        reason: format!("its next page `{link}` is on another host"),
+                    })?,
+                );
+            }
+        }
+        match next {
+            None => Ok(tags),
+            Some(_) => Err(Error::TagList {
+                url: reference.name().to_owned(),
+                reason: format!("it has more than {MAX_TAG_PAGES} pages"),
+            }),
+        }
     }
 
     /// The wait before retry number `attempt` (0-based): the transport's backoff.
@@ -315,12 +399,25 @@ impl Client {
         path: &str,
         accept: Option<&str>,
     ) -> Result<Answer, Error> {
+        self.send_within(method, registry, repository, path, accept, MANIFEST_LIMIT)
+    }
+
+    /// [`Client::send`] reading at most `limit` bytes of the answer.
+    fn send_within(
+        &self,
+        method: Method,
+        registry: &str,
+        repository: Option<&str>,
+        path: &str,
+        accept: Option<&str>,
+        limit: u64,
+    ) -> Result<Answer, Error> {
         let host = self.mirrors.resolve(registry);
         let url = format!("{}://{host}{path}", scheme(host));
         let key = (host.to_owned(), repository.unwrap_or_default().to_owned());
         let cached = self.lock_authorizations().get(&key).cloned();
         let request = |authorization: Option<&Authorization>| {
-            let mut request = Request::new(method.clone(), &url)?.limit(MANIFEST_LIMIT);
+            let mut request = Request::new(method.clone(), &url)?.limit(limit);
             if let Some(accept) = accept {
                 request = request.header(ACCEPT, accept)?;
             }
@@ -495,6 +592,26 @@ impl Client {
     }
 }
 
+/// The most pages of a tag list [`Client::tags`] reads: ghcr.io and Docker Hub page by 100 tags and more, so
+/// this is hundreds of thousands of tags.
+pub const MAX_TAG_PAGES: usize = 1000;
+
+/// The path and query of a `next` link: relative (`/v2/…`, as the distribution registry
+/// writes it) or absolute on the host that answered `answered`; `None` for another host.
+fn same_host_path(link: &str, answered: &str) -> Option<String> {
+    let base = reqwest::Url::parse(answered).ok()?;
+    let next = base.join(link).ok()?;
+    if next.host_str() != base.host_str()
+        || next.port_or_known_default() != base.port_or_known_default()
+    {
+        return None;
+    }
+    Some(match next.query() {
+        Some(query) => format!("{}?{query}", next.path()),
+        None => next.path().to_owned(),
+    })
+}
+
 /// `http` for loopback hosts, `https` for everything else.
 fn scheme(host: &str) -> &'static str {
     if net::is_loopback(host) {
@@ -521,6 +638,27 @@ mod tests {
         ] {
             assert_eq!(scheme(host), "https", "{host}");
         }
+    }
+
+    #[test]
+    fn a_next_page_stays_on_the_host_that_answered() {
+        let at = "http://127.0.0.1:5000/v2/a/tags/list";
+        assert_eq!(
+            same_host_path("/v2/a/tags/list?last=x&n=2", at).as_deref(),
+            Some("/v2/a/tags/list?last=x&n=2")
+        );
+        assert_eq!(
+            same_host_path("http://127.0.0.1:5000/v2/a/tags/list?n=1", at).as_deref(),
+            Some("/v2/a/tags/list?n=1")
+        );
+        assert_eq!(
+            same_host_path("http://127.0.0.1:5001/v2/a/tags/list", at),
+            None
+        );
+        assert_eq!(
+            same_host_path("https://evil.example/v2/a/tags/list", at),
+            None
+        );
     }
 
     #[test]

@@ -101,6 +101,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A tag list (`/v2/<name>/tags/list`) that cannot be read: not JSON, a next page on
+    /// another host, or more pages than revendor reads.
+    #[error("failed to read the tags of `{url}`: {reason}")]
+    TagList {
+        /// The page's URL (or the repository's name when the pages run out).
+        url: String,
+        /// What is wrong, in words.
+        reason: String,
+    },
     /// A `HEAD` answered without the `Docker-Content-Digest` header, so the digest is unknown.
     #[error("`{url}` sent no Docker-Content-Digest header")]
     MissingDigest {

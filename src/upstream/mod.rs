@@ -2,18 +2,26 @@
 //! upstream, and what every kind shares.
 //!
 //! 1. [`open`] picks the [`Source`] for an `[upstream]`: [`github::GitHub`]
-//!    (releases API, trees API, raw files, archives) or [`git::Git`] (any
-//!    repository, through git2, its http(s) sent by [`net`](crate::net)).
+//!    (releases API, trees API, raw files, archives), [`git::Git`] (any
+//!    repository, through git2, its http(s) sent by [`net`](crate::net)),
+//!    or a Helm chart ([`helm::Repo`] from an HTTP chart repository,
+//!    [`helm::Oci`] from an OCI registry through
+//!    [`registry`](crate::registry)).
 //! 2. [`choose`] picks the version `update` moves to, by the upstream's
 //!    [`Selection`](crate::config::Selection): `--to TAG`, or the highest
 //!    release inside `track` ([`resolve`]); a branch's head commit; a commit
-//!    stays. [`Source::newer`] is what `check --online` calls newer.
+//!    stays. [`Source::newer`] is what `check --online` calls newer, and
+//!    [`Source::moved`] a version whose content changed (a re-pushed OCI
+//!    tag).
 //! 3. [`fetch_file`] downloads one file at a tag through the
 //!    content-addressed [`cache::Cache`], verified against the sha256 the lock
 //!    recorded when there is one; [`fetch_tree`] reads the whole source tree,
 //!    verified against the lock's [`tree_hash`] at the locked version, and
 //!    [`locked_tree`] reads that tree from what [`Source::kept_tree`] kept
 //!    on this machine, downloading only when allowed.
+//!    A `[[vendor]]` with `asset` is such a file too: [`open`] gives its
+//!    upstream a [`release_asset::ReleaseAssets`], which serves the name from
+//!    the release.
 //! 4. A vendored directory is [`Source::list`]ed at a rev: its files, each
 //!    with its git blob id, then [`fetch_listed`] one by one: from the cache
 //!    by blob id when a release before had the same file, else downloaded
@@ -54,6 +62,7 @@ mod git_http;
 pub mod github;
 pub mod helm;
 mod pristine;
+pub mod release_asset;
 mod select;
 mod suggest;
 pub mod tree_hash;
@@ -135,8 +144,15 @@ pub trait Source {
     fn commit(&self, rev: &str) -> Result<Option<String>>;
     /// What is newer than `locked` for `up`, as `check --online` reports it.
     /// Provided: a higher release ([`newer_release`]) or a moved branch.
-    fn newer(&self, up: &Upstream, locked: &str) -> Result<Newer> {
-        newer_release(self, up, locked)
+    fn newer(&self, up: &Upstream, locked: &LockedUpstream) -> Result<Newer> {
+        newer_release(self, up, &locked.version)
+    }
+    /// The content id (an OCI manifest digest) the locked version names now,
+    /// when it is not the lock's: the same version with new content, which
+    /// `update` fetches. Provided: `None`, for kinds whose versions never
+    /// change once published.
+    fn moved(&self, _locked: &LockedUpstream) -> Result<Option<String>> {
+        Ok(None)
     }
     /// One file at a rev.
     fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>>;
@@ -259,9 +275,18 @@ fn within_bound(source: &dyn Source, rev: &str, path: &str, bytes: Vec<u8>) -> R
     Ok(bytes)
 }
 
-/// The source of an upstream.
+/// The source of an upstream (an OCI chart's pinned version read by its
+/// digest). A GitHub upstream whose `[[vendor]]`s take release assets
+/// serves them ([`release_asset::ReleaseAssets`]) beside its repository's
+/// files.
 pub fn open<'a>(upstream: &Upstream, env: &'a Env, client: &'a Client) -> Box<dyn Source + 'a> {
-    open_source(&upstream.source, env, client)
+    let source = source_of(&upstream.source, Some(upstream), env, client);
+    match &upstream.source {
+        UpstreamSource::GitHub { repo } if !upstream.assets.is_empty() => Box::new(
+            release_asset::ReleaseAssets::new(source, repo, upstream.assets.clone(), env, client),
+        ),
+        _ => source,
+    }
 }
 
 /// The source `source` names (an upstream's, or the lock's old one).
@@ -270,7 +295,20 @@ pub fn open_source<'a>(
     env: &'a Env,
     client: &'a Client,
 ) -> Box<dyn Source + 'a> {
+    source_of(source, None, env, client)
+}
+
+/// The source `source` names, with what `up` pins.
+fn source_of<'a>(
+    source: &UpstreamSource,
+    up: Option<&Upstream>,
+    env: &'a Env,
+    client: &'a Client,
+) -> Box<dyn Source + 'a> {
     match source {
+        UpstreamSource::Helm { repo, chart } if source.is_oci() => {
+            Box::new(helm::Oci::new(repo, chart, up, env, client.offline()))
+        }
         UpstreamSource::GitHub { repo } => Box::new(github::GitHub::new(repo, env, client)),
         UpstreamSource::Git { url } => Box::new(git::Git::new(url, &env.cache_dir, client)),
         UpstreamSource::Helm { repo, chart } => Box::new(helm::Repo::new(

@@ -107,6 +107,14 @@ pub enum Newer {
         /// The commit at its head now.
         head: String,
     },
+    /// The locked version's tag now names other content (an OCI chart's tag
+    /// pushed again): what `update` would fetch at the same version.
+    Moved {
+        /// The version, as the lock has it.
+        tag: String,
+        /// The manifest digest its tag names now (`sha256:…`).
+        digest: String,
+    },
     /// Nothing newer: the locked version is the newest, a commit, or not a
     /// version the tag pattern reads.
     Nothing,

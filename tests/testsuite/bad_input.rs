@@ -368,6 +368,7 @@ mod disk;
 mod files;
 mod github;
 mod helm;
+mod helm_oci;
 mod lock;
 mod patch;
 
@@ -382,6 +383,7 @@ fn the_catalog_holds_at_least_45_rows() {
         files::CASES,
         github::CASES,
         helm::CASES,
+        helm_oci::CASES,
         disk::READ_ONLY_CASES,
         disk::CACHE_CASES,
     ]

@@ -6,7 +6,11 @@
 //! - coredns: adopted at 1.43.2 without a byte changing, updated to 1.46.0 exactly as
 //!   cozystack's commit 03668bcd1 did, then rendered offline with the repository gone.
 //! - external-secrets: its subcharts excluded and its `patch --forward -p4` patch adopted.
+//! - kuberture: an OCI chart pinned by version and manifest digest, pushed by Helm into the
+//!   real CNCF registry, its tag then pushed again with other files: adopted by the digest
+//!   without a byte changing.
 
+use crate::registry_support::{self, Auth, Registry, have_registry};
 use crate::support;
 
 use std::collections::BTreeMap;
@@ -126,6 +130,73 @@ fn external_secrets_is_adopted_with_its_patch_and_without_its_subcharts() {
     let rv = adopt_unchanged(&pkg, &gh);
     assert!(!pkg.exists("upstream/charts/bitwarden-sdk-server/Chart.yaml"));
     rv.run(&["check"]).expect(0);
+}
+
+#[test]
+fn kuberture_is_adopted_from_the_registry_by_version_and_digest() {
+    let Some(rw) = Realworld::from_env() else {
+        return;
+    };
+    if !have_registry("kuberture") {
+        return;
+    }
+    let facts = |key: &str| rw.fact_str(&["helm", "kuberture", key]).to_owned();
+    let (version, chart) = (facts("version"), facts("chart"));
+    let real = facts("repository");
+    let path = real
+        .strip_prefix("oci://ghcr.io/")
+        .expect("a ghcr.io repository");
+    // The media types the real registry serves are the ones Helm pushes and revendor requires.
+    let types = rw.fact_map(&["helm", "kuberture", "media-types"]);
+    assert_eq!(
+        types["config"],
+        revendor::upstream::helm::oci::CONFIG_MEDIA_TYPE
+    );
+    assert_eq!(
+        types["chart"],
+        revendor::upstream::helm::oci::CHART_MEDIA_TYPE
+    );
+
+    let registry = Registry::start(Auth::Anonymous);
+    let remote = format!("oci://{}/{path}", registry.host);
+    let committed = rw.root().join("cozystack-kuberture/charts/kuberture");
+    support::chart_repo::push_files(&chart, &with_tests(&committed), &remote);
+    let reference =
+        revendor::image::Reference::parse(&format!("{}/{path}/{chart}:{version}", registry.host))
+            .unwrap();
+    let client = registry_support::client(revendor::registry::Credentials::none());
+    let pinned = client.head_manifest(&reference).unwrap().to_string();
+    // The publisher pushes the tag again: the pin must still read the first push.
+    let mut repushed = with_tests(&committed);
+    repushed.insert("templates/extra.yaml".into(), b"kind: Extra\n".to_vec());
+    support::chart_repo::push_files(&chart, &repushed, &remote);
+    assert_ne!(
+        client.head_manifest(&reference).unwrap().to_string(),
+        pinned
+    );
+
+    let gh = GitHub::start();
+    let pkg = TempPackage::new();
+    copy_package(&rw, "cozystack-kuberture", &pkg);
+    pkg.write(
+        "vendor.toml",
+        format!(
+            "[upstream]\nhelm = \"{remote}\"\nchart = \"{chart}\"\nversion = \"{version}@{pinned}\"\n\n\
+             [[vendor]]\nfrom = \"./\"\nto = \"charts/{chart}/\"\nexclude = [\"tests/**\"]\n"
+        ),
+    );
+    let rv = adopt_unchanged(&pkg, &gh);
+    let lock = pkg.read_string("upstream/lock.toml");
+    assert!(
+        lock.contains(&format!(
+            "archive-sha256 = \"{}\"",
+            &pinned["sha256:".len()..]
+        )),
+        "{lock}"
+    );
+    rv.run(&["check", "--online"]).expect(0);
+    drop(registry);
+    rv.run(&["--offline", "check"]).expect(0);
 }
 
 /// Adopts the package's chart with `update`, which must leave every byte of `charts/` as it

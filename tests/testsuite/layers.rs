@@ -56,11 +56,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("github", &["config", "env", "error", "net"]),
     ("builder", &["image", "net"]),
     // upstream → manifest: a chart's Chart.yaml is read by the YAML reader
-    // that keeps lines (manifest is a leaf).
+    // that keeps lines (manifest is a leaf). upstream → registry: an OCI
+    // chart is read through the one registry client (auth, mirrors).
     (
         "upstream",
         &[
-            "config", "env", "error", "github", "image", "manifest", "net", "paths",
+            "config", "env", "error", "github", "image", "manifest", "net", "paths", "registry",
         ],
     ),
     (

@@ -150,6 +150,53 @@ fn fake_401_without_a_challenge_is_a_clear_error() {
     );
 }
 
+/// A tag list page of `tags`, with a `Link` to `next` when there is one.
+fn tag_page(tags: &[&str], next: Option<&str>) -> Response {
+    let page = Response::new(200)
+        .header("Content-Type", "application/json")
+        .body(json!({"name": REPO, "tags": tags}).to_string());
+    match next {
+        Some(next) => page.header("Link", format!("<{next}>; rel=\"next\"")),
+        None => page,
+    }
+}
+
+#[test]
+fn fake_tag_list_pages_are_followed_through_their_link_header() {
+    let server = Server::start(|request| match request.target.as_str() {
+        "/v2/team/app/tags/list" => tag_page(
+            &["1.0.0", "1.0.1"],
+            Some("/v2/team/app/tags/list?last=1.0.1&n=2"),
+        ),
+        "/v2/team/app/tags/list?last=1.0.1&n=2" => tag_page(&["1.1.0_build.1"], None),
+        _ => fake::not_found(),
+    });
+    let tags = anonymous()
+        .tags(&reference(&server.host(), REPO, "v1"))
+        .unwrap();
+    assert_eq!(tags, ["1.0.0", "1.0.1", "1.1.0_build.1"]);
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn fake_tag_list_whose_next_page_is_elsewhere_or_absent_is_a_clear_error() {
+    let elsewhere = Server::start(|_| {
+        tag_page(
+            &["1.0.0"],
+            Some("http://127.0.0.2:1/v2/team/app/tags/list?n=1"),
+        )
+    });
+    let err = anonymous()
+        .tags(&reference(&elsewhere.host(), REPO, "v1"))
+        .unwrap_err();
+    assert!(err.to_string().contains("on another host"), "{err}");
+    let missing = Server::start(|_| fake::not_found());
+    let err = anonymous()
+        .tags(&reference(&missing.host(), REPO, "v1"))
+        .unwrap_err();
+    assert!(matches!(err, Error::ManifestUnknown { .. }), "{err:?}");
+}
+
 fn flaky(failures: usize, routes: Routes) -> Server {
     let count = AtomicUsize::new(0);
     Server::start(move |request| {

@@ -121,6 +121,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
             pr::Upstream {
                 added: mine(&arrived_now),
                 removed: mine(&gone_now),
+                chart: chart_facts(ctx, side, &lock, before.lock.as_ref()),
                 ..upstream_facts(side, &lock)
             }
         })
@@ -452,7 +453,39 @@ fn upstream_facts(side: &Side<'_>, lock: &Lock) -> pr::Upstream {
             .and_then(|l| l.commit.clone()),
         added: Vec::new(),
         removed: Vec::new(),
+        chart: None,
     }
+}
+
+/// For a chart (a lock entry with an archive): the app versions the locks
+/// record at both sides, and the links of the Chart.yaml vendored now. The
+/// links need the chart's archive; when it cannot be read, the body goes
+/// without them and says why on the console.
+fn chart_facts(
+    ctx: &Context,
+    side: &Side<'_>,
+    lock: &Lock,
+    base_lock: Option<&Lock>,
+) -> Option<pr::Chart> {
+    let name = side.up.name.as_deref();
+    let locked = lock.upstream(name)?;
+    locked.archive_sha256.as_ref()?;
+    let artifact = side.source.artifact(&side.to).unwrap_or_else(|e| {
+        ctx.shell.warn(format!(
+            "the pull request links no Chart.yaml `home` or `sources` of {}: {e}",
+            side.up.label()
+        ));
+        None
+    });
+    let (home, sources) = artifact.map(|a| (a.home, a.sources)).unwrap_or_default();
+    Some(pr::Chart {
+        app_from: base_lock
+            .and_then(|l| l.upstream(name))
+            .and_then(|l| l.app_version.clone()),
+        app_to: locked.app_version.clone(),
+        home,
+        sources,
+    })
 }
 
 /// The golang stage of a Dockerfile, as written, and the Go its tag names.

@@ -415,12 +415,19 @@ fn not_in_upstream(ctx: &Context, vendor: &Vendor, tag: &str, e: Error) -> Error
     } else {
         &vendor.from
     };
+    let key = if vendor.asset.is_some() {
+        "asset"
+    } else {
+        "from"
+    };
     crate::config::ConfigError::at(
         ctx.root.join("vendor.toml"),
         Some(vendor.line),
-        format!("[[vendor]] `from` = \"{shown}\" is not in the upstream at {tag}: {e}"),
+        format!("[[vendor]] `{key}` = \"{shown}\" is not in the upstream at {tag}: {e}"),
     )
-    .hint("fix `from`, or move to a release that has it with `--to`")
+    .hint(format!(
+        "fix `{key}`, or move to a release that has it with `--to`"
+    ))
     .into()
 }
 

@@ -207,6 +207,19 @@ fn lock_upstreams(
     Ok((locked_upstreams, stamp))
 }
 
+/// The `version` vendor.toml gets for `m`'s target: the version, and for a
+/// version pinned by digest (`0.1.1@sha256:…`) the manifest digest of the
+/// target, so that the pin moves with it.
+fn written_version(m: &Move<'_>) -> Result<String> {
+    if m.upstream.pin.is_none() {
+        return Ok(m.target.clone());
+    }
+    Ok(match m.source.artifact(&m.target)? {
+        Some(a) if !a.sha256.is_empty() => format!("{}@sha256:{}", m.target, a.sha256),
+        _ => m.target.clone(),
+    })
+}
+
 /// Removes each pristine copy of the lock that no vendored file at the
 /// target reads, and what a removed `[[vendor]]` rendered.
 fn stage_removals(run: &mut Run<'_>, package: &Package<'_>) {
@@ -241,11 +254,16 @@ fn stage_vendor_toml(
     dropped: &[String],
     txn: &mut Transaction,
 ) -> Result<()> {
-    let moved: Vec<&Move> = moves
-        .iter()
-        .filter(|m| !matches!(m.upstream.selection, Selection::Branch(_)))
-        .filter(|m| m.upstream.version.as_deref() != Some(m.target.as_str()))
-        .collect();
+    let mut moved = Vec::new();
+    for m in moves {
+        if matches!(m.upstream.selection, Selection::Branch(_)) {
+            continue;
+        }
+        let written = written_version(m)?;
+        if m.upstream.written_version().as_deref() != Some(written.as_str()) {
+            moved.push((m, written));
+        }
+    }
     if moved.is_empty() && dropped.is_empty() {
         return Ok(());
     }
@@ -254,8 +272,8 @@ fn stage_vendor_toml(
     for name in dropped {
         text = crate::config::edit::remove_patch(&path, &text, name)?;
     }
-    for m in moved {
-        text = crate::config::edit::set_upstream_version(&path, &text, m.name(), &m.target)?;
+    for (m, written) in moved {
+        text = crate::config::edit::set_upstream_version(&path, &text, m.name(), &written)?;
     }
     txn.stage("vendor.toml", text.into_bytes());
     Ok(())

@@ -183,7 +183,19 @@ pub(super) fn resolve<'a>(
             // A branch adopted without a lock: the copies are at its head.
             (None, None) => target.clone(),
         };
-        let same_release = target == base_version && moved_from.is_none();
+        // The same version of the same source may still name new content
+        // (an OCI tag pushed again): then it is fetched, not kept.
+        let moved = match locked {
+            Some(l) if target == base_version && moved_from.is_none() => source.moved(l)?,
+            _ => None,
+        };
+        if let Some(digest) = &moved {
+            ctx.shell.warn(format!(
+                "{target} of {} names new content: manifest {digest}, not the locked one",
+                up.label()
+            ));
+        }
+        let same_release = target == base_version && moved_from.is_none() && moved.is_none();
         let mv = Move {
             upstream: up,
             base_values: up.placeholders(&base_version, None),

@@ -180,3 +180,28 @@ fn index_over(images: Vec<(String, Image)>, kind: MediaType) -> MultiArch {
         index,
     }
 }
+
+/// A Helm chart as Helm pushes it: its Chart.yaml as the config blob
+/// (`application/vnd.cncf.helm.config.v1+json`), the archive `tgz` (packaged by real Helm) as
+/// the one chart layer, and a manifest without a `mediaType` field, as Helm writes it.
+pub fn chart(name: &str, version: &str, tgz: Vec<u8>) -> Image {
+    let config = Item::new(
+        "application/vnd.cncf.helm.config.v1+json",
+        serde_json::to_vec(&json!({"name": name, "version": version, "apiVersion": "v2"})).unwrap(),
+    );
+    let layer = Item::new("application/vnd.cncf.helm.chart.content.v1.tar+gzip", tgz);
+    let manifest = Item::new(
+        MediaType::OciManifest.as_str(),
+        serde_json::to_vec(&json!({
+            "schemaVersion": 2,
+            "config": config.descriptor(),
+            "layers": [layer.descriptor()],
+            "annotations": {"org.opencontainers.image.title": name, "org.opencontainers.image.version": version},
+        }))
+        .unwrap(),
+    );
+    Image {
+        blobs: vec![config, layer],
+        manifest,
+    }
+}

@@ -1,6 +1,7 @@
 //! Helm chart repositories for the tests: charts packaged and indexed by Helm v4's own engine
-//! (tests/tools/helm-chart.py over helm-python-sdk), served from a directory by the test HTTP
-//! server with ETags, as a static chart repository (GitHub Pages, S3) serves them.
+//! (tests/tools/revendor-test-helm.py over helm-python-sdk), served from a directory by the test
+//! HTTP server with ETags, as a static chart repository (GitHub Pages, S3) serves them; and
+//! charts pushed into an OCI registry by Helm's own client.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ fn python() -> PathBuf {
 
 /// Runs the Helm test tool; panics with Helm's message when it fails.
 pub fn helm(args: &[&str]) -> String {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/helm-chart.py");
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/revendor-test-helm.py");
     let out = Command::new(python())
         .arg(tool)
         .args(args)
@@ -27,6 +28,42 @@ pub fn helm(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Packages `files` as chart `name` with Helm into `dest`; returns the archive's path.
+pub fn package_files(name: &str, files: &BTreeMap<String, Vec<u8>>, dest: &Path) -> PathBuf {
+    let scratch = tempfile::tempdir().unwrap();
+    let chart = scratch.path().join(name);
+    write_chart(&chart, files);
+    PathBuf::from(helm(&[
+        "package",
+        chart.to_str().unwrap(),
+        dest.to_str().unwrap(),
+    ]))
+}
+
+/// Helm's own `push` of `files` (chart `name`) to `oci://<host>/<path>`, plain http to this
+/// machine: the chart lands at `<path>/<name>:<version with + as _>`.
+pub fn push_files(name: &str, files: &BTreeMap<String, Vec<u8>>, remote: &str) {
+    let scratch = tempfile::tempdir().unwrap();
+    let archive = package_files(name, files, scratch.path());
+    helm(&["push", archive.to_str().unwrap(), remote]);
+}
+
+/// Helm's own `pull --untar` of `reference` (`oci://host/path/chart`) at `version`: the
+/// chart's files, path → bytes.
+pub fn helm_pull_oci(reference: &str, version: &str) -> BTreeMap<String, Vec<u8>> {
+    let out = tempfile::tempdir().unwrap();
+    helm(&[
+        "pull",
+        reference,
+        "--version",
+        version,
+        "--untar-dir",
+        out.path().to_str().unwrap(),
+    ]);
+    let name = reference.rsplit('/').next().unwrap();
+    super::package::read_tree(&out.path().join(name))
 }
 
 /// Writes `files` (path → contents) as a chart directory under `dir`.

@@ -25,7 +25,8 @@
 //! [`GitHub::start_with_lookalike`] adds a fourth server whose URL merely starts with the API's
 //! (`…:4123` and `…:41234`) and serves the same API: pagination links ([`GitHub::link_base`])
 //! and redirects ([`GitHub::redirect_next`]) can point there, to show that a credential does not
-//! follow a string prefix.
+//! follow a string prefix. It also serves release assets (`/_release-assets/…`), so a
+//! download redirected there shows that the token stays home.
 //!
 //! Pull requests: `GET /repos/{o}/{r}` tells a token's holder its `permissions`;
 //! `GET|POST /repos/{o}/{r}/pulls` (filtered by `head`; a `POST` into a branch the repository
@@ -1003,6 +1004,11 @@ fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
         Some(FaultKind::Canned(response)) => response,
         _ => {
             let mut response = match origin {
+                // A release asset's storage host may be another origin: the lookalike serves
+                // the assets a redirect sends there.
+                Origin::Lookalike if request.target.starts_with("/_release-assets/") => {
+                    web(shared, request)
+                }
                 Origin::Api | Origin::Lookalike => api(shared, request),
                 Origin::Server => web(shared, request),
                 Origin::Raw => raw(shared, request),
