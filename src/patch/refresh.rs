@@ -3,11 +3,11 @@
 //! 1. `old` and `new` are diffed line by line (`diff.rs`); changes at most six unchanged lines
 //!    apart share a hunk, and each hunk has 3 lines of context on either side, as diff and git
 //!    write them.
-//! 2. The header, `index` line included, and the `---`/`+++` lines are kept verbatim. An `index`
-//!    line's blob ids then describe the files the patch was first made from; that is a choice:
-//!    `git apply` and `patch` do not check them (only `git apply --3way` reads them, to find
-//!    blobs), recomputing them would need SHA-1, and keeping them makes a refresh change only
-//!    the hunks.
+//! 2. The header and the `---`/`+++` lines are kept verbatim, but for an `index` line's blob
+//!    ids, which, when the hunks change, are made those of `old` and `new` (as long as the author's, at least git's 7
+//!    digits; an all-zero id, a created or deleted side, stays). `git apply --3way` looks blobs
+//!    up by them, so a kept id from the patch's first making would name a file it no longer
+//!    describes.
 //! 3. If any original hunk carried function context after `@@`, every new hunk gets git's
 //!    default one: the nearest line above the hunk that starts with a letter, `_` or `$`, cut to
 //!    80 bytes and stripped of trailing whitespace.
@@ -20,6 +20,7 @@ use super::Error;
 use super::diff::{Lines, Token, estimate};
 use super::model::{FilePatch, Hunk, Line, LineKind, PatchSet};
 use super::path::trim_eol;
+use sha1::Digest;
 
 /// Unchanged lines shown around each change, as diff and git show them by default.
 const CONTEXT: usize = 3;
@@ -88,12 +89,64 @@ pub fn refresh(original: &FilePatch, old: &[u8], new: &[u8]) -> FilePatch {
             hunk.section.push(b'\r');
         }
     }
+    // An exact patch keeps its bytes, `index` line included; new hunks mean new blobs.
+    let header = if hunks == original.hunks {
+        original.header.clone()
+    } else {
+        fresh_index(&original.header, old, new)
+    };
     FilePatch {
-        header: original.header.clone(),
+        header,
         old_line: original.old_line.clone(),
         new_line: original.new_line.clone(),
         hunks,
     }
+}
+
+/// `header` with the blob ids of its `index` line (`index <old>..<new>[ <mode>]`) made those
+/// of `old` and `new`; a header without one is returned as it is.
+fn fresh_index(header: &[u8], old: &[u8], new: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(header.len());
+    for line in header.split_inclusive(|&b| b == b'\n') {
+        match index_ids(line) {
+            Some((before, after, rest)) => {
+                out.extend_from_slice(b"index ");
+                out.extend_from_slice(&abbreviated(before, old));
+                out.extend_from_slice(b"..");
+                out.extend_from_slice(&abbreviated(after, new));
+                out.extend_from_slice(rest);
+            }
+            None => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
+/// The two ids of an `index` line and what follows them (mode, line end).
+fn index_ids(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let ids = line.strip_prefix(b"index ")?;
+    let end = ids
+        .iter()
+        .position(|b| !b.is_ascii_hexdigit() && *b != b'.')
+        .unwrap_or(ids.len());
+    let (pair, rest) = ids.split_at(end);
+    let dots = pair.windows(2).position(|w| w == b"..")?;
+    let (before, after) = (&pair[..dots], &pair[dots + 2..]);
+    let hex = |id: &[u8]| !id.is_empty() && id.iter().all(u8::is_ascii_hexdigit);
+    (hex(before) && hex(after)).then_some((before, after, rest))
+}
+
+/// The git blob id of `content`, as long as `was` (at least 7 digits), or `was` itself when
+/// it is all zeros (the side of a created or deleted file).
+fn abbreviated(was: &[u8], content: &[u8]) -> Vec<u8> {
+    if was.iter().all(|&b| b == b'0') {
+        return was.to_vec();
+    }
+    let mut sha1 = sha1::Sha1::new();
+    sha1.update(format!("blob {}\0", content.len()).as_bytes());
+    sha1.update(content);
+    let hex: String = sha1.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    hex.as_bytes()[..was.len().clamp(7, hex.len())].to_vec()
 }
 
 /// [`refresh`] for every file of `set`: `olds[i]` and `news[i]` belong to `set.files[i]`.
@@ -188,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn keeps_header_and_names_verbatim() {
+    fn keeps_header_and_names_verbatim_with_the_index_ids_made_fresh() {
         let original = parse(
             b"diff --git a/deep/x b/deep/x\nindex abc..def 100644\n--- a/deep/x\t2024\n+++ b/deep/x\n@@ -1 +1 @@\n-q\n+r\n",
         )
@@ -198,8 +251,21 @@ mod tests {
         let refreshed = refresh(&original, b"a\nb\n", b"a\nB\n");
         assert_eq!(
             write_file(&refreshed),
-            b"diff --git a/deep/x b/deep/x\nindex abc..def 100644\n--- a/deep/x\t2024\n+++ b/deep/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+            b"diff --git a/deep/x b/deep/x\nindex 422c2b7..55dce13 100644\n--- a/deep/x\t2024\n+++ b/deep/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
         );
+    }
+
+    #[test]
+    fn index_ids_keep_zeros_and_the_authors_length() {
+        let header = b"diff --git a/x b/x\nnew file mode 100644\nindex 0000000..0123456789ab\n";
+        assert_eq!(
+            fresh_index(header, b"", b"a\nB\n"),
+            b"diff --git a/x b/x\nnew file mode 100644\nindex 0000000..55dce135f593\n"
+        );
+        let no_index = b"diff --git a/x b/x\n";
+        assert_eq!(fresh_index(no_index, b"a", b"b"), no_index);
+        let not_ids = b"index of things\n";
+        assert_eq!(fresh_index(not_ids, b"a", b"b"), not_ids);
     }
 
     #[test]

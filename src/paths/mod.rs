@@ -41,6 +41,13 @@ pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
+/// Whether `path` is a regular file as the package reads now: a file a
+/// write that could not be finished still stages is one, a file it removes
+/// is not.
+pub fn is_file(path: &Path) -> bool {
+    journal::is_file(path)
+}
+
 fn read_error(path: &Path, source: std::io::Error) -> Error {
     if source.kind() == std::io::ErrorKind::FileTooLarge {
         return Error::TooLarge {

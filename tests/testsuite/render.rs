@@ -412,3 +412,55 @@ fn issue9_an_invalid_locked_pin_is_refused_at_its_line() {
         run.stderr
     );
 }
+
+// A refreshed patch's `index` line (issue 21, item 8).
+
+/// `git hash-object` of the package file `rel`, cut to git's 7 digits.
+fn blob_id(pkg: &TempPackage, rel: &str) -> String {
+    let out = std::process::Command::new("git")
+        .args(["hash-object", "--no-filters"])
+        .arg(pkg.path().join(rel))
+        .output()
+        .expect("git hash-object runs");
+    String::from_utf8(out.stdout).unwrap()[..7].to_owned()
+}
+
+#[test]
+fn issue21_a_refreshed_patch_names_the_blobs_it_was_refreshed_against() {
+    let (_gh, pkg, rv) = adopted();
+    let stale = patch_text()
+        .replacen(
+            "--- a/",
+            "diff --git a/templates/app.yml b/templates/app.yml\nindex 1111111..2222222 100644\n--- a/",
+            1,
+        )
+        .replacen("@@ -2,7 +2,7 @@", "@@ -4,7 +4,7 @@", 1);
+    pkg.write(PATCH, &stale);
+    rv.run(&["patch", "refresh"]).expect(0);
+
+    let refreshed = pkg.read_string(PATCH);
+    let index = refreshed
+        .lines()
+        .find(|l| l.starts_with("index "))
+        .unwrap_or_else(|| panic!("no index line:\n{refreshed}"));
+    // The new side is the pristine copy with the refreshed patch applied, as git would hash it.
+    let applied = pkg.path().join("applied.yml");
+    let status = std::process::Command::new("patch")
+        .args(["--quiet", "--force", "-o"])
+        .arg(&applied)
+        .arg(pkg.path().join(support::daemonset::PRISTINE))
+        .stdin(std::fs::File::open(pkg.path().join(PATCH)).unwrap())
+        .status()
+        .expect("patch runs");
+    assert!(
+        status.success(),
+        "the refreshed patch applies:\n{refreshed}"
+    );
+    let expected = format!(
+        "index {}..{} 100644",
+        blob_id(&pkg, support::daemonset::PRISTINE),
+        blob_id(&pkg, "applied.yml")
+    );
+    assert_eq!(index, expected, "{refreshed}");
+    assert!(refreshed.contains("@@ -2,7 +2,7 @@"), "{refreshed}");
+}

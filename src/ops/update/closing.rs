@@ -70,7 +70,7 @@ pub(super) fn record_kinds(
     for path in txn.changed_paths()? {
         if txn.staged(&path).is_none() {
             report.deleted.push(path);
-        } else if !crate::journal::is_file(&root.join(&path)) {
+        } else if !crate::paths::is_file(&root.join(&path)) {
             report.created.push(path);
         }
     }
