@@ -449,9 +449,30 @@ fn realworld_go_source_patch() {
     );
     let patched = &rebased.tree["pkg/multus/multus.go"];
     let refreshed = refresh(file, &v430["pkg/multus/multus.go"], patched);
+    // The header is kept but for the index line, which names the blobs the refreshed patch
+    // now turns one into the other (`git apply --3way` looks them up).
+    let index = format!(
+        "index {}..{} 100644\n",
+        git_blob(&v430["pkg/multus/multus.go"]),
+        git_blob(patched)
+    );
     assert_eq!(
-        refreshed.header, file.header,
-        "the git header and index line are kept"
+        String::from_utf8_lossy(&refreshed.header),
+        format!("diff --git a/pkg/multus/multus.go b/pkg/multus/multus.go\n{index}"),
     );
     assert_eq!(refreshed.hunks[0].old_start, hunk.old_start + 106);
+}
+
+/// `git hash-object` of `bytes`, cut to git's 7 digits.
+fn git_blob(bytes: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap()[..7].to_owned()
 }
