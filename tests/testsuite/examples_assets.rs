@@ -12,6 +12,7 @@ use crate::support;
 use std::path::Path;
 use std::process::Command;
 
+use support::example_toml::{tables, value};
 use support::{GitHub, GitRepo, Revendor, TempPackage};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/cozystack");
@@ -20,22 +21,6 @@ fn example(name: &str) -> (String, toml::Table) {
     let text = std::fs::read_to_string(Path::new(ROOT).join(name).join("vendor.toml")).unwrap();
     let doc = text.parse().unwrap();
     (text, doc)
-}
-
-/// The tables of `key`, whether one (`[upstream]`) or an array (`[[upstream]]`).
-fn tables(doc: &toml::Table, key: &str) -> Vec<toml::Table> {
-    match doc.get(key) {
-        Some(toml::Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_table().unwrap().clone())
-            .collect(),
-        Some(toml::Value::Table(t)) => vec![t.clone()],
-        _ => Vec::new(),
-    }
-}
-
-fn value(t: &toml::Table, key: &str) -> Option<String> {
-    t.get(key).and_then(|v| v.as_str()).map(str::to_owned)
 }
 
 /// An operator manifest as a release publishes it: a Namespace document, then a Deployment

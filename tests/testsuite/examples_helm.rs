@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use support::chart_repo::ChartRepo;
+use support::example_toml;
 use support::{GitHub, Revendor, TempPackage};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/cozystack");
@@ -71,18 +72,9 @@ fn patch(to: &str, index: usize, strip: usize) -> String {
 fn adopt_example(name: &str) {
     let text = std::fs::read_to_string(Path::new(ROOT).join(name).join("vendor.toml")).unwrap();
     let doc: toml::Table = text.parse().unwrap();
-    let one = |key: &str| -> Vec<toml::Table> {
-        match doc.get(key) {
-            Some(toml::Value::Array(items)) => items
-                .iter()
-                .map(|i| i.as_table().unwrap().clone())
-                .collect(),
-            Some(toml::Value::Table(t)) => vec![t.clone()],
-            _ => Vec::new(),
-        }
-    };
+    let one = |key: &str| example_toml::tables(&doc, key);
     let (upstreams, vendors, patches) = (one("upstream"), one("vendor"), one("patch"));
-    let str_of = |t: &toml::Table, k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+    let str_of = example_toml::value;
 
     let mut repos: BTreeMap<String, ChartRepo> = BTreeMap::new();
     let mut patched: Vec<(String, usize)> = Vec::new();

@@ -15,6 +15,7 @@ use std::path::Path;
 use revendor::image::Reference;
 use revendor::registry::Credentials;
 use support::chart_repo::push_files;
+use support::example_toml;
 use support::{GitHub, Revendor, TempPackage};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/cozystack");
@@ -77,17 +78,8 @@ fn extras(name: &str, pkg: &TempPackage, gh: &GitHub) {
 fn adopt_example(name: &str, registry: &Registry) {
     let text = std::fs::read_to_string(Path::new(ROOT).join(name).join("vendor.toml")).unwrap();
     let doc: toml::Table = text.parse().unwrap();
-    let tables = |key: &str| -> Vec<toml::Table> {
-        match doc.get(key) {
-            Some(toml::Value::Array(items)) => items
-                .iter()
-                .map(|i| i.as_table().unwrap().clone())
-                .collect(),
-            Some(toml::Value::Table(t)) => vec![t.clone()],
-            _ => Vec::new(),
-        }
-    };
-    let str_of = |t: &toml::Table, k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+    let tables = |key: &str| example_toml::tables(&doc, key);
+    let str_of = example_toml::value;
     let mut toml_text = text.clone();
     for up in tables("upstream") {
         let Some(url) = str_of(&up, "helm") else {

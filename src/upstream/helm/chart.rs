@@ -36,6 +36,21 @@ pub struct Chart {
     pub sources: Vec<String>,
 }
 
+impl Chart {
+    /// What the lock records of this chart, downloaded from `url` and
+    /// verified as `sha256` (an HTTP repository's archive digest, an OCI
+    /// registry's manifest digest).
+    pub fn artifact(&self, url: &str, sha256: &str) -> super::super::Artifact {
+        super::super::Artifact {
+            url: url.to_owned(),
+            sha256: sha256.to_owned(),
+            app_version: self.app_version.clone(),
+            home: self.home.clone(),
+            sources: self.sources.clone(),
+        }
+    }
+}
+
 /// Helm's limits, and a source archive's bound on entries.
 const HELM: Limits = Limits {
     entries: archive::SOURCE.entries,

@@ -375,13 +375,9 @@ impl Source for Oci<'_> {
 
     fn artifact(&self, rev: &str) -> Result<Option<Artifact>> {
         let fetched = self.fetched(rev)?;
-        Ok(Some(Artifact {
-            url: fetched.url.clone(),
-            sha256: fetched.manifest.hex().to_owned(),
-            app_version: fetched.chart.app_version.clone(),
-            home: fetched.chart.home.clone(),
-            sources: fetched.chart.sources.clone(),
-        }))
+        Ok(Some(
+            fetched.chart.artifact(&fetched.url, fetched.manifest.hex()),
+        ))
     }
 
     /// The locked chart from the download cache: the manifest by the lock's

@@ -289,13 +289,7 @@ impl Source for Repo<'_> {
 
     fn artifact(&self, rev: &str) -> Result<Option<Artifact>> {
         let fetched = self.fetched(rev)?;
-        Ok(Some(Artifact {
-            url: fetched.url.clone(),
-            sha256: fetched.sha256.clone(),
-            app_version: fetched.chart.app_version.clone(),
-            home: fetched.chart.home.clone(),
-            sources: fetched.chart.sources.clone(),
-        }))
+        Ok(Some(fetched.chart.artifact(&fetched.url, &fetched.sha256)))
     }
 
     fn kept_tree(&self, locked: &LockedUpstream, cache: &Cache) -> Result<Option<SourceTree>> {

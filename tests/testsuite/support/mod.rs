@@ -27,6 +27,7 @@
 pub mod app;
 pub mod chart_repo;
 pub mod daemonset;
+pub mod example_toml;
 pub mod git;
 pub mod github;
 pub mod helm;
