@@ -119,6 +119,21 @@ pub struct BuildReport {
 }
 
 impl BuildReport {
+    /// The report of a build of `reference` not yet run.
+    fn planned(reference: &Reference, builder: Kind, content_hash: &Digest) -> BuildReport {
+        BuildReport {
+            reference: reference.to_string(),
+            builder,
+            content_hash: content_hash.to_string(),
+            outcome: Outcome::Planned,
+            pinned: None,
+            steps: Vec::new(),
+            pin: None,
+        }
+    }
+}
+
+impl BuildReport {
     /// Lines for people; with `--dry-run`, the exact commands, one per line
     /// (an optional step followed by `|| true`).
     pub fn human(&self) -> String {
@@ -197,10 +212,7 @@ fn build_one(
     let platform_list = platforms(config, image)?;
     let (df, version) = preflight(ctx, config, image, &lock)?;
     let build_args = vec![("VERSION".to_owned(), version)];
-    let mut builder_args = opts.builder_args.clone();
-    if kind == Kind::Buildx {
-        builder_args.extend(ctx.env.buildx_extra_args.iter().cloned());
-    }
+    let builder_args = builder_args(ctx, opts, kind);
     let content_hash = builder::content_hash(
         &ctx.root.join(&image.context),
         &ctx.root.join(&image.dockerfile),
@@ -208,15 +220,7 @@ fn build_one(
         &image.platforms,
         &builder_args,
     )?;
-    let mut report = BuildReport {
-        reference: reference.to_string(),
-        builder: kind,
-        content_hash: content_hash.to_string(),
-        outcome: Outcome::Planned,
-        pinned: None,
-        steps: Vec::new(),
-        pin: None,
-    };
+    let mut report = BuildReport::planned(&reference, kind, &content_hash);
     if !opts.force
         && let Some(pinned) = up_to_date(ctx, &lock, image, &reference, &content_hash)?
     {
@@ -227,31 +231,17 @@ fn build_one(
         return Ok(report);
     }
 
-    let work = ctx
-        .env
-        .cache_dir
-        .join("image-build")
-        .join(content_hash.hex());
-    let digest_file = work.join(match kind {
-        Kind::Buildx => "metadata.json",
-        Kind::Buildah => "digest",
-    });
-    let default_dockerfile = format!("{}/Dockerfile", image.context);
-    let build = Build {
-        context: image.context.clone(),
-        dockerfile: (image.dockerfile != default_dockerfile).then(|| image.dockerfile.clone()),
-        platforms: image.platforms.clone(),
+    let build = build_spec(
+        ctx,
+        image,
+        opts,
+        kind,
+        &content_hash,
+        (reference.clone(), extra_tags),
         build_args,
-        labels: labels(ctx, &content_hash),
-        reference: reference.clone(),
-        extra_tags,
-        cache_from: opts.cache_from.clone(),
-        cache_to: opts.cache_to.clone(),
-        extra_args: unhashed_args(ctx, kind, builder_args),
-        push: opts.push,
-        provenance: image.provenance,
-        digest_file: digest_file.clone(),
-    };
+        builder_args,
+    );
+    let digest_file = build.digest_file.clone();
     report.steps = builder::plan(kind, &build)?;
     if opts.dry_run {
         return Ok(report);
@@ -291,40 +281,118 @@ fn build_one(
             return Ok(report);
         }
     }
-    std::fs::create_dir_all(&work).map_err(paths::io("create", &work))?;
-    match std::fs::remove_file(&digest_file) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(paths::io("remove", &digest_file)(e));
-        }
-        _ => {}
-    }
-    ctx.shell.status(
-        "Building",
-        format!("{reference} with {kind} (content {content_hash})"),
-    );
-    for step in &report.steps {
-        ctx.shell.verbose(step);
-        step.run(&ctx.root)?;
-    }
+    run_steps(ctx, &report, &digest_file)?;
     let Some(client) = client else {
         report.outcome = Outcome::Built;
         return Ok(report);
     };
 
-    let claimed = pushed_digest(kind, &digest_file)?;
+    let verified = read_back(ctx, &client, kind, &digest_file, &reference, &platform_list)?;
+    report.pin = Some(pin(&verified)?);
+    report.outcome = Outcome::Pinned;
+    Ok(report)
+}
+
+/// The builder's own arguments: the command line's after `--`, and for
+/// buildx `BUILDX_EXTRA_ARGS` as `make image` passes it.
+fn builder_args(ctx: &Context, opts: &BuildOptions, kind: Kind) -> Vec<String> {
+    let mut args = opts.builder_args.clone();
+    if kind == Kind::Buildx {
+        args.extend(ctx.env.buildx_extra_args.iter().cloned());
+    }
+    args
+}
+
+/// Reads the pushed image back from the registry by the digest the builder
+/// says it pushed, retrying while the registry catches up.
+fn read_back(
+    ctx: &Context,
+    client: &registry::Client,
+    kind: Kind,
+    digest_file: &Path,
+    reference: &Reference,
+    platforms: &[crate::image::Platform],
+) -> Result<registry::VerifiedIndex> {
+    let claimed = pushed_digest(kind, digest_file)?;
     ctx.shell.status(
         "Verifying",
         format!("{reference} is {claimed} in the registry"),
     );
-    let verified = client.resolve_index_with_retry(
-        &reference,
-        &platform_list,
-        Some(&claimed),
-        READ_BACK_ATTEMPTS,
-    )?;
-    report.pin = Some(pin(&verified)?);
-    report.outcome = Outcome::Pinned;
-    Ok(report)
+    Ok(
+        client.resolve_index_with_retry(
+            reference,
+            platforms,
+            Some(&claimed),
+            READ_BACK_ATTEMPTS,
+        )?,
+    )
+}
+
+/// What the builder is asked to do for `image`: its context, Dockerfile,
+/// platforms, arguments and labels, the tags it pushes, and where it writes
+/// the pushed digest (a directory of the cache named by the content hash).
+#[allow(clippy::too_many_arguments)] // each is one part of the build, named at the call
+fn build_spec(
+    ctx: &Context,
+    image: &Image,
+    opts: &BuildOptions,
+    kind: Kind,
+    content_hash: &Digest,
+    (reference, extra_tags): (Reference, Vec<Reference>),
+    build_args: Vec<(String, String)>,
+    builder_args: Vec<String>,
+) -> Build {
+    let work = ctx
+        .env
+        .cache_dir
+        .join("image-build")
+        .join(content_hash.hex());
+    let digest_file = work.join(match kind {
+        Kind::Buildx => "metadata.json",
+        Kind::Buildah => "digest",
+    });
+    let default_dockerfile = format!("{}/Dockerfile", image.context);
+    Build {
+        context: image.context.clone(),
+        dockerfile: (image.dockerfile != default_dockerfile).then(|| image.dockerfile.clone()),
+        platforms: image.platforms.clone(),
+        build_args,
+        labels: labels(ctx, content_hash),
+        reference,
+        extra_tags,
+        cache_from: opts.cache_from.clone(),
+        cache_to: opts.cache_to.clone(),
+        extra_args: unhashed_args(ctx, kind, builder_args),
+        push: opts.push,
+        provenance: image.provenance,
+        digest_file,
+    }
+}
+
+/// Runs the planned builder steps of `report`, after clearing the digest
+/// file a run before may have left (the next push writes it afresh).
+fn run_steps(ctx: &Context, report: &BuildReport, digest_file: &Path) -> Result<()> {
+    if let Some(work) = digest_file.parent() {
+        std::fs::create_dir_all(work).map_err(paths::io("create", work))?;
+    }
+    match std::fs::remove_file(digest_file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(paths::io("remove", digest_file)(e));
+        }
+        _ => {}
+    }
+    ctx.shell.status(
+        "Building",
+        format!(
+            "{} with {} (content {})",
+            report.reference, report.builder, report.content_hash
+        ),
+    );
+    for step in &report.steps {
+        ctx.shell.verbose(step);
+        step.run(&ctx.root)?;
+    }
+    Ok(())
 }
 
 /// The tags pushed besides `primary`'s: `[image] tag` (its placeholders

@@ -40,18 +40,7 @@ pub(super) fn create(
     opts: &PrOptions,
     report: &mut PrReport,
 ) -> Result<()> {
-    let Some(token) = ctx.env.token.as_deref() else {
-        return Err(Error::usage(
-            "`pr --create` pushes a branch and opens a pull request through the GitHub API, and there is no token",
-            "set GITHUB_TOKEN (or GH_TOKEN) to a token that may push branches and open pull requests",
-        ));
-    };
-    let Some(slug) = report.repository.clone() else {
-        return Err(Error::usage(
-            "cannot tell which GitHub repository to open the pull request on",
-            "set GITHUB_REPOSITORY=owner/name",
-        ));
-    };
+    let (token, slug) = token_and_repository(ctx, report)?;
     refuse_dirty(repo, g)?;
     let who = Identity::of(repo, &ctx.env)?;
     let branch = report.branch.clone();
@@ -114,15 +103,7 @@ pub(super) fn create(
 
     match publish(&api, existing.as_ref(), owner, &branch, &into, report) {
         Ok((pull, action)) => {
-            if !report.labels.is_empty() {
-                api.add_labels(pull.number, &report.labels).map_err(|e| {
-                    failed(
-                        format!("label pull request #{}", pull.number),
-                        "the pull request is open without them",
-                        e,
-                    )
-                })?;
-            }
+            label(&api, &pull, &report.labels)?;
             report.url = Some(pull.html_url);
             report.action = Some(action);
             Ok(())
@@ -143,6 +124,38 @@ pub(super) fn create(
 
 /// What a failure before the push leaves behind.
 const NOTHING_PUSHED: &str = "nothing was pushed and no pull request was opened";
+
+/// The token `pr --create` pushes with and the `owner/name` it opens the
+/// pull request on, or why it cannot start.
+fn token_and_repository<'c>(ctx: &'c Context, report: &PrReport) -> Result<(&'c str, String)> {
+    let Some(token) = ctx.env.token.as_deref() else {
+        return Err(Error::usage(
+            "`pr --create` pushes a branch and opens a pull request through the GitHub API, and there is no token",
+            "set GITHUB_TOKEN (or GH_TOKEN) to a token that may push branches and open pull requests",
+        ));
+    };
+    let Some(slug) = report.repository.clone() else {
+        return Err(Error::usage(
+            "cannot tell which GitHub repository to open the pull request on",
+            "set GITHUB_REPOSITORY=owner/name",
+        ));
+    };
+    Ok((token, slug))
+}
+
+/// Adds `labels` (from `.revendor.toml`) to the opened pull request.
+fn label(api: &github::Repo<'_>, pull: &Pull, labels: &[String]) -> Result<()> {
+    if labels.is_empty() {
+        return Ok(());
+    }
+    api.add_labels(pull.number, labels).map_err(|e| {
+        failed(
+            format!("label pull request #{}", pull.number),
+            "the pull request is open without them",
+            e,
+        )
+    })
+}
 
 /// The open pull request of `branch`, looked up before anything is pushed.
 fn open_pull(api: &github::Repo<'_>, owner: &str, branch: &str) -> Result<Option<Pull>> {

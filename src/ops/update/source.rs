@@ -44,7 +44,6 @@ pub(super) fn verify(
 ) -> Result<SourceFacts> {
     let (source, base_version, target) =
         (&*mv.source, mv.base_version.as_str(), mv.target.as_str());
-    let moved_from = mv.old_source.as_deref();
     let locked = mv.locked.filter(|_| mv.moved_from.is_none());
     let mut patches = source_patches(config)?;
     patches.retain(|_, p| p.upstream.as_deref() == mv.name());
@@ -79,57 +78,21 @@ pub(super) fn verify(
         let mut set = p.set.clone();
         for (section, fp) in set.files.iter_mut().enumerate() {
             let path = fp.target_path(p.strip).unwrap_or_default();
-            let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             if !fp.is_new() && !tree.files.contains_key(&path) {
-                let what = match tree.links.get(&path) {
-                    Some(link) => format!(
-                        "which is {link} in the source at {target}, and links are never followed"
-                    ),
-                    None => format!("which does not exist in the source at {target}"),
-                };
-                return Err(Error::PatchConflict(format!(
-                    "source patch `{}` ({}) targets `{path}`, {what}",
-                    p.name, p.file
-                )));
+                return Err(missing_target(p, &path, &tree, target));
             }
+            let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             let outcome = match patch::apply(fp, &theirs) {
                 Ok(applied) => Outcome::from(applied),
                 Err(strict) => {
-                    if base_tree.is_none() {
-                        base_tree = Some(match moved_from {
-                            None if base_version == target => tree.clone(),
-                            base => {
-                                ctx.shell.status(
-                                    "Fetching",
-                                    format!("the source tree at {base_version}"),
-                                );
-                                upstream::fetch_tree(base.unwrap_or(source), base_version, locked)?
-                            }
-                        });
-                    }
-                    let base = base_tree
-                        .as_ref()
-                        .and_then(|t| t.files.get(&path).cloned())
+                    let base = base_tree_of(&mut base_tree, ctx, mv, &tree, locked)?
+                        .files
+                        .get(&path)
+                        .cloned()
                         .unwrap_or_default();
                     match patch::rebase(&base, fp, &theirs, &labels) {
                         Ok(Outcome::Conflict { hunks, .. }) => {
-                            for h in hunks {
-                                report.conflicts.push(ConflictReport {
-                                    patch: p.name.clone(),
-                                    file: path.clone(),
-                                    start: h.line_start,
-                                    end: h.line_end,
-                                    ours: String::from_utf8_lossy(&h.ours).into_owned(),
-                                    theirs: String::from_utf8_lossy(&h.theirs).into_owned(),
-                                    strict: Some(strict.to_string()),
-                                });
-                            }
-                            report.patches.push(PatchResult::described(
-                                &p.name,
-                                &path,
-                                Kind::Conflict,
-                                "conflict".into(),
-                            ));
+                            record_conflict(report, &p.name, &path, hunks, &strict);
                             continue;
                         }
                         Ok(outcome) => outcome,
@@ -160,6 +123,75 @@ pub(super) fn verify(
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }
     Ok(facts)
+}
+
+/// The refusal for a source patch whose file is not a file of the source at
+/// `target` (absent, or a link, which is never followed).
+fn missing_target(p: &render::LoadedPatch, path: &str, tree: &SourceTree, target: &str) -> Error {
+    let what = match tree.links.get(path) {
+        Some(link) => {
+            format!("which is {link} in the source at {target}, and links are never followed")
+        }
+        None => format!("which does not exist in the source at {target}"),
+    };
+    Error::PatchConflict(format!(
+        "source patch `{}` ({}) targets `{path}`, {what}",
+        p.name, p.file
+    ))
+}
+
+/// The source tree at `mv`'s base version, fetched into `slot` the first
+/// time a patch needs the 3-way merge (the target's own tree when the base
+/// is the target; the old source's after a move).
+fn base_tree_of<'t>(
+    slot: &'t mut Option<SourceTree>,
+    ctx: &Context,
+    mv: &Move<'_>,
+    target_tree: &SourceTree,
+    locked: Option<&crate::config::lock::LockedUpstream>,
+) -> Result<&'t SourceTree> {
+    let tree = match slot.take() {
+        Some(tree) => tree,
+        None => {
+            let base_version = mv.base_version.as_str();
+            match mv.old_source.as_deref() {
+                None if base_version == mv.target.as_str() => target_tree.clone(),
+                base => {
+                    ctx.shell
+                        .status("Fetching", format!("the source tree at {base_version}"));
+                    upstream::fetch_tree(base.unwrap_or(&*mv.source), base_version, locked)?
+                }
+            }
+        }
+    };
+    Ok(slot.insert(tree))
+}
+
+/// Records the conflicting regions of source patch `patch` on `path`.
+fn record_conflict(
+    report: &mut UpdateReport,
+    patch: &str,
+    path: &str,
+    hunks: Vec<patch::ConflictHunk>,
+    strict: &patch::ApplyError,
+) {
+    for h in hunks {
+        report.conflicts.push(ConflictReport {
+            patch: patch.to_owned(),
+            file: path.to_owned(),
+            start: h.line_start,
+            end: h.line_end,
+            ours: String::from_utf8_lossy(&h.ours).into_owned(),
+            theirs: String::from_utf8_lossy(&h.theirs).into_owned(),
+            strict: Some(strict.to_string()),
+        });
+    }
+    report.patches.push(PatchResult::described(
+        patch,
+        path,
+        Kind::Conflict,
+        "conflict".into(),
+    ));
 }
 /// Every source patch file, parsed, keyed by its name.
 fn source_patches(config: &Config) -> Result<BTreeMap<String, render::LoadedPatch>> {
