@@ -37,6 +37,43 @@ pub struct Chart {
 }
 
 impl Chart {
+    /// File `path` of this chart, `name` at `rev`, read from `url`; absent
+    /// is [`Error::NotFound`](crate::error::Error::NotFound) naming all three.
+    pub fn file(
+        &self,
+        name: &str,
+        rev: &str,
+        path: &str,
+        url: &str,
+    ) -> crate::error::Result<Vec<u8>> {
+        self.tree
+            .files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| crate::error::Error::NotFound {
+                what: format!("`{path}` of chart `{name}` {rev}"),
+                url: url.to_owned(),
+            })
+    }
+
+    /// The files under `dir` of this chart, `name` at `rev`, read from
+    /// `url`; a directory with none is not found.
+    pub fn list(
+        &self,
+        (name, rev, url): (&str, &str, &str),
+        dir: &str,
+        cache: &super::super::cache::Cache,
+    ) -> crate::error::Result<Vec<super::super::Listed>> {
+        let listed = super::super::listed_from(&self.tree.files, dir, cache);
+        if listed.is_empty() {
+            return Err(crate::error::Error::NotFound {
+                what: format!("directory `{dir}` of chart `{name}` {rev}"),
+                url: url.to_owned(),
+            });
+        }
+        Ok(listed)
+    }
+
     /// What the lock records of this chart, downloaded from `url` and
     /// verified as `sha256` (an HTTP repository's archive digest, an OCI
     /// registry's manifest digest).

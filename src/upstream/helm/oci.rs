@@ -39,9 +39,7 @@ use crate::error::{Error, Result};
 use crate::image::{Descriptor, Digest, Manifest, MediaType, Reference};
 use crate::registry;
 use crate::upstream::cache::Cache;
-use crate::upstream::{
-    Artifact, Listed, Newer, Pages, Release, Source, SourceTree, listed_from, newer_release,
-};
+use crate::upstream::{Artifact, Listed, Newer, Pages, Release, Source, SourceTree, newer_release};
 
 /// The media type of a chart's config blob (its Chart.yaml as JSON).
 pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.cncf.helm.config.v1+json";
@@ -345,28 +343,14 @@ impl Source for Oci<'_> {
 
     fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>> {
         let fetched = self.fetched(rev)?;
-        fetched
-            .chart
-            .tree
-            .files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| Error::NotFound {
-                what: format!("`{path}` of chart `{}` {rev}", self.chart),
-                url: fetched.url.clone(),
-            })
+        fetched.chart.file(&self.chart, rev, path, &fetched.url)
     }
 
     fn list(&self, rev: &str, dir: &str, cache: &Cache) -> Result<Vec<Listed>> {
         let fetched = self.fetched(rev)?;
-        let listed = listed_from(&fetched.chart.tree.files, dir, cache);
-        if listed.is_empty() {
-            return Err(Error::NotFound {
-                what: format!("directory `{dir}` of chart `{}` {rev}", self.chart),
-                url: fetched.url.clone(),
-            });
-        }
-        Ok(listed)
+        fetched
+            .chart
+            .list((&self.chart, rev, &fetched.url), dir, cache)
     }
 
     fn tree(&self, rev: &str) -> Result<SourceTree> {

@@ -27,7 +27,7 @@ use crate::config::lock::LockedUpstream;
 use crate::error::{Error, Result};
 use crate::net::Client;
 use crate::upstream::cache::Cache;
-use crate::upstream::{Artifact, Listed, Pages, Release, Source, SourceTree, listed_from};
+use crate::upstream::{Artifact, Listed, Pages, Release, Source, SourceTree};
 
 /// The largest index.yaml read: several times the largest public ones.
 pub const MAX_INDEX: u64 = 256 << 20;
@@ -245,16 +245,7 @@ impl Source for Repo<'_> {
 
     fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>> {
         let fetched = self.fetched(rev)?;
-        fetched
-            .chart
-            .tree
-            .files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| Error::NotFound {
-                what: format!("`{path}` of chart `{}` {rev}", self.chart),
-                url: fetched.url.clone(),
-            })
+        fetched.chart.file(&self.chart, rev, path, &fetched.url)
     }
 
     fn commit(&self, _rev: &str) -> Result<Option<String>> {
@@ -277,14 +268,9 @@ impl Source for Repo<'_> {
 
     fn list(&self, rev: &str, dir: &str, cache: &Cache) -> Result<Vec<Listed>> {
         let fetched = self.fetched(rev)?;
-        let listed = listed_from(&fetched.chart.tree.files, dir, cache);
-        if listed.is_empty() {
-            return Err(Error::NotFound {
-                what: format!("directory `{dir}` of chart `{}` {rev}", self.chart),
-                url: fetched.url.clone(),
-            });
-        }
-        Ok(listed)
+        fetched
+            .chart
+            .list((&self.chart, rev, &fetched.url), dir, cache)
     }
 
     fn artifact(&self, rev: &str) -> Result<Option<Artifact>> {
