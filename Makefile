@@ -67,3 +67,4 @@ bench:
 	$(CARGO) bench --bench check
 	$(CARGO) bench --bench update_vs_shell
 	$(CARGO) bench --bench image_skip
+	$(CARGO) bench --bench dir_package

@@ -9,12 +9,15 @@
 //! GitHub requests it sent, how many were conditional and answered 304, and how
 //! the registry was asked for the pinned image's manifests (HEAD or GET). Run
 //! with `cargo bench --bench check` (needs REVENDOR_REALWORLD). Prints medians
-//! and counts; asserts only that the package checks clean.
+//! and counts; asserts only that the package checks clean. Also: the whole
+//! `check --offline`'s CPU time with a warm cache against an empty one.
 
 // Tests and benchmarks print skip notes and figures, and read their own
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "../tests/testsuite/support/mod.rs"]
 mod support;
 
@@ -118,7 +121,39 @@ fn main() {
     println!("revendor check (whole process)     {process:>10.2?}   (goal: under 5ms)");
     println!("ops::check::check (in-process)     {in_process:>10.2?}");
 
+    warm_and_cold(
+        &|cache: &Path| {
+            let mut cmd = Command::new(bin);
+            cmd.arg("-C")
+                .arg(pkg.path())
+                .args(["--offline", "check"])
+                .envs(gh.env())
+                .env("REVENDOR_CACHE_DIR", cache)
+                .env("REVENDOR_HELM", &helm);
+            measure::Measured::of(&cmd, Stdio::null())
+        },
+        cache.path(),
+    );
+
     nightly(&rw, &gh, &pkg, run_with);
+}
+
+/// `check --offline`'s CPU time with the cache a previous run filled (the
+/// source archive, the remembered verdicts, the Helm renders) against an
+/// empty one (issue 23: a warm check re-verified the source patch; goal:
+/// warm within 1.2 times cold).
+fn warm_and_cold(check: &dyn Fn(&Path) -> measure::Measured, warm_cache: &Path) {
+    let warm = measure::median(RUNS, || check(warm_cache));
+    let cold = measure::median(5, || {
+        let empty = tempfile::tempdir().expect("empty cache");
+        check(empty.path())
+    });
+    println!(
+        "check --offline CPU (user + system): warm cache {:.2?}, empty cache {:.2?}: warm/cold {:.2} (goal: at most 1.2)",
+        warm.cpu,
+        cold.cpu,
+        measure::ratio(warm.cpu, cold.cpu)
+    );
 }
 
 /// A nightly `check --online` with nothing new upstream, after one run that filled the
