@@ -111,13 +111,14 @@ impl<'a> Removed<'a> {
     /// The files to delete: each removed output, and its pristine copy
     /// unless one of `files` still reads the same upstream file.
     pub fn deletions(&self, files: &[Vendor]) -> Vec<String> {
+        let read: HashSet<(&Option<String>, &str)> = files
+            .iter()
+            .map(|v| (&v.upstream, v.from.as_str()))
+            .collect();
         let mut out = Vec::new();
         for o in &self.outputs {
             out.push(o.file.clone());
-            if !files
-                .iter()
-                .any(|v| v.from == o.from && v.upstream == o.upstream)
-            {
+            if !read.contains(&(&o.upstream, o.from.as_str())) {
                 out.push(o.pristine());
             }
         }

@@ -5,6 +5,9 @@
 //! loads them, says which sections target which vendored file, and is the only
 //! place a section is replaced ([`Patches::refresh_section`]).
 
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
 use crate::config::{AppliesTo, Config, ConfigError, Vendor};
 use crate::error::{Error, Result};
 use crate::image::Digest;
@@ -46,7 +49,7 @@ pub struct RecountedHunk {
 ///
 /// Only [`Patches`] makes one, so an id always names a section that exists
 /// in the `Patches` it came from; it means nothing in another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SectionId {
     patch: usize,
     section: usize,
@@ -151,7 +154,16 @@ fn check_sections(
 pub struct Patches {
     /// In vendor.toml order.
     loaded: Vec<LoadedPatch>,
+    /// Which sections target which path, built by the first
+    /// [`Patches::stack`] and dropped when a section is added or renamed.
+    targets: OnceLock<Targets>,
 }
+
+/// The sections of each upstream's patches by the path each targets after
+/// its patch's `strip`, in vendor.toml order: every header is read once per
+/// run, not once per vendored file, which made a directory package of
+/// 10,000 files quadratic (issue 23).
+type Targets = HashMap<Option<String>, HashMap<String, Vec<SectionId>>>;
 
 impl Patches {
     /// Reads and parses every `applies-to = "vendor"` patch.
@@ -194,7 +206,7 @@ impl Patches {
                 }),
             }
         }
-        Ok(Patches { loaded })
+        Ok(Patches::from_loaded(loaded))
     }
 
     /// [`Patches::load`] reading hunk headers as `git apply --recount` does
@@ -270,13 +282,16 @@ impl Patches {
                 set,
             });
         }
-        Ok((Patches { loaded }, recounted))
+        Ok((Patches::from_loaded(loaded), recounted))
     }
 
     /// Patches already loaded, in the order given: how [`super::origin`] puts
     /// a removed patch back among the others.
     pub(super) fn from_loaded(loaded: Vec<LoadedPatch>) -> Patches {
-        Patches { loaded }
+        Patches {
+            loaded,
+            targets: OnceLock::new(),
+        }
     }
 
     /// Every patch, in vendor.toml order.
@@ -294,13 +309,14 @@ impl Patches {
     /// [`super::files`]): a patch naming a file that is not vendored is a
     /// configuration error.
     pub fn check_targets(&self, config: &Config, files: &[Vendor]) -> Result<()> {
+        let named: HashSet<(&Option<String>, &str)> = files
+            .iter()
+            .flat_map(|v| [(&v.upstream, v.from.as_str()), (&v.upstream, v.to.as_str())])
+            .collect();
         for p in &self.loaded {
             for fp in &p.set.files {
                 let target = fp.target_path(p.strip).unwrap_or_default();
-                if !files
-                    .iter()
-                    .any(|v| v.upstream == p.upstream && (v.from == target || v.to == target))
-                {
+                if !named.contains(&(&p.upstream, target.as_str())) {
                     let inside = config
                         .vendor
                         .iter()
@@ -330,23 +346,29 @@ impl Patches {
     /// upstream that targets it (by its upstream path or its rendered path),
     /// in vendor.toml order, over its pristine copy at the locked `version`.
     pub fn stack<'a>(&'a self, vendor: &'a Vendor, version: &'a str) -> Stack<'a> {
+        let targets = self.targets.get_or_init(|| self.targets());
         let mut ids = Vec::new();
-        for (pi, p) in self.loaded.iter().enumerate() {
-            if p.upstream != vendor.upstream {
-                continue;
-            }
-            for (si, fp) in p.set.files.iter().enumerate() {
-                if let Some(target) = fp.target_path(p.strip)
-                    && (target == vendor.from || target == vendor.to)
-                {
-                    ids.push(SectionId {
-                        patch: pi,
-                        section: si,
-                    });
-                }
+        if let Some(paths) = targets.get(&vendor.upstream) {
+            for path in [&vendor.from, &vendor.to] {
+                ids.extend(paths.get(path.as_str()).into_iter().flatten());
             }
         }
+        ids.sort_unstable();
+        ids.dedup();
         Stack::new(self, vendor, version, ids)
+    }
+
+    /// Every section with a target, by its upstream and target path.
+    fn targets(&self) -> Targets {
+        let mut targets = Targets::new();
+        for id in self.sections() {
+            let (p, fp) = self.section(id);
+            if let Some(target) = fp.target_path(p.strip) {
+                let paths = targets.entry(p.upstream.clone()).or_default();
+                paths.entry(target).or_default().push(id);
+            }
+        }
+        targets
     }
 
     /// Every section of every patch, in order: for a caller that walks
@@ -367,8 +389,13 @@ impl Patches {
     /// hunks, in the section's header style: how `patch refresh`, `update`'s
     /// carry and `--adopt-edits` rewrite a patch.
     pub fn refresh_section(&mut self, id: SectionId, before: &[u8], after: &[u8]) {
+        let strip = self.loaded[id.patch].strip;
         let fp = &mut self.loaded[id.patch].set.files[id.section];
+        let target = fp.target_path(strip);
         *fp = patch::refresh(fp, before, after);
+        if fp.target_path(strip) != target {
+            self.targets = OnceLock::new();
+        }
     }
 
     /// The patch that the hand edits of `vendor` start when no patch targets
@@ -416,6 +443,7 @@ impl Patches {
             hunks: Vec::new(),
         };
         p.set.files.push(patch::refresh(&template, before, after));
+        self.targets = OnceLock::new();
         Some(SectionId {
             patch,
             section: p.set.files.len() - 1,
@@ -455,7 +483,7 @@ impl Patches {
                 set: patch::parse(text.as_bytes()).unwrap(),
             })
             .collect();
-        Patches { loaded }
+        Patches::from_loaded(loaded)
     }
 }
 

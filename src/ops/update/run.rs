@@ -6,6 +6,8 @@
 //! end (`finish.rs`), or, on a conflict with `--keep-conflicts`, only the
 //! marked files are ([`Run::keep_conflicts`]).
 
+use std::collections::HashSet;
+
 use super::files::{self, Vendored};
 use super::plan::{Action, Step};
 use super::resume::{self, Resume};
@@ -216,10 +218,11 @@ impl Run<'_> {
         }
         let vendored = self.vendored;
         let mut keep = Transaction::new(&self.ctx.root);
+        let at_target: HashSet<&str> = vendored.target.iter().map(|t| t.to.as_str()).collect();
         for vendor in vendored
             .base
             .iter()
-            .filter(|b| vendored.target.iter().any(|t| t.to == b.to))
+            .filter(|b| at_target.contains(b.to.as_str()))
         {
             if let Some(bytes) = self.txn.staged(&vendor.to) {
                 keep.stage(&vendor.to, bytes.to_vec());
