@@ -244,6 +244,18 @@ impl Source for Git {
         Ok(blob.content().to_vec())
     }
 
+    /// By its blob id from the mirror: finding it by its path re-read and
+    /// re-hashed the directory's tree for each file, quadratic in a
+    /// directory of 10,000 files. An id the mirror lacks is read by path.
+    fn listed_file(&self, tag: &str, listed: &Listed) -> Result<Vec<u8>> {
+        let repo = self.with_tag(tag)?;
+        let blob = git2::Oid::from_str(&listed.blob).and_then(|id| repo.find_blob(id));
+        match blob {
+            Ok(blob) => Ok(blob.content().to_vec()),
+            Err(_) => self.file(tag, &listed.path),
+        }
+    }
+
     fn commit(&self, tag: &str) -> Result<Option<String>> {
         let repo = self.with_tag(tag)?;
         let commit = self

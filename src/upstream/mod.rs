@@ -156,6 +156,13 @@ pub trait Source {
     }
     /// One file at a rev.
     fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>>;
+    /// One file of [`Source::list`]'s listing at a rev. Provided:
+    /// [`Source::file`] of its path; a kind that can read a file by its
+    /// blob id overrides it, so that a directory's files are not each found
+    /// by a walk from the root (issue 23).
+    fn listed_file(&self, rev: &str, listed: &Listed) -> Result<Vec<u8>> {
+        self.file(rev, &listed.path)
+    }
     /// Every regular file under `dir` (a path ending with `/`, or empty for
     /// the root) at a rev, recursively, sorted by path; symlinks and
     /// submodules are left out, as an archive leaves them. A directory that
@@ -238,7 +245,7 @@ pub fn fetch_listed(
     if let Some(bytes) = cache.get_blob(&listed.blob) {
         return Ok(bytes);
     }
-    let bytes = within_bound(source, tag, &listed.path, source.file(tag, &listed.path)?)?;
+    let bytes = within_bound(source, tag, &listed.path, source.listed_file(tag, listed)?)?;
     let actual = cache::blob_id(&bytes);
     if actual != listed.blob {
         return Err(Error::Checksum {
