@@ -239,14 +239,11 @@ fn settle_lock(
     }
     // A pristine copy no vendored file reads any more (one whose output a
     // patch deleted has no record to find it by) goes with the removals.
+    let read = origin::upstream_files(files);
     let orphans: Vec<String> = lock
         .files
         .iter()
-        .filter(|f| {
-            !files
-                .iter()
-                .any(|v| v.from == f.from && v.upstream == f.upstream)
-        })
+        .filter(|f| !read.contains(&(&f.upstream, f.from.as_str())))
         .map(LockedFile::pristine)
         .collect();
     for copy in &orphans {

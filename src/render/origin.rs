@@ -56,6 +56,16 @@ pub fn outputs(files: &[Vendor], patches: &Patches) -> Vec<LockedOutput> {
         .collect()
 }
 
+/// The upstream files `files` read, by upstream and path: one set to look
+/// each locked file up in, not a search of every file per locked file, which
+/// a directory of 10,000 files made quadratic (issue 23).
+pub fn upstream_files(files: &[Vendor]) -> HashSet<(&Option<String>, &str)> {
+    files
+        .iter()
+        .map(|v| (&v.upstream, v.from.as_str()))
+        .collect()
+}
+
 /// What the lock's `[[output]]` record has that vendor.toml no longer does.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Removed<'a> {
@@ -111,10 +121,7 @@ impl<'a> Removed<'a> {
     /// The files to delete: each removed output, and its pristine copy
     /// unless one of `files` still reads the same upstream file.
     pub fn deletions(&self, files: &[Vendor]) -> Vec<String> {
-        let read: HashSet<(&Option<String>, &str)> = files
-            .iter()
-            .map(|v| (&v.upstream, v.from.as_str()))
-            .collect();
+        let read = upstream_files(files);
         let mut out = Vec::new();
         for o in &self.outputs {
             out.push(o.file.clone());
@@ -158,11 +165,9 @@ pub fn forget_removed(
     outputs: Vec<LockedOutput>,
 ) -> Lock {
     let mut next = lock.clone();
-    next.files.retain(|f| {
-        files
-            .iter()
-            .any(|v| v.from == f.from && v.upstream == f.upstream)
-    });
+    let read = upstream_files(files);
+    next.files
+        .retain(|f| read.contains(&(&f.upstream, f.from.as_str())));
     next.patches
         .retain(|p| config.patches.iter().any(|c| c.name == p.name));
     next.outputs = outputs;
