@@ -69,9 +69,14 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         .map(|u| u.patch.as_str())
         .collect();
     kept.dedup();
+    // Issue 20: an adoption written before its move is not undone by the move's stop.
+    let nothing = match &report.adoption {
+        Some(a) if a.written => "the adoption is written, nothing of the move",
+        _ => "nothing was written",
+    };
     if report.conflicts.is_empty() && !kept.is_empty() {
         ctx.shell.warn(format!(
-            "upstream {} already carries patch {}; nothing was written; rerun with --drop-upstreamed to remove {}",
+            "upstream {} already carries patch {}; {nothing}; rerun with --drop-upstreamed to remove {}",
             report.to,
             kept.iter()
                 .map(|p| format!("`{p}`"))
@@ -85,9 +90,9 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         Ok(closing(ctx, &report))
     } else {
         let hint = if opts.keep_conflicts {
-            "resolve the markers, then run `revendor update --continue`"
+            "resolve the markers, then run `revendor update --continue`".to_owned()
         } else {
-            "nothing was written; rerun with --keep-conflicts to write diff3 markers"
+            format!("{nothing}; rerun with --keep-conflicts to write diff3 markers")
         };
         ctx.shell.warn(format!(
             "{} conflicting hunk(s); {hint}",
