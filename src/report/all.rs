@@ -216,6 +216,97 @@ pub fn matrix(packages: &[Package<'_>]) -> String {
     format!("matrix={}\n", serde_json::json!({ "package": dirs }))
 }
 
+/// One job of the update matrix (`check --all --matrix-out`): a package
+/// whose newer upstream release inside `track` every patch re-applies to
+/// (its dry run's outcome is `applies`), with no other error finding.
+///
+/// A package with a conflict, an upstreamed patch, another error or a
+/// failed check is no job: a person has to decide, so it goes to
+/// `revendor pr --report`'s tracking issue instead.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Update<'a> {
+    /// The package's directory relative to ROOT.
+    pub package: &'a str,
+    /// The package's directory relative to the workspace: `revendor -C`'s argument.
+    pub path: &'a str,
+    /// The release to move to: `revendor update --to`'s argument.
+    pub to: String,
+    /// The upstream's name when the package names its upstreams, else null:
+    /// then `--to NAME=TAG`.
+    pub upstream: Option<String>,
+}
+
+/// The dry run an `upstream-newer` finding carries, as the JSON document
+/// states it (`"dry_run": {"upstream", "to", "outcome", …}`, docs/json.md).
+#[derive(serde::Deserialize)]
+struct DryRun {
+    upstream: Option<String>,
+    to: String,
+    outcome: String,
+}
+
+impl DryRun {
+    /// The dry run of `f`, read from its JSON form so that the matrix and
+    /// the document can never disagree; `None` for any other finding, and
+    /// for one whose dry run could not be done.
+    fn of(f: &Finding) -> Option<DryRun> {
+        if f.id != "upstream-newer" || f.severity != Severity::Error {
+            return None;
+        }
+        let mut value = serde_json::to_value(f).ok()?;
+        serde_json::from_value(value.get_mut("dry_run")?.take()).ok()
+    }
+}
+
+/// The packages a nightly job updates: per package, the first newer
+/// release (in the order of the findings) whose dry run `applies`, when no
+/// other error is in the way. One job per package, so that two jobs never
+/// push the same branch; a second upstream that applies waits for the next
+/// run.
+pub fn updates<'a>(packages: &[Package<'a>]) -> Vec<Update<'a>> {
+    let mut jobs = Vec::new();
+    for p in packages {
+        let Ok(findings) = &p.outcome else { continue };
+        let blocked = findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && f.id != "upstream-newer");
+        if blocked {
+            continue;
+        }
+        let applies = findings
+            .iter()
+            .filter_map(DryRun::of)
+            .find(|d| d.outcome == "applies");
+        if let Some(dry) = applies {
+            jobs.push(Update {
+                package: p.name,
+                path: p.dir,
+                to: dry.to,
+                upstream: dry.upstream,
+            });
+        }
+    }
+    jobs
+}
+
+/// The update matrix as `--matrix-out` writes it: a JSON list of
+/// [`Update`]s on one line, `[]` when there is nothing to do.
+pub fn updates_json(packages: &[Package<'_>]) -> String {
+    let mut text = serde_json::to_string(&updates(packages)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Writes `text` to `path` whole (`--json-out`, `--matrix-out`), replacing
+/// what was there.
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|source| crate::error::Error::Io {
+        action: "write",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// Appends `line` to the `$GITHUB_OUTPUT` file.
 pub fn append_output(path: &Path, line: &str) -> Result<()> {
     super::append(path, line.as_bytes())
