@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use super::{Counts, cell, data, property, workspace_path};
-use crate::check::{Finding, Severity};
+use crate::check::{Finding, Severity, Verdict};
 use crate::console::Paint;
 use crate::error::Result;
 
@@ -230,32 +230,10 @@ pub struct Update<'a> {
     /// The package's directory relative to the workspace: `revendor -C`'s argument.
     pub path: &'a str,
     /// The release to move to: `revendor update --to`'s argument.
-    pub to: String,
+    pub to: &'a str,
     /// The upstream's name when the package names its upstreams, else null:
     /// then `--to NAME=TAG`.
-    pub upstream: Option<String>,
-}
-
-/// The dry run an `upstream-newer` finding carries, as the JSON document
-/// states it (`"dry_run": {"upstream", "to", "outcome", …}`, docs/json.md).
-#[derive(serde::Deserialize)]
-struct DryRun {
-    upstream: Option<String>,
-    to: String,
-    outcome: String,
-}
-
-impl DryRun {
-    /// The dry run of `f`, read from its JSON form so that the matrix and
-    /// the document can never disagree; `None` for any other finding, and
-    /// for one whose dry run could not be done.
-    fn of(f: &Finding) -> Option<DryRun> {
-        if f.id != "upstream-newer" || f.severity != Severity::Error {
-            return None;
-        }
-        let mut value = serde_json::to_value(f).ok()?;
-        serde_json::from_value(value.get_mut("dry_run")?.take()).ok()
-    }
+    pub upstream: Option<&'a str>,
 }
 
 /// The packages a nightly job updates: per package, the first newer
@@ -275,14 +253,15 @@ pub fn updates<'a>(packages: &[Package<'a>]) -> Vec<Update<'a>> {
         }
         let applies = findings
             .iter()
-            .filter_map(DryRun::of)
-            .find(|d| d.outcome == "applies");
+            .filter(|f| f.id == "upstream-newer" && f.severity == Severity::Error)
+            .filter_map(|f| f.dry_run.as_deref())
+            .find(|d| d.outcome == Verdict::Applies);
         if let Some(dry) = applies {
             jobs.push(Update {
                 package: p.name,
                 path: p.dir,
-                to: dry.to,
-                upstream: dry.upstream,
+                to: &dry.to,
+                upstream: dry.upstream.as_deref(),
             });
         }
     }
@@ -427,6 +406,65 @@ mod tests {
         assert!(text.contains(
             "| `c` | error | | `pkgs/c/vendor.toml:3` | pkgs/c/vendor.toml:3: unknown key `x` | remove it |\n"
         ));
+    }
+
+    /// An `upstream-newer` error whose dry run has `outcome`.
+    fn newer(upstream: Option<&str>, to: &str, outcome: Verdict) -> Finding {
+        Finding::error("upstream-newer", "vendor.toml", 3, format!("{to} is newer")).dry_run(
+            crate::check::DryRun {
+                upstream: upstream.map(str::to_owned),
+                from: "v1.0.0".into(),
+                to: to.into(),
+                outcome,
+                reason: None,
+                patches: Vec::new(),
+                command: format!("revendor update --to {to}"),
+            },
+        )
+    }
+
+    #[test]
+    fn the_update_matrix_holds_one_job_per_package_whose_release_applies() {
+        let applies = [newer(None, "v1.1.0", Verdict::Applies)];
+        let conflict = [newer(None, "v2.0.0", Verdict::Conflict)];
+        let blocked = [
+            newer(None, "v1.1.0", Verdict::Applies),
+            Finding::error("render-drift", "t.yml", 7, "differs"),
+        ];
+        let two = [
+            newer(Some("chart"), "v3.0.0", Verdict::Conflict),
+            newer(Some("operator"), "v1.2.0", Verdict::Applies),
+            newer(Some("crds"), "v1.3.0", Verdict::Applies),
+        ];
+        let mut outside = newer(None, "v9.0.0", Verdict::Applies);
+        outside.severity = Severity::Info;
+        let outside = [outside];
+        let list = [
+            ("a", &applies[..]),
+            ("b", &conflict[..]),
+            ("c", &blocked[..]),
+            ("d", &two[..]),
+            ("e", &outside[..]),
+        ];
+        let mut packages: Vec<Package<'_>> = list
+            .iter()
+            .map(|(name, findings)| Package {
+                name,
+                dir: name,
+                outcome: Ok(findings),
+            })
+            .collect();
+        packages.push(Package {
+            name: "f",
+            dir: "pkgs/f",
+            outcome: Err(failure()),
+        });
+        assert_eq!(
+            updates_json(&packages),
+            "[{\"package\":\"a\",\"path\":\"a\",\"to\":\"v1.1.0\",\"upstream\":null},\
+             {\"package\":\"d\",\"path\":\"d\",\"to\":\"v1.2.0\",\"upstream\":\"operator\"}]\n"
+        );
+        assert_eq!(updates_json(&packages[1..3]), "[]\n");
     }
 
     #[test]

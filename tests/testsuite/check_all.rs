@@ -303,12 +303,10 @@ fn issue_22_one_online_run_writes_the_annotations_the_json_and_the_update_matrix
 
     let matrix: Value =
         serde_json::from_str(&std::fs::read_to_string(&matrix_out).unwrap()).unwrap();
-    for job in matrix.as_array().unwrap() {
-        assert_eq!(
-            job,
-            &json!({"package": "packages/clean", "path": "packages/clean", "to": "v1.1.0", "upstream": null})
-        );
-    }
+    assert_eq!(
+        matrix,
+        json!([{"package": "packages/clean", "path": "packages/clean", "to": "v1.1.0", "upstream": null}])
+    );
 
     // Without --all the flags are usage errors; a file that cannot be written is an I/O error.
     all(&gh, &tree)
@@ -323,4 +321,43 @@ fn issue_22_one_online_run_writes_the_annotations_the_json_and_the_update_matrix
         ])
         .expect(3);
     assert!(run.stderr.contains("no/such/dir/m.json"), "{}", run.stderr);
+}
+
+/// Issue 22: with `--online`, every package's `upstream-newer` carries the
+/// structured dry run that `check` gives it, so the nightly reads one
+/// document for all of them.
+#[test]
+fn online_json_gives_each_package_its_dry_run() {
+    let gh = GitHub::start();
+    let tree = tree(&gh);
+    std::fs::remove_dir_all(tree.join("packages/broken")).unwrap();
+    gh.repo(REPO)
+        .file_at("v1.1.0", "deploy/app.yml", MANIFEST.replace("app", "app2"))
+        .release("v1.1.0", |r| r);
+    let run = all(&gh, &tree)
+        .run(&["check", "--all", "--online", "--format", "json"])
+        .expect(1);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    for package in doc["packages"].as_array().unwrap() {
+        let newer: Vec<&Value> = package["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "upstream-newer")
+            .collect();
+        assert_eq!(newer.len(), 1, "{package:#}");
+        assert_eq!(
+            newer[0]["dry_run"],
+            json!({
+                "upstream": null,
+                "from": "v1.0.0",
+                "to": "v1.1.0",
+                "outcome": "applies",
+                "reason": null,
+                "patches": [],
+                "command": "revendor update --to v1.1.0",
+            }),
+            "{package:#}"
+        );
+    }
 }
