@@ -15,6 +15,10 @@
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
 //!
+//! A conflict's fix names where `update --keep-conflicts` writes its
+//! markers: the rendered file, or for a source patch a working copy of the
+//! source file under `upstream/.revendor-conflicts/<patch>/`.
+//!
 //! An upstream that does not answer the list is `unreachable`; one that
 //! answers the list but not the dry run's downloads still gets its
 //! `upstream-newer`, saying the dry run could not be done.
@@ -22,7 +26,7 @@
 use std::collections::BTreeMap;
 
 use super::{Check, Finding, Id, Input, Sink, unreachable};
-use crate::config::lock::LockedUpstream;
+use crate::config::lock::{LockedUpstream, conflict_copy};
 use crate::config::{AppliesTo, Selection, Upstream};
 use crate::error::Result;
 use crate::patch::{self, Labels, Outcome};
@@ -52,7 +56,7 @@ whether `revendor update` will go through or stop at a conflict.
 ### Example
 ```text
 upstream-newer
-  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, then run `revendor update --continue`)
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the markers it writes in templates/multus-daemonset-thick.yml, then run `revendor update --continue`)
 ```
 ",
 };
@@ -188,17 +192,29 @@ fn inside_track(
     } else {
         ""
     };
-    let fix = if conflicts.is_empty() {
+    let mut marked: Vec<&str> = Vec::new();
+    for c in &conflicts {
+        if !marked.contains(&c.marked.as_str()) {
+            marked.push(&c.marked);
+        }
+    }
+    let pending = input
+        .lock
+        .pending
+        .as_ref()
+        .and_then(|p| p.version_of(up.name.as_deref()));
+    let fix = if pending == Some(target.tag.as_str()) {
+        format!(
+            "the update to {} is pending since `update --keep-conflicts`: resolve the markers it wrote, then run `revendor update --continue`",
+            target.tag
+        )
+    } else if conflicts.is_empty() {
         format!("run `revendor update --to {}{drop}`", target.tag)
     } else {
         format!(
-            "run `revendor update --to {}{drop} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
+            "run `revendor update --to {}{drop} --keep-conflicts`, resolve the markers it writes in {}, then run `revendor update --continue`",
             target.tag,
-            conflicts
-                .iter()
-                .map(|c| c.target.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            marked.join(", ")
         )
     };
     sink.push(
@@ -242,6 +258,9 @@ struct DryRun {
     patch: String,
     target: String,
     result: String,
+    /// Where `update --keep-conflicts` writes the markers of a conflict:
+    /// the rendered file, or a source file's working copy.
+    marked: String,
 }
 
 /// With `ref = "<branch>"`: the branch's head is not the locked commit.
@@ -328,6 +347,7 @@ fn dry_run(
                         out.push(DryRun {
                             patch: patches.section(first).0.name.clone(),
                             target: vendor.to.clone(),
+                            marked: vendor.to.clone(),
                             result: format!(
                                 "conflict (upstream {tag} no longer has `{}`)",
                                 vendor.from
@@ -343,6 +363,7 @@ fn dry_run(
             patch: patch.to_owned(),
             target: vendor.to.clone(),
             result,
+            marked: vendor.to.clone(),
         };
         // A conflict's marked file says nothing about the sections after
         // it: the dry run ends there.
@@ -394,6 +415,7 @@ fn dry_run(
             };
             out.push(DryRun {
                 patch: p.name.clone(),
+                marked: conflict_copy(&p.name, &path),
                 target: path,
                 result,
             });
