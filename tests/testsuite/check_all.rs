@@ -241,3 +241,42 @@ fn a_tree_without_packages_and_contradicting_flags_are_usage_errors() {
     // ROOT without --all is refused by the parser.
     all(&gh, &empty).run(&["check", "somewhere"]).expect(2);
 }
+
+/// Issue 22: with `--online`, every package's `upstream-newer` carries the
+/// structured dry run that `check` gives it, so the nightly reads one
+/// document for all of them.
+#[test]
+fn online_json_gives_each_package_its_dry_run() {
+    let gh = GitHub::start();
+    let tree = tree(&gh);
+    std::fs::remove_dir_all(tree.join("packages/broken")).unwrap();
+    gh.repo(REPO)
+        .file_at("v1.1.0", "deploy/app.yml", MANIFEST.replace("app", "app2"))
+        .release("v1.1.0", |r| r);
+    let run = all(&gh, &tree)
+        .run(&["check", "--all", "--online", "--format", "json"])
+        .expect(1);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    for package in doc["packages"].as_array().unwrap() {
+        let newer: Vec<&Value> = package["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "upstream-newer")
+            .collect();
+        assert_eq!(newer.len(), 1, "{package:#}");
+        assert_eq!(
+            newer[0]["dry_run"],
+            json!({
+                "upstream": null,
+                "from": "v1.0.0",
+                "to": "v1.1.0",
+                "outcome": "applies",
+                "reason": null,
+                "patches": [],
+                "command": "revendor update --to v1.1.0",
+            }),
+            "{package:#}"
+        );
+    }
+}
