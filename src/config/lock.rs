@@ -24,7 +24,7 @@ use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::lock_index::{Lookups, file_key};
-pub use super::lock_schema::LOCK_SCHEMA;
+pub use super::lock_schema::{LOCK_SCHEMA, Schema};
 use super::lock_schema::{stamp, unreadable};
 use super::one_or_many::deserialize_entries;
 use super::{Config, ConfigError, line_of};
@@ -39,7 +39,8 @@ pub struct Lock {
     /// `schema = N`, the lock format ([`LOCK_SCHEMA`]); `None` in a lock
     /// written before the key existed, which is schema 1. Written by
     /// [`Lock::to_toml`], never taken from here.
-    pub schema: Option<u32>,
+    #[serde(default)]
+    pub schema: Schema,
     /// Each upstream as vendored: `[upstream]`, or `[[upstream]]` with
     /// names when vendor.toml has several (or a named one).
     #[serde(rename = "upstream", deserialize_with = "deserialize_entries")]
@@ -254,7 +255,7 @@ impl Lock {
             )
             .hint(hint)
         })?;
-        if lock.schema.is_some_and(|n| n != LOCK_SCHEMA)
+        if lock.schema.0.is_some_and(|n| n != LOCK_SCHEMA)
             && let Some(e) = unreadable(path, text)
         {
             return Err(e);
@@ -662,7 +663,7 @@ mod tests {
 
     fn sample() -> Lock {
         Lock {
-            schema: Some(LOCK_SCHEMA),
+            schema: Schema::CURRENT,
             upstreams: vec![LockedUpstream {
                 name: None,
                 source: "github:o/r".into(),
@@ -814,7 +815,8 @@ mod tests {
         );
         let older = stamped.replace("schema = 1\n\n", "");
         let path = Path::new("lock.toml");
-        assert_eq!(Lock::parse(path, &older).unwrap().schema, None);
+        assert_eq!(Lock::parse(path, &older).unwrap().schema.0, None);
+        assert_eq!(Lock::parse(path, &stamped).unwrap().schema.0, Some(1));
         assert_eq!(
             sample().to_toml(Some(&older)),
             older,

@@ -21,6 +21,26 @@ use super::{ConfigError, line_of};
 /// The lock schema this revendor reads and writes.
 pub const LOCK_SCHEMA: u32 = 1;
 
+/// `schema = N` as a lock was read: its format, not its content, so two
+/// locks that say the same are equal whichever schema each was written in
+/// (a lock read back after `to_toml` stamped it equals the one written).
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(transparent)]
+pub struct Schema(pub Option<u32>);
+
+impl Schema {
+    /// The schema of a lock this revendor makes.
+    pub const CURRENT: Schema = Schema(Some(LOCK_SCHEMA));
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, _: &Schema) -> bool {
+        true
+    }
+}
+
+impl Eq for Schema {}
+
 /// The error for a lock whose `schema` this revendor cannot read (newer
 /// than [`LOCK_SCHEMA`], or below 1), at the key's line; `None` when the
 /// schema is readable, absent, or not even an integer (the lock's own parse

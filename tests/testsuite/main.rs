@@ -38,6 +38,7 @@ mod layers;
 mod net;
 mod offline;
 mod one_writer;
+mod output_formats;
 mod patch_fuzz_gnu;
 mod patch_golden;
 mod patch_merge_file;

@@ -12,7 +12,7 @@ use super::source::{self, SourceFacts};
 use super::summary::UpdateReport;
 use super::upstreams::Move;
 use super::{arg_digest, closing, upstreamed};
-use crate::config::lock::{LOCK_PATH, LOCK_SCHEMA, Lock, LockedImage, LockedPatch, LockedUpstream};
+use crate::config::lock::{LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream, Schema};
 use crate::config::{Config, Placeholders, Selection};
 use crate::error::Result;
 use crate::image::Digest;
@@ -74,7 +74,7 @@ pub(super) fn finish(
         .notes
         .extend(edits::started_notes(package.patches()));
     let new_lock = Lock {
-        schema: Some(LOCK_SCHEMA),
+        schema: Schema::CURRENT,
         upstreams: locked_upstreams,
         files: std::mem::take(&mut run.locked_files),
         patches: locked_patches,

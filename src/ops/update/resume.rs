@@ -28,8 +28,8 @@ use super::summary::ConflictReport;
 use super::upstreams::Move;
 use crate::config::Vendor;
 use crate::config::lock::{
-    LOCK_PATH, LOCK_SCHEMA, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending,
-    PendingConflict,
+    LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending,
+    PendingConflict, Schema,
 };
 use crate::error::{Error, Result};
 use crate::image::Digest;
@@ -257,7 +257,7 @@ pub(super) fn adoption(
     files: Vec<LockedFile>,
 ) -> Lock {
     Lock {
-        schema: Some(LOCK_SCHEMA),
+        schema: Schema::CURRENT,
         upstreams: moves
             .iter()
             .map(|m| LockedUpstream {
