@@ -578,7 +578,7 @@ fn a_newer_release_that_conflicts_has_a_conflict_dry_run() {
     assert_eq!(
         newer["fix"],
         format!(
-            "run `revendor update --to v1.1.0 --keep-conflicts`, resolve the conflict in {TEMPLATE}, then run `revendor update --continue`"
+            "run `revendor update --to v1.1.0 --keep-conflicts`, resolve the markers it writes in {TEMPLATE}, then run `revendor update --continue`"
         )
     );
 }
@@ -633,8 +633,8 @@ fn upstream_newer(doc: &Value) -> &Value {
 }
 
 /// The nightly workflow decides with scripts/triage-findings, which reads
-/// the dry run out of this finding's message: the real report must give it
-/// the release to update to.
+/// this finding's structured dry run: the real report must give it the
+/// release to update to, as the one job of its matrix.
 #[test]
 fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
     let Some((_registry, gh, pkg, rv)) = with_registry(push_index) else {
@@ -661,7 +661,16 @@ fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
         "{stdout}{}",
         String::from_utf8_lossy(&triage.stderr)
     );
-    assert_eq!(stdout, "errors=0\nupgrade=v1.1.0\n");
+    let outputs: Vec<&str> = stdout.lines().collect();
+    assert_eq!(outputs.len(), 4, "{stdout}");
+    assert_eq!(outputs[0], "errors=0");
+    let updates: Value =
+        serde_json::from_str(outputs[1].strip_prefix("updates=").unwrap()).unwrap();
+    assert_eq!(updates[0]["path"], ".");
+    assert_eq!(updates[0]["to"], "v1.1.0");
+    assert_eq!(updates[0]["upstream"], Value::Null);
+    assert_eq!(updates.as_array().unwrap().len(), 1);
+    assert_eq!(outputs[3], "attention=0");
 }
 
 #[test]
