@@ -9,6 +9,7 @@
 use crate::console::Format;
 use crate::error::{Outcome, Result};
 use crate::ops::update::{UpdateOptions, UpdateReport, update};
+use crate::report;
 use crate::workspace::Context;
 
 /// Flags of `revendor update`.
@@ -59,10 +60,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
-        Format::Json => super::out(
-            ctx,
-            &serde_json::to_string_pretty(&report).unwrap_or_default(),
-        )?,
+        Format::Json => super::out(ctx, &report::document(&report))?,
         _ => super::out(ctx, &report.human())?,
     }
     let mut kept: Vec<&str> = report
