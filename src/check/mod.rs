@@ -23,6 +23,7 @@
 mod builder_go;
 mod cni_checksums;
 mod contract;
+mod dry_run;
 mod image_exists;
 mod image_pin;
 mod image_pin_rename;
@@ -42,6 +43,7 @@ mod version_sync;
 pub use builder_go::{
     advice as builder_advice, command_name as builder_command_name, findings as builder_findings,
 };
+pub use dry_run::{DryRun, Verdict};
 pub use image_stale::IMAGE_STALE;
 pub use input::Input;
 pub use patch_orphaned::{Orphan, orphans, removed_patch_files};
@@ -50,7 +52,9 @@ pub use unreachable::UNREACHABLE;
 use crate::error::Result;
 
 /// How much a finding matters. Only `error` makes `check` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Drift or a broken promise: the check fails.
@@ -83,7 +87,10 @@ impl std::fmt::Display for Severity {
 /// `file` is relative to the package directory (it may start with `../`
 /// for an `expect.file` outside it); `line` is 1-based, and 1 where the
 /// finding concerns a whole file.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+///
+/// It reads back from JSON too: `pr --report` takes the findings of a
+/// `check --all --format json` document another job wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Finding {
     /// The stable id, such as `render-drift` or `marker:talos`.
     pub id: String,
@@ -97,6 +104,10 @@ pub struct Finding {
     pub message: String,
     /// What to do about it.
     pub fix: String,
+    /// For an `upstream-newer` that dry-ran the patches: the dry run, for
+    /// scripts (the message says the same for people).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<Box<DryRun>>,
 }
 
 impl Finding {
@@ -115,6 +126,7 @@ impl Finding {
             line: line.max(1),
             message: message.into(),
             fix: String::new(),
+            dry_run: None,
         }
     }
 
@@ -151,6 +163,12 @@ impl Finding {
     /// The same finding with `fix` as what to do.
     pub fn fix(mut self, fix: impl Into<String>) -> Finding {
         self.fix = fix.into();
+        self
+    }
+
+    /// The same finding carrying the dry run it reports.
+    pub fn dry_run(mut self, run: DryRun) -> Finding {
+        self.dry_run = Some(Box::new(run));
         self
     }
 }

@@ -24,16 +24,30 @@ use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::lock_index::{Lookups, file_key};
+pub use super::lock_schema::{LOCK_SCHEMA, Schema};
+use super::lock_schema::{stamp, unreadable};
 use super::one_or_many::deserialize_entries;
 use super::{Config, ConfigError, line_of};
 
 /// Where the lock lives, relative to the package.
 pub const LOCK_PATH: &str = "upstream/lock.toml";
 
+/// Where `update --keep-conflicts` writes the upstream source files a
+/// source patch conflicts on, with their markers, relative to the package:
+/// `<dir>/<patch name>/<path in the source>`. Under `upstream/` (revendor's
+/// own, never rendered or checked for strays) and hidden, so that no
+/// vendored directory, image context or `check --all` walk takes it in.
+pub const CONFLICTS_DIR: &str = "upstream/.revendor-conflicts";
+
 /// The parsed lock.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Lock {
+    /// `schema = N`, the lock format ([`LOCK_SCHEMA`]); `None` in a lock
+    /// written before the key existed, which is schema 1. Written by
+    /// [`Lock::to_toml`], never taken from here.
+    #[serde(default)]
+    pub schema: Schema,
     /// Each upstream as vendored: `[upstream]`, or `[[upstream]]` with
     /// names when vendor.toml has several (or a named one).
     #[serde(rename = "upstream", deserialize_with = "deserialize_entries")]
@@ -105,6 +119,10 @@ pub struct Pending {
     /// Each output written with conflict markers.
     #[serde(default, rename = "conflict")]
     pub conflicts: Vec<PendingConflict>,
+    /// Each upstream source file a source patch conflicts on, written with
+    /// markers under [`CONFLICTS_DIR`].
+    #[serde(default, rename = "source")]
+    pub sources: Vec<PendingSource>,
 }
 
 impl Pending {
@@ -125,6 +143,34 @@ pub struct PendingConflict {
     pub file: String,
     /// sha256 of the file as written, markers and all.
     pub sha256: String,
+}
+
+/// `[[pending.source]]`: one upstream source file a source patch conflicts
+/// on at the pending release, written with markers to [`Self::copy`] for a
+/// person to resolve; `update --continue` rebuilds the patch from it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PendingSource {
+    /// The source patch's name.
+    pub patch: String,
+    /// The file's path in the upstream source tree.
+    pub file: String,
+    /// sha256 of the working copy as written, markers and all.
+    pub sha256: String,
+}
+
+impl PendingSource {
+    /// The working copy, relative to the package: [`CONFLICTS_DIR`], the
+    /// patch name, the file's path in the source.
+    pub fn copy(&self) -> String {
+        conflict_copy(&self.patch, &self.file)
+    }
+}
+
+/// Where the working copy of source file `file` conflicted on by source
+/// patch `patch` lives (see [`CONFLICTS_DIR`]).
+pub fn conflict_copy(patch: &str, file: &str) -> String {
+    format!("{CONFLICTS_DIR}/{patch}/{file}")
 }
 
 /// `[upstream]` of the lock.
@@ -235,6 +281,11 @@ impl Lock {
     pub fn parse(path: &Path, text: &str) -> Result<Lock, ConfigError> {
         let hint = "the lock is written by revendor; restore it from git or run `revendor update`";
         let lock: Lock = toml::from_str(text).map_err(|e| {
+            // A newer lock may hold keys this one does not know: the schema
+            // says why, where the unknown key would not.
+            if let Some(e) = unreadable(path, text) {
+                return e;
+            }
             let line = e.span().map(|s| line_of(text, s.start));
             ConfigError::at(
                 path,
@@ -243,6 +294,11 @@ impl Lock {
             )
             .hint(hint)
         })?;
+        if lock.schema.0.is_some_and(|n| n != LOCK_SCHEMA)
+            && let Some(e) = unreadable(path, text)
+        {
+            return Err(e);
+        }
         // A digest that is no digest would read as an edited file; it is the
         // lock that is wrong (issue 13).
         let digests = lock
@@ -370,7 +426,8 @@ impl Lock {
     }
 
     /// Serializes the lock, editing `previous` (the old lock text) in place so
-    /// that unchanged bytes stay unchanged.
+    /// that unchanged bytes stay unchanged. A lock that changes (or is new)
+    /// leads with `schema = 1`; one that does not is returned as it was.
     pub fn to_toml(&self, previous: Option<&str>) -> String {
         let old: Option<Lock> = previous.and_then(|p| toml::from_str(p).ok());
         let mut doc: DocumentMut = previous.and_then(|p| p.parse().ok()).unwrap_or_else(|| {
@@ -433,6 +490,12 @@ impl Lock {
                 }
             }
         }
+        // An older lock gets its schema when something else in it changes
+        // (lock_schema.rs says why).
+        if previous.is_some_and(|p| doc.to_string() == p) {
+            return doc.to_string();
+        }
+        stamp(&mut doc);
         doc.to_string()
     }
 }
@@ -566,6 +629,17 @@ fn pending_table(p: &Pending) -> Table {
     if !conflicts.is_empty() {
         t.insert("conflict", Item::ArrayOfTables(conflicts));
     }
+    let mut sources = ArrayOfTables::new();
+    for s in &p.sources {
+        let mut st = Table::new();
+        st["patch"] = value(&s.patch);
+        st["file"] = value(&s.file);
+        st["sha256"] = value(&s.sha256);
+        sources.push(st);
+    }
+    if !sources.is_empty() {
+        t.insert("source", Item::ArrayOfTables(sources));
+    }
     t
 }
 
@@ -639,6 +713,7 @@ mod tests {
 
     fn sample() -> Lock {
         Lock {
+            schema: Schema::CURRENT,
             upstreams: vec![LockedUpstream {
                 name: None,
                 source: "github:o/r".into(),
@@ -759,8 +834,23 @@ mod tests {
                 file: "t/a.yml".into(),
                 sha256: "44".into(),
             }],
+            sources: vec![PendingSource {
+                patch: "fix".into(),
+                file: "pkg/a.go".into(),
+                sha256: "55".into(),
+            }],
         });
         let text = lock.to_toml(None);
+        assert!(
+            text.contains(
+                "[[pending.source]]\npatch = \"fix\"\nfile = \"pkg/a.go\"\nsha256 = \"55\"\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            lock.pending.as_ref().unwrap().sources[0].copy(),
+            "upstream/.revendor-conflicts/fix/pkg/a.go"
+        );
         assert!(
             text.contains(
                 "[[output]]\nfile = \"t/a.yml\"\nfrom = \"a.yml\"\n\n[[output.patch]]\nname = \"p\"\n"
@@ -779,6 +869,30 @@ mod tests {
         assert_eq!(cleared, sample().to_toml(None));
         lock.pending = pending;
         assert_eq!(lock.to_toml(Some(&text)), text, "unchanged, byte for byte");
+    }
+
+    #[test]
+    fn an_older_lock_gets_its_schema_only_when_it_changes() {
+        let stamped = sample().to_toml(None);
+        assert!(
+            stamped.starts_with("# Written by revendor: what was vendored and verified. Do not edit by hand.\nschema = 1\n\n[upstream]\n"),
+            "{stamped}"
+        );
+        let older = stamped.replace("schema = 1\n\n", "");
+        let path = Path::new("lock.toml");
+        assert_eq!(Lock::parse(path, &older).unwrap().schema.0, None);
+        assert_eq!(Lock::parse(path, &stamped).unwrap().schema.0, Some(1));
+        assert_eq!(
+            sample().to_toml(Some(&older)),
+            older,
+            "nothing else changed"
+        );
+        let mut moved = sample();
+        moved.upstreams[0].version = "v2.0.0".into();
+        assert_eq!(
+            moved.to_toml(Some(&older)),
+            stamped.replace("v1.0.0", "v2.0.0")
+        );
     }
 
     /// Several upstreams and images: `[[upstream]]` and `[[image]]` with
@@ -852,8 +966,7 @@ mod tests {
         let single = sample().to_toml(Some(&text));
         assert!(single.starts_with("# Written by revendor"), "{single}");
         assert!(
-            single.contains("do not edit by hand.\n[upstream]\n")
-                || single.contains("Do not edit by hand.\n[upstream]\n"),
+            single.contains("Do not edit by hand.\nschema = 1\n\n[upstream]\n"),
             "{single}"
         );
         assert_eq!(
@@ -869,6 +982,7 @@ mod tests {
             version: None,
             versions: [("a".to_owned(), "v1.1.0".to_owned())].into(),
             conflicts: Vec::new(),
+            sources: Vec::new(),
         });
         let text = lock.to_toml(None);
         assert!(
