@@ -68,3 +68,5 @@ bench:
 	$(CARGO) bench --bench update_vs_shell
 	$(CARGO) bench --bench image_skip
 	$(CARGO) bench --bench dir_package
+	$(CARGO) bench --bench check_all
+	$(CARGO) bench --bench chart_index
