@@ -58,7 +58,7 @@ fn main() {
     let charts = ChartRepo::start();
     let coredns = rw.fact_map(&["helm", "coredns", "bump"])["from"].clone();
     let before = rw.root().join("cozystack-coredns-before/charts/coredns");
-    charts.publish_files("coredns", &with_tests(&before));
+    charts.publish_files("coredns", &read_tree(&before));
 
     let scratch = tempfile::tempdir().expect("scratch");
     let (adopted, all) = (scratch.path().join("adopted"), scratch.path().join("all"));
@@ -137,21 +137,10 @@ fn coredns_package(rw: &Realworld, charts: &ChartRepo, dir: &Path) {
     let version = &rw.fact_map(&["helm", "coredns", "bump"])["from"];
     let toml = format!(
         "[upstream]\nhelm = \"{}\"\nchart = \"coredns\"\nversion = \"{version}\"\n\n\
-         [[vendor]]\nfrom = \"./\"\nto = \"charts/coredns/\"\nexclude = [\"tests/**\"]\n",
+         [[vendor]]\nfrom = \"./\"\nto = \"charts/coredns/\"\n",
         charts.url()
     );
     fs::write(dir.join("vendor.toml"), toml).expect("vendor.toml");
-}
-
-/// The chart with a `tests/` directory like the ones upstream charts ship
-/// and cozystack's Makefiles delete.
-fn with_tests(chart: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = read_tree(chart);
-    files.insert(
-        "tests/deployment_test.yaml".into(),
-        b"suite: upstream fixtures\ntests: []\n".to_vec(),
-    );
-    files
 }
 
 /// Writes `files` (path → bytes) under `dir`.
