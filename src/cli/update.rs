@@ -70,9 +70,10 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         .map(|u| u.patch.as_str())
         .collect();
     kept.dedup();
+    let nothing = nothing_written(&report);
     if report.conflicts.is_empty() && !kept.is_empty() {
         ctx.shell.warn(format!(
-            "upstream {} already carries patch {}; nothing was written; rerun with --drop-upstreamed to remove {}",
+            "upstream {} already carries patch {}; {nothing}; rerun with --drop-upstreamed to remove {}",
             report.to,
             kept.iter()
                 .map(|p| format!("`{p}`"))
@@ -113,9 +114,24 @@ fn conflict_hint(opts: &UpdateOptions, report: &UpdateReport) -> String {
     } else if opts.keep_conflicts && opts.dry_run {
         "nothing was written (--dry-run); rerun without it to write diff3 markers".into()
     } else if opts.keep_conflicts {
-        "nothing was written: no file of these conflicts can hold markers".into()
+        format!(
+            "{}: no file of these conflicts can hold markers",
+            nothing_written(report)
+        )
     } else {
-        "nothing was written; rerun with --keep-conflicts to write diff3 markers".into()
+        format!(
+            "{}; rerun with --keep-conflicts to write diff3 markers",
+            nothing_written(report)
+        )
+    }
+}
+
+/// "nothing was written", or, after an adoption written before its move
+/// (issue 20), that the move's stop did not undo it.
+fn nothing_written(report: &UpdateReport) -> &'static str {
+    match &report.adoption {
+        Some(a) if a.written => "the adoption is written, nothing of the move",
+        _ => "nothing was written",
     }
 }
 

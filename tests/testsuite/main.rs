@@ -10,6 +10,8 @@
 mod registry_support;
 mod support;
 
+mod adopt_matching;
+mod adopt_then_move;
 mod analyzers_realworld;
 mod arg_digest;
 mod bad_input;
