@@ -12,7 +12,7 @@ mod markdown;
 mod message;
 mod summary;
 
-pub use markdown::{body, body_with_footer, title};
+pub use markdown::{body, body_with_footer, code, title};
 pub use message::commit_message;
 pub use summary::{
     Adaptation, Builder, Chart, Checks, FileStat, HunkChange, HunkMove, Image, ImageBuilder,
