@@ -23,6 +23,7 @@
 mod builder_go;
 mod cni_checksums;
 mod contract;
+mod dry_run;
 mod image_exists;
 mod image_pin;
 mod image_pin_rename;
@@ -42,6 +43,7 @@ mod version_sync;
 pub use builder_go::{
     advice as builder_advice, command_name as builder_command_name, findings as builder_findings,
 };
+pub use dry_run::{DryRun, Verdict};
 pub use image_stale::IMAGE_STALE;
 pub use input::Input;
 pub use patch_orphaned::{Orphan, orphans, removed_patch_files};
@@ -97,6 +99,10 @@ pub struct Finding {
     pub message: String,
     /// What to do about it.
     pub fix: String,
+    /// For an `upstream-newer` that dry-ran the patches: the dry run, for
+    /// scripts (the message says the same for people).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<Box<DryRun>>,
 }
 
 impl Finding {
@@ -115,6 +121,7 @@ impl Finding {
             line: line.max(1),
             message: message.into(),
             fix: String::new(),
+            dry_run: None,
         }
     }
 
@@ -151,6 +158,12 @@ impl Finding {
     /// The same finding with `fix` as what to do.
     pub fn fix(mut self, fix: impl Into<String>) -> Finding {
         self.fix = fix.into();
+        self
+    }
+
+    /// The same finding carrying the dry run it reports.
+    pub fn dry_run(mut self, run: DryRun) -> Finding {
+        self.dry_run = Some(Box::new(run));
         self
     }
 }

@@ -21,10 +21,12 @@
 
 use std::collections::BTreeMap;
 
+use super::dry_run::{DryRun, Verdict};
 use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::lock::LockedUpstream;
 use crate::config::{AppliesTo, Selection, Upstream};
 use crate::error::Result;
+use crate::patch::result::{Kind, PatchResult};
 use crate::patch::{self, Labels, Outcome};
 use crate::render::Patches;
 use crate::upstream::Pristine;
@@ -43,6 +45,10 @@ manifest (an error). Releases are the tags its `tag-pattern` takes, by default a
 `v` then a version, never a chart-release tag such as `kube-ovn-v1.15.24`.
 The finding carries a dry run of every patch of that upstream against the
 newer release: `exact`, `offset`, `merged`, `already-upstream` or `conflict`.
+In `--format json` the finding also has a `dry_run` object for scripts:
+`outcome` is `applies`, `conflict`, `upstreamed` or `not-done` (with a
+`reason`), each patch's result is in `patches`, and `command` is what to run
+next (docs/json.md).
 
 ### Why
 The nightly run is how a new upstream release gets noticed, before a
@@ -147,77 +153,88 @@ fn inside_track(
 ) -> Result<()> {
     let id = UPSTREAM_NEWER.name;
     let track = track(up);
-    let what = format!("{id} could not dry-run the patches against {}", target.tag);
-    let ran = dry_run(input, up, locked, source, &target.tag);
-    let results = unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)?;
-    let results = match results {
-        Some(results) => results,
-        None => {
-            sink.push(
-                Finding::error(
-                    id,
-                    "vendor.toml",
-                    up.version_line,
-                    format!(
-                        "{} is newer than the vendored {locked} (inside track `{track}`); dry run: not done, the upstream did not answer",
-                        target.tag
-                    ),
-                )
-                .fix(format!("run `revendor update --to {}`", target.tag)),
-            );
-            return Ok(());
-        }
-    };
-    let conflicts: Vec<&DryRun> = results
-        .iter()
-        .filter(|r| r.result.starts_with("conflict"))
-        .collect();
-    let summary = if results.is_empty() {
-        "no patches".to_owned()
-    } else {
-        results
-            .iter()
-            .map(|r| format!("{} on {}: {}", r.patch, r.target, r.result))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    // `update` stops on a patch the release already carries unless told to
-    // drop it.
-    let drop = if results.iter().any(|r| r.result == "already-upstream") {
-        " --drop-upstreamed"
-    } else {
-        ""
-    };
-    let fix = if conflicts.is_empty() {
-        format!("run `revendor update --to {}{drop}`", target.tag)
-    } else {
-        format!(
-            "run `revendor update --to {}{drop} --keep-conflicts`, resolve the conflict in {}, then run `revendor update --continue`",
-            target.tag,
-            conflicts
-                .iter()
-                .map(|c| c.target.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
+    let update = format!("revendor update --to {}", target.tag);
+    let run = carried(input, up, locked, source, &target.tag, &update, sink)?;
+    let fix = fix(&run);
     sink.push(
         Finding::error(
             id,
             "vendor.toml",
             up.version_line,
             format!(
-                "{} is newer than the vendored {locked} (inside track `{track}`); dry run: {summary}",
-                target.tag
+                "{} is newer than the vendored {locked} (inside track `{track}`); dry run: {}",
+                target.tag,
+                summary(&run)
             ),
         )
-        .fix(fix),
+        .fix(fix)
+        .dry_run(run),
     );
     Ok(())
 }
 
+/// The dry run against `to`, or why it was not done: an upstream that did
+/// not answer its downloads is also reported `unreachable`.
+fn carried(
+    input: &Input<'_>,
+    up: &Upstream,
+    locked: &str,
+    source: &dyn Source,
+    to: &str,
+    update: &str,
+    sink: &mut Sink,
+) -> Result<DryRun> {
+    let what = format!(
+        "{} could not dry-run the patches against {to}",
+        UPSTREAM_NEWER.name
+    );
+    let ran = dry_run(input, up, locked, source, to);
+    let name = up.name.as_deref();
+    Ok(
+        match unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)? {
+            Some(results) => DryRun::ran(name, locked, to, update, results),
+            None => DryRun::not_done(name, locked, to, update, NOT_ANSWERED),
+        },
+    )
+}
+
+/// Why a dry run was not done when the upstream's downloads failed.
+const NOT_ANSWERED: &str = "the upstream did not answer";
+
+/// The dry run as the message says it: each patch's result, or why none.
+fn summary(run: &DryRun) -> String {
+    match run.outcome {
+        Verdict::NotDone => format!(
+            "not done, {}",
+            run.reason.as_deref().unwrap_or(NOT_ANSWERED)
+        ),
+        _ if run.patches.is_empty() => "no patches".to_owned(),
+        _ => run
+            .patches
+            .iter()
+            .map(|r| format!("{} on {}: {}", r.patch, r.target, r.result))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// What to do after the dry run: its command, and with a conflict, where
+/// to resolve it and how to finish.
+fn fix(run: &DryRun) -> String {
+    if run.outcome == Verdict::Conflict {
+        format!(
+            "run `{}`, resolve the conflict in {}, then run `revendor update --continue`",
+            run.command,
+            run.conflicts().join(", ")
+        )
+    } else {
+        format!("run `{}`", run.command)
+    }
+}
+
 /// An OCI chart's locked tag pushed again with another manifest: an error,
-/// since the same version now means other files.
+/// since the same version now means other files; its dry run is not done,
+/// because whether to take the new files is a person's call.
 fn moved_tag(up: &Upstream, locked: &LockedUpstream, tag: &str, digest: &str, sink: &mut Sink) {
     let was = locked.archive_sha256.as_deref().unwrap_or_default();
     sink.push(
@@ -232,16 +249,15 @@ fn moved_tag(up: &Upstream, locked: &LockedUpstream, tag: &str, digest: &str, si
         )
         .fix(format!(
             "run `revendor update` to vendor what the tag names now, or keep the vendored chart with `version = \"{tag}@sha256:{was}\"`"
+        ))
+        .dry_run(DryRun::not_done(
+            up.name.as_deref(),
+            &locked.version,
+            tag,
+            "revendor update",
+            &format!("the tag {tag} was pushed again with manifest {digest}: a person decides whether to take it"),
         )),
     );
-}
-
-/// One patch section carried to the newer release.
-#[derive(Debug, Clone)]
-struct DryRun {
-    patch: String,
-    target: String,
-    result: String,
 }
 
 /// With `ref = "<branch>"`: the branch's head is not the locked commit.
@@ -254,29 +270,20 @@ fn moved_branch(
     source: &dyn Source,
     sink: &mut Sink,
 ) -> Result<()> {
-    let id = UPSTREAM_NEWER.name;
-    let ran = dry_run(input, up, locked, source, head);
-    let what = format!("{id} could not dry-run the patches against {head}");
-    let summary = match unreachable::answered(ran, sink, &what, "vendor.toml", up.version_line)? {
-        Some(results) if results.is_empty() => "no patches".to_owned(),
-        Some(results) => results
-            .iter()
-            .map(|r| format!("{} on {}: {}", r.patch, r.target, r.result))
-            .collect::<Vec<_>>()
-            .join(", "),
-        None => "not done, the upstream did not answer".to_owned(),
-    };
+    let run = carried(input, up, locked, source, head, "revendor update", sink)?;
     sink.push(
         Finding::error(
-            id,
+            UPSTREAM_NEWER.name,
             "vendor.toml",
             up.version_line,
             format!(
-                "branch `{branch}` of {} moved to {head}; the vendored commit is {locked}; dry run: {summary}",
-                up.label()
+                "branch `{branch}` of {} moved to {head}; the vendored commit is {locked}; dry run: {}",
+                up.label(),
+                summary(&run)
             ),
         )
-        .fix("run `revendor update`"),
+        .fix(fix(&run))
+        .dry_run(run),
     );
     Ok(())
 }
@@ -287,7 +294,7 @@ fn dry_run(
     locked: &str,
     source: &dyn Source,
     tag: &str,
-) -> Result<Vec<DryRun>> {
+) -> Result<Vec<PatchResult>> {
     let ours = format!("patched {locked}");
     let labels = Labels {
         ours: &ours,
@@ -325,25 +332,19 @@ fn dry_run(
                     None if vendor.created => Vec::new(),
                     None => {
                         let first = package.sections(vendor)[0];
-                        out.push(DryRun {
-                            patch: patches.section(first).0.name.clone(),
-                            target: vendor.to.clone(),
-                            result: format!(
-                                "conflict (upstream {tag} no longer has `{}`)",
-                                vendor.from
-                            ),
-                        });
+                        out.push(PatchResult::described(
+                            &patches.section(first).0.name,
+                            &vendor.to,
+                            Kind::Conflict,
+                            format!("conflict (upstream {tag} no longer has `{}`)", vendor.from),
+                        ));
                         continue;
                     }
                 }
             }
         };
         let walk = package.carry(vendor, &base, &theirs, tag);
-        let step = |patch: &str, result: String| DryRun {
-            patch: patch.to_owned(),
-            target: vendor.to.clone(),
-            result,
-        };
+
         // A conflict's marked file says nothing about the sections after
         // it: the dry run ends there.
         let conflict = walk
@@ -352,12 +353,33 @@ fn dry_run(
             .position(|s| matches!(s.outcome, Outcome::Conflict { .. }));
         let shown = conflict.map_or(walk.steps.len(), |i| i + 1);
         for s in &walk.steps[..shown] {
-            out.push(step(&patches.section(s.id).0.name, describe(&s.outcome)));
+            let name = &patches.section(s.id).0.name;
+            out.push(described(name, &vendor.to, &s.outcome));
         }
         if let (None, Err(e)) = (conflict, &walk.output) {
-            out.push(step(&e.patch, e.to_string()));
+            let words = e.to_string();
+            out.push(PatchResult::described(
+                &e.patch,
+                &vendor.to,
+                Kind::Conflict,
+                words,
+            ));
         }
     }
+    out.extend(source_patches(input, up, locked, source, tag, &labels)?);
+    Ok(out)
+}
+
+/// The source patches of `up` applied to its tree at `tag`, and rebased
+/// from the locked tree where they do not apply.
+fn source_patches(
+    input: &Input<'_>,
+    up: &Upstream,
+    locked: &str,
+    source: &dyn Source,
+    tag: &str,
+    labels: &Labels<'_>,
+) -> Result<Vec<PatchResult>> {
     let sources = Patches::load_kind(input.config, AppliesTo::Source)?;
     let ours_only = |p: &&crate::render::LoadedPatch| {
         input
@@ -366,6 +388,7 @@ fn dry_run(
             .iter()
             .any(|c| c.name == p.name && c.upstream == up.name)
     };
+    let mut out = Vec::new();
     if !sources.loaded().iter().any(|p| ours_only(&p)) {
         return Ok(out);
     }
@@ -376,7 +399,7 @@ fn dry_run(
             let path = fp.target_path(p.strip).unwrap_or_default();
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
             let result = match patch::apply(fp, &theirs) {
-                Ok(applied) => describe(&Outcome::from(applied)),
+                Ok(applied) => described(&p.name, &path, &Outcome::from(applied)),
                 Err(_) => {
                     if base_tree.is_none() {
                         let lock = input.lock.upstream(up.name.as_deref());
@@ -386,27 +409,29 @@ fn dry_run(
                         .as_ref()
                         .and_then(|t| t.files.get(&path).cloned())
                         .unwrap_or_default();
-                    match patch::rebase(&base, fp, &theirs, &labels) {
-                        Ok(outcome) => describe(&outcome),
-                        Err(e) => format!("does not apply to {locked}: {e}"),
+                    match patch::rebase(&base, fp, &theirs, labels) {
+                        Ok(outcome) => described(&p.name, &path, &outcome),
+                        Err(e) => PatchResult::described(
+                            &p.name,
+                            &path,
+                            Kind::Conflict,
+                            format!("does not apply to {locked}: {e}"),
+                        ),
                     }
                 }
             };
-            out.push(DryRun {
-                patch: p.name.clone(),
-                target: path,
-                result,
-            });
+            out.push(result);
         }
     }
     Ok(out)
 }
 
-/// `exact`, `offset`, `merged`, `already-upstream`, or a conflict with its
-/// lines.
-fn describe(outcome: &Outcome) -> String {
-    match outcome {
+/// A patch section's result worded as the finding says it: `exact`,
+/// `offset`, `merged`, `already-upstream`, or a conflict with its lines.
+fn described(patch: &str, target: &str, outcome: &Outcome) -> PatchResult {
+    let words = match outcome {
         Outcome::Conflict { .. } => outcome.to_string(),
         other => other.kind().to_owned(),
-    }
+    };
+    PatchResult::described(patch, target, Kind::from(outcome), words)
 }

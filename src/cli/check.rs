@@ -35,6 +35,15 @@ pub struct Args {
     /// With --all: where to look for packages (default: the -C directory).
     #[arg(value_name = "ROOT", requires = "all")]
     pub root: Option<PathBuf>,
+    /// With --all: also write the JSON document (what --format json prints) to FILE, whatever
+    /// --format says, so one run gives the annotations, the summary and the JSON.
+    #[arg(long, value_name = "FILE", requires = "all")]
+    pub json_out: Option<PathBuf>,
+    /// With --all: write the update matrix to FILE, a JSON list with one
+    /// {"package","path","to","upstream"} per package whose newer release every patch
+    /// re-applies to (docs/check-all.md).
+    #[arg(long, value_name = "FILE", requires = "all")]
+    pub matrix_out: Option<PathBuf>,
 }
 
 pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
@@ -43,7 +52,11 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         fix: args.fix,
     };
     if args.all {
-        return super::check_all::exec(ctx, args.root, opts);
+        let files = super::check_all::Files {
+            json: args.json_out,
+            matrix: args.matrix_out,
+        };
+        return super::check_all::exec(ctx, args.root, opts, &files);
     }
     let report = match check(ctx, &opts) {
         Ok(report) => report,

@@ -16,7 +16,23 @@ use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
 use crate::report::{self, all::Failure, all::Package};
 use crate::workspace::{Access, Context};
 
-pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) -> Result<Outcome> {
+/// The files one run writes besides its output (`--json-out`,
+/// `--matrix-out`), so that a workflow reads the annotations, the JSON and
+/// the matrix of the same answers instead of asking the network twice.
+#[derive(Debug, Default)]
+pub(super) struct Files {
+    /// Where the JSON document goes.
+    pub json: Option<PathBuf>,
+    /// Where the update matrix goes.
+    pub matrix: Option<PathBuf>,
+}
+
+pub(super) fn exec(
+    ctx: &Context,
+    root: Option<PathBuf>,
+    check: CheckOptions,
+    files: &Files,
+) -> Result<Outcome> {
     let format = ctx.shell.format();
     let offline = ctx.client.offline();
     let env = ctx.env.clone();
@@ -52,6 +68,12 @@ pub(super) fn exec(ctx: &Context, root: Option<PathBuf>, check: CheckOptions) ->
                 report::all::append_output(output, &report::all::matrix(&packages))?;
             }
         }
+    }
+    if let Some(path) = &files.json {
+        report::all::write_file(path, &report::all::json(&packages))?;
+    }
+    if let Some(path) = &files.matrix {
+        report::all::write_file(path, &report::all::updates_json(&packages))?;
     }
     for p in &all.packages {
         for file in p.outcome.iter().flat_map(|r| &r.changed) {

@@ -36,6 +36,7 @@ mod model;
 mod parse;
 mod path;
 mod refresh;
+pub mod result;
 mod tree;
 mod write;
 

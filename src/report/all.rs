@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use super::{Counts, cell, data, property, workspace_path};
-use crate::check::{Finding, Severity};
+use crate::check::{Finding, Severity, Verdict};
 use crate::console::Paint;
 use crate::error::Result;
 
@@ -216,6 +216,76 @@ pub fn matrix(packages: &[Package<'_>]) -> String {
     format!("matrix={}\n", serde_json::json!({ "package": dirs }))
 }
 
+/// One job of the update matrix (`check --all --matrix-out`): a package
+/// whose newer upstream release inside `track` every patch re-applies to
+/// (its dry run's outcome is `applies`), with no other error finding.
+///
+/// A package with a conflict, an upstreamed patch, another error or a
+/// failed check is no job: a person has to decide, so it goes to
+/// `revendor pr --report`'s tracking issue instead.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Update<'a> {
+    /// The package's directory relative to ROOT.
+    pub package: &'a str,
+    /// The package's directory relative to the workspace: `revendor -C`'s argument.
+    pub path: &'a str,
+    /// The release to move to: `revendor update --to`'s argument.
+    pub to: &'a str,
+    /// The upstream's name when the package names its upstreams, else null:
+    /// then `--to NAME=TAG`.
+    pub upstream: Option<&'a str>,
+}
+
+/// The packages a nightly job updates: per package, the first newer
+/// release (in the order of the findings) whose dry run `applies`, when no
+/// other error is in the way. One job per package, so that two jobs never
+/// push the same branch; a second upstream that applies waits for the next
+/// run.
+pub fn updates<'a>(packages: &[Package<'a>]) -> Vec<Update<'a>> {
+    let mut jobs = Vec::new();
+    for p in packages {
+        let Ok(findings) = &p.outcome else { continue };
+        let blocked = findings
+            .iter()
+            .any(|f| f.severity == Severity::Error && f.id != "upstream-newer");
+        if blocked {
+            continue;
+        }
+        let applies = findings
+            .iter()
+            .filter(|f| f.id == "upstream-newer" && f.severity == Severity::Error)
+            .filter_map(|f| f.dry_run.as_deref())
+            .find(|d| d.outcome == Verdict::Applies);
+        if let Some(dry) = applies {
+            jobs.push(Update {
+                package: p.name,
+                path: p.dir,
+                to: &dry.to,
+                upstream: dry.upstream.as_deref(),
+            });
+        }
+    }
+    jobs
+}
+
+/// The update matrix as `--matrix-out` writes it: a JSON list of
+/// [`Update`]s on one line, `[]` when there is nothing to do.
+pub fn updates_json(packages: &[Package<'_>]) -> String {
+    let mut text = serde_json::to_string(&updates(packages)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Writes `text` to `path` whole (`--json-out`, `--matrix-out`), replacing
+/// what was there.
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|source| crate::error::Error::Io {
+        action: "write",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// Appends `line` to the `$GITHUB_OUTPUT` file.
 pub fn append_output(path: &Path, line: &str) -> Result<()> {
     super::append(path, line.as_bytes())
@@ -336,6 +406,65 @@ mod tests {
         assert!(text.contains(
             "| `c` | error | | `pkgs/c/vendor.toml:3` | pkgs/c/vendor.toml:3: unknown key `x` | remove it |\n"
         ));
+    }
+
+    /// An `upstream-newer` error whose dry run has `outcome`.
+    fn newer(upstream: Option<&str>, to: &str, outcome: Verdict) -> Finding {
+        Finding::error("upstream-newer", "vendor.toml", 3, format!("{to} is newer")).dry_run(
+            crate::check::DryRun {
+                upstream: upstream.map(str::to_owned),
+                from: "v1.0.0".into(),
+                to: to.into(),
+                outcome,
+                reason: None,
+                patches: Vec::new(),
+                command: format!("revendor update --to {to}"),
+            },
+        )
+    }
+
+    #[test]
+    fn the_update_matrix_holds_one_job_per_package_whose_release_applies() {
+        let applies = [newer(None, "v1.1.0", Verdict::Applies)];
+        let conflict = [newer(None, "v2.0.0", Verdict::Conflict)];
+        let blocked = [
+            newer(None, "v1.1.0", Verdict::Applies),
+            Finding::error("render-drift", "t.yml", 7, "differs"),
+        ];
+        let two = [
+            newer(Some("chart"), "v3.0.0", Verdict::Conflict),
+            newer(Some("operator"), "v1.2.0", Verdict::Applies),
+            newer(Some("crds"), "v1.3.0", Verdict::Applies),
+        ];
+        let mut outside = newer(None, "v9.0.0", Verdict::Applies);
+        outside.severity = Severity::Info;
+        let outside = [outside];
+        let list = [
+            ("a", &applies[..]),
+            ("b", &conflict[..]),
+            ("c", &blocked[..]),
+            ("d", &two[..]),
+            ("e", &outside[..]),
+        ];
+        let mut packages: Vec<Package<'_>> = list
+            .iter()
+            .map(|(name, findings)| Package {
+                name,
+                dir: name,
+                outcome: Ok(findings),
+            })
+            .collect();
+        packages.push(Package {
+            name: "f",
+            dir: "pkgs/f",
+            outcome: Err(failure()),
+        });
+        assert_eq!(
+            updates_json(&packages),
+            "[{\"package\":\"a\",\"path\":\"a\",\"to\":\"v1.1.0\",\"upstream\":null},\
+             {\"package\":\"d\",\"path\":\"d\",\"to\":\"v1.2.0\",\"upstream\":\"operator\"}]\n"
+        );
+        assert_eq!(updates_json(&packages[1..3]), "[]\n");
     }
 
     #[test]

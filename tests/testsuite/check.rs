@@ -522,11 +522,119 @@ fn a_newer_release_is_reported_with_its_dry_run() {
             ),
         ]
     );
+    let dry_runs: Vec<&Value> = found.iter().map(|f| &f["dry_run"]).collect();
+    assert_eq!(
+        dry_runs,
+        [
+            &Value::Null,
+            &serde_json::json!({
+                "upstream": null,
+                "from": "v1.0.0",
+                "to": "v1.1.0",
+                "outcome": "applies",
+                "reason": null,
+                "patches": [{
+                    "patch": "namespace",
+                    "target": "templates/app.yml",
+                    "outcome": "exact",
+                    "result": "exact",
+                }],
+                "command": "revendor update --to v1.1.0",
+            }),
+        ]
+    );
+    assert!(
+        found
+            .iter()
+            .filter(|f| f["id"] != "upstream-newer")
+            .all(|f| f.get("dry_run").is_none())
+    );
+}
+
+/// Issue 22: a patch that would not re-apply makes the structured dry run a
+/// `conflict` whose command keeps the conflicts, as the fix says.
+#[test]
+fn a_newer_release_that_conflicts_has_a_conflict_dry_run() {
+    let Some((_registry, gh, _pkg, rv)) = with_registry(push_index) else {
+        return;
+    };
+    let moved = LABELLED
+        .text()
+        .replace("namespace: default", "namespace: upstream");
+    gh.repo(REPO)
+        .file_at("v1.1.0", FILE, moved)
+        .release("v1.1.0", |r| r);
+    let run = json(&rv, &["--online"], 1);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let newer = upstream_newer(&doc);
+    let dry_run = &newer["dry_run"];
+    assert_eq!(dry_run["outcome"], "conflict", "{dry_run:#}");
+    assert_eq!(dry_run["patches"][0]["outcome"], "conflict");
+    assert_eq!(dry_run["patches"][0]["target"], TEMPLATE);
+    assert_eq!(
+        dry_run["command"],
+        "revendor update --to v1.1.0 --keep-conflicts"
+    );
+    assert_eq!(
+        newer["fix"],
+        format!(
+            "run `revendor update --to v1.1.0 --keep-conflicts`, resolve the conflict in {TEMPLATE}, then run `revendor update --continue`"
+        )
+    );
+}
+
+/// Issue 22: a release whose files do not come is still reported, its dry
+/// run `not-done` with the reason, beside the `unreachable` finding.
+#[test]
+fn a_newer_release_whose_files_do_not_come_has_a_not_done_dry_run() {
+    let Some((_registry, gh, _pkg, rv)) = with_registry(push_index) else {
+        return;
+    };
+    gh.repo(REPO)
+        .file_at("v1.1.0", FILE, LABELLED.text())
+        .release("v1.1.0", |r| r);
+    gh.cut_next(&format!("{}/{REPO}/refs/tags/v1.1.0/", gh.raw_url()), 100);
+    let run = json(&rv, &["--online"], 3);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let newer = upstream_newer(&doc);
+    assert_eq!(
+        newer["dry_run"],
+        serde_json::json!({
+            "upstream": null,
+            "from": "v1.0.0",
+            "to": "v1.1.0",
+            "outcome": "not-done",
+            "reason": "the upstream did not answer",
+            "patches": [],
+            "command": "revendor update --to v1.1.0",
+        })
+    );
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["id"] == "unreachable"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// The one `upstream-newer` error of a check document.
+fn upstream_newer(doc: &Value) -> &Value {
+    let errors: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "upstream-newer" && f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{doc:#}");
+    errors[0]
 }
 
 /// The nightly workflow decides with scripts/triage-findings, which reads
-/// the dry run out of this finding's message: the real report must give it
-/// the release to update to.
+/// this finding's structured dry run: the real report must give it the
+/// release to update to, as the one job of its matrix.
 #[test]
 fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
     let Some((_registry, gh, pkg, rv)) = with_registry(push_index) else {
@@ -553,7 +661,16 @@ fn the_nightly_workflow_takes_a_release_every_patch_re_applies_to() {
         "{stdout}{}",
         String::from_utf8_lossy(&triage.stderr)
     );
-    assert_eq!(stdout, "errors=0\nupgrade=v1.1.0\n");
+    let outputs: Vec<&str> = stdout.lines().collect();
+    assert_eq!(outputs.len(), 4, "{stdout}");
+    assert_eq!(outputs[0], "errors=0");
+    let updates: Value =
+        serde_json::from_str(outputs[1].strip_prefix("updates=").unwrap()).unwrap();
+    assert_eq!(updates[0]["path"], ".");
+    assert_eq!(updates[0]["to"], "v1.1.0");
+    assert_eq!(updates[0]["upstream"], Value::Null);
+    assert_eq!(updates.as_array().unwrap().len(), 1);
+    assert_eq!(outputs[3], "attention=0");
 }
 
 #[test]

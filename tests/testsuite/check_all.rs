@@ -241,3 +241,123 @@ fn a_tree_without_packages_and_contradicting_flags_are_usage_errors() {
     // ROOT without --all is refused by the parser.
     all(&gh, &empty).run(&["check", "somewhere"]).expect(2);
 }
+
+/// Issue 22: the nightly asks the network once. One `--format github --online` run prints the
+/// annotations and writes the summary, the JSON document (`--json-out`, the document `--format
+/// json` prints) and the update matrix (`--matrix-out`): only a package whose newer release
+/// applies and that nothing else blocks; the drifted and the broken package are no job.
+#[test]
+fn issue_22_one_online_run_writes_the_annotations_the_json_and_the_update_matrix() {
+    let gh = GitHub::start();
+    let tree = tree(&gh);
+    gh.repo(REPO)
+        .file_at("v1.1.0", "deploy/app.yml", MANIFEST)
+        .release("v1.1.0", |r| r);
+    let json_out = tree.join("out/check.json");
+    let matrix_out = tree.join("out/matrix.json");
+    let summary = tree.join("step-summary");
+    std::fs::create_dir_all(tree.join("out")).unwrap();
+    let run = all(&gh, &tree)
+        .env("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())
+        .env("GITHUB_WORKSPACE", tree.path().to_str().unwrap())
+        .run(&[
+            "--format",
+            "github",
+            "check",
+            "--all",
+            "--online",
+            "--json-out",
+            json_out.to_str().unwrap(),
+            "--matrix-out",
+            matrix_out.to_str().unwrap(),
+        ])
+        .expect(2);
+    assert!(
+        run.stdout.contains(
+            "::error file=packages/clean/vendor.toml,line=3,title=upstream-newer::v1.1.0 is newer"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        std::fs::read_to_string(&summary)
+            .unwrap()
+            .contains("`upstream-newer`")
+    );
+
+    // The file holds what `--format json` prints for the same tree.
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+    let printed = all(&gh, &tree)
+        .env("GITHUB_WORKSPACE", tree.path().to_str().unwrap())
+        .run(&["--format", "json", "check", "--all", "--online"])
+        .expect(2);
+    assert_eq!(
+        written,
+        serde_json::from_str::<Value>(&printed.stdout).unwrap()
+    );
+    assert_eq!(
+        written["packages"][1]["findings"][0]["id"],
+        "upstream-newer"
+    );
+
+    let matrix: Value =
+        serde_json::from_str(&std::fs::read_to_string(&matrix_out).unwrap()).unwrap();
+    assert_eq!(
+        matrix,
+        json!([{"package": "packages/clean", "path": "packages/clean", "to": "v1.1.0", "upstream": null}])
+    );
+
+    // Without --all the flags are usage errors; a file that cannot be written is an I/O error.
+    all(&gh, &tree)
+        .run(&["check", "--json-out", json_out.to_str().unwrap()])
+        .expect(2);
+    let run = all(&gh, &tree)
+        .run(&[
+            "check",
+            "--all",
+            "--matrix-out",
+            tree.join("no/such/dir/m.json").to_str().unwrap(),
+        ])
+        .expect(3);
+    assert!(run.stderr.contains("no/such/dir/m.json"), "{}", run.stderr);
+}
+
+/// Issue 22: with `--online`, every package's `upstream-newer` carries the
+/// structured dry run that `check` gives it, so the nightly reads one
+/// document for all of them.
+#[test]
+fn online_json_gives_each_package_its_dry_run() {
+    let gh = GitHub::start();
+    let tree = tree(&gh);
+    std::fs::remove_dir_all(tree.join("packages/broken")).unwrap();
+    gh.repo(REPO)
+        .file_at("v1.1.0", "deploy/app.yml", MANIFEST.replace("app", "app2"))
+        .release("v1.1.0", |r| r);
+    let run = all(&gh, &tree)
+        .run(&["check", "--all", "--online", "--format", "json"])
+        .expect(1);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    for package in doc["packages"].as_array().unwrap() {
+        let newer: Vec<&Value> = package["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "upstream-newer")
+            .collect();
+        assert_eq!(newer.len(), 1, "{package:#}");
+        assert_eq!(
+            newer[0]["dry_run"],
+            json!({
+                "upstream": null,
+                "from": "v1.0.0",
+                "to": "v1.1.0",
+                "outcome": "applies",
+                "reason": null,
+                "patches": [],
+                "command": "revendor update --to v1.1.0",
+            }),
+            "{package:#}"
+        );
+    }
+}
