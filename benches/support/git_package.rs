@@ -63,11 +63,12 @@ impl GitPackage {
         package
     }
 
-    /// `revendor -C <pkg> <args>` with this package's download cache.
+    /// `revendor -C <pkg> --quiet <args>` with this package's download cache.
     pub fn command(&self, pkg: &Path, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_revendor"));
         cmd.arg("-C")
             .arg(pkg)
+            .arg("--quiet")
             .args(args)
             .env("REVENDOR_CACHE_DIR", &self.cache);
         cmd
