@@ -52,6 +52,7 @@ mod registry_head;
 mod release_assets;
 mod removed;
 mod render;
+mod source_conflict;
 mod source_tree;
 mod started_patch;
 mod support_selftest;
