@@ -13,7 +13,7 @@ use crate::console::{Format, Paint};
 use crate::error::{Error, Outcome, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
-use crate::report::{self, all::Failure, all::Package};
+use crate::report::{self, all::Failed, all::Package};
 use crate::workspace::{Access, Context};
 
 /// The files one run writes besides its output (`--json-out`,
@@ -34,15 +34,12 @@ pub(super) fn exec(
     files: &Files,
 ) -> Result<Outcome> {
     let format = ctx.shell.format();
-    let offline = ctx.client.offline();
-    let env = ctx.env.clone();
-    let quiet = ctx.shell.without_progress();
     let access = if check.fix {
         Access::Write
     } else {
         Access::Read
     };
-    let open = move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access);
+    let open = opener(ctx, access);
     let all = check_all(ctx, &CheckAllOptions { root, check }, &open)?;
     let packages: Vec<Package<'_>> = all
         .packages
@@ -84,23 +81,23 @@ pub(super) fn exec(
     Ok(Outcome::Reported(all.exit_code()))
 }
 
-/// A package's error as every format shows it: rendered as a run's error
-/// would be, with the file and line a configuration error names.
-fn failure(package: &PackageCheck, e: &Error) -> Failure {
-    let location = match e {
-        Error::Config(c) => c
-            .file
-            .strip_prefix(&package.dir)
-            .ok()
-            .map(|file| (file.to_string_lossy().into_owned(), c.line.unwrap_or(1))),
-        Error::Render { file, line, .. } => Some((file.clone(), line.unwrap_or(1))),
-        _ => None,
-    };
-    Failure {
-        message: e.to_string(),
+/// Opens each package's [`Context`] with the run's environment, flags and
+/// format, never a progress bar, holding `access`.
+pub(super) fn opener(
+    ctx: &Context,
+    access: Access,
+) -> impl Fn(PathBuf) -> Result<Context> + Sync + use<> {
+    let offline = ctx.client.offline();
+    let env = ctx.env.clone();
+    let quiet = ctx.shell.without_progress();
+    move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access)
+}
+
+/// A package's error as every format shows it: the error object of every
+/// failed command, and rendered as a run's error would be.
+fn failure(package: &PackageCheck, e: &Error) -> Failed {
+    Failed {
+        failure: report::Failure::of(&package.dir, e),
         rendered: super::render_error(e, Paint::plain()),
-        hint: e.hint(),
-        location,
-        exit_code: e.exit_code() as u8,
     }
 }

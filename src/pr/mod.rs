@@ -7,12 +7,15 @@
 //!    [`commit_message`] the commit (message.rs).
 //! 3. `pr --format json` prints the same [`Summary`], so the Markdown and the
 //!    JSON never disagree.
+//!
+//! `report/` is `pr --report`'s tracking issue, rendered the same way.
 
 mod markdown;
 mod message;
+pub mod report;
 mod summary;
 
-pub use markdown::{body, body_with_footer, title};
+pub use markdown::{body, body_with_footer, code, title};
 pub use message::commit_message;
 pub use summary::{
     Adaptation, Builder, Chart, Checks, FileStat, HunkChange, HunkMove, Image, ImageBuilder,

@@ -10,6 +10,8 @@
 mod registry_support;
 mod support;
 
+mod adopt_matching;
+mod adopt_then_move;
 mod analyzers_realworld;
 mod arg_digest;
 mod bad_input;
@@ -38,12 +40,14 @@ mod layers;
 mod net;
 mod offline;
 mod one_writer;
+mod output_formats;
 mod patch_fuzz_gnu;
 mod patch_golden;
 mod patch_merge_file;
 mod pin_base_images;
 mod pr;
 mod pr_builders;
+mod pr_report;
 mod pr_upstreams;
 mod properties;
 mod reference_doc;
