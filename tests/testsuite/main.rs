@@ -44,6 +44,7 @@ mod patch_merge_file;
 mod pin_base_images;
 mod pr;
 mod pr_builders;
+mod pr_report;
 mod pr_upstreams;
 mod properties;
 mod reference_doc;
