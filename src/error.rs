@@ -477,6 +477,9 @@ impl Error {
                     "patch"
                 } else if file.ends_with("Dockerfile") {
                     "image"
+                } else if file.ends_with(".json") {
+                    // The findings `pr --report --findings` reads.
+                    "revendor-pr"
                 } else {
                     "vendortoml"
                 }

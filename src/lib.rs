@@ -3,7 +3,9 @@
 //! A package directory holds `vendor.toml` (what is vendored, patched,
 //! rewritten, built, pinned and checked), `upstream/lock.toml` (what was
 //! vendored and verified), pristine copies under `upstream/`, patches, and the
-//! rendered outputs. The modules follow the data's path:
+//! rendered outputs; while an update waits for a person to resolve a source
+//! patch's conflict, also the marked source files under
+//! `upstream/.revendor-conflicts/`. The modules follow the data's path:
 //!
 //! | module | owns | reads / writes |
 //! | --- | --- | --- |

@@ -52,7 +52,9 @@ pub use unreachable::UNREACHABLE;
 use crate::error::Result;
 
 /// How much a finding matters. Only `error` makes `check` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Drift or a broken promise: the check fails.
@@ -85,7 +87,10 @@ impl std::fmt::Display for Severity {
 /// `file` is relative to the package directory (it may start with `../`
 /// for an `expect.file` outside it); `line` is 1-based, and 1 where the
 /// finding concerns a whole file.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+///
+/// It reads back from JSON too: `pr --report` takes the findings of a
+/// `check --all --format json` document another job wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Finding {
     /// The stable id, such as `render-drift` or `marker:talos`.
     pub id: String,
@@ -101,7 +106,7 @@ pub struct Finding {
     pub fix: String,
     /// For an `upstream-newer` that dry-ran the patches: the dry run, for
     /// scripts (the message says the same for people).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Box<DryRun>>,
 }
 

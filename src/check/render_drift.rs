@@ -14,7 +14,8 @@
 //! lines are `image-pin`'s and `version-sync`'s to report, so that one
 //! mistake makes one finding. What is left is an edit no patch carries,
 //! unless the lock explains it: a conflict of an update pending since
-//! `update --keep-conflicts` (one finding, pointing to `update --continue`),
+//! `update --keep-conflicts` (one finding, pointing to `update --continue`;
+//! a source patch's conflict is reported at its working copy),
 //! or a patch that vendor.toml no longer has (one finding per patch, pointing
 //! to `render`). A file the lock says was rendered, that no `[[vendor]]`
 //! renders any more, is reported too: it has no source. So is a file in a
@@ -39,11 +40,12 @@ pub const RENDER_DRIFT: Id = Id {
 A rendered file differs from what its pristine copy, the vendor patches, the
 rewrites and the pin give at the locked version: an edit no patch carries, a
 patch that no longer applies to the locked upstream at all, a conflict of an
-update still pending, the changes of a patch removed from vendor.toml, a
-rendered file whose `[[vendor]]` is gone (a file with no source), a file in a
-vendored directory that nothing renders (not upstream's at the locked
-version, and no patch creates it), a rendered file that is missing, or a file
-a patch deletes that is there.
+update still pending (in a rendered file, or a source patch's in its working
+copy under `upstream/.revendor-conflicts/`), the changes of a patch removed
+from vendor.toml, a rendered file whose `[[vendor]]` is gone (a file with no
+source), a file in a vendored directory that nothing renders (not upstream's
+at the locked version, and no patch creates it), a rendered file that is
+missing, or a file a patch deletes that is there.
 
 ### Why
 The rendered file is output. An edit made there belongs in a patch: `update`
@@ -134,6 +136,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         }
     }
     strays(input, &files, &removed, sink)?;
+    pending_sources(input, sink)?;
     for output in &removed.outputs {
         if input.read(&output.file)?.is_some() {
             sink.push(
@@ -257,6 +260,43 @@ fn explained(
         );
     }
     !gone.is_empty()
+}
+
+/// Reports each source file a pending update's source patch conflicts on:
+/// its working copy under `upstream/.revendor-conflicts/` still marked,
+/// resolved, or gone. The source is upstream's, so there is no rendered
+/// file whose drift would say it.
+fn pending_sources(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let Some(pending) = &input.lock.pending else {
+        return Ok(());
+    };
+    let id = RENDER_DRIFT.name;
+    for source in &pending.sources {
+        let copy = source.copy();
+        let target = input
+            .config
+            .patches
+            .iter()
+            .find(|p| p.name == source.patch)
+            .and_then(|p| pending.version_of(p.upstream.as_deref()))
+            .unwrap_or_default();
+        let what = format!(
+            "source patch `{}` on `{}` for the update to {target}, pending since `update --keep-conflicts`",
+            source.patch, source.file
+        );
+        let finding = match input.read(&copy)? {
+            None => Finding::error(id, &copy, 1, format!("`{copy}` is missing: it held the conflict of {what}"))
+                .fix("restore it from git and resolve it, then run `revendor update --continue`; or restore the rendered files from git and run `revendor update --keep-conflicts` to start the update again"),
+            Some(bytes) => match patch::marker_lines(&bytes).first() {
+                Some(&line) => Finding::error(id, &copy, line, format!("`{copy}` holds the conflict markers of {what}"))
+                    .fix("resolve them, then run `revendor update --continue`"),
+                None => Finding::error(id, &copy, 1, format!("`{copy}` holds a resolution of {what}"))
+                    .fix("run `revendor update --continue` to rebuild the patch from it and finish the update"),
+            },
+        };
+        sink.push(finding);
+    }
+    Ok(())
 }
 
 /// The file on disk with the locked pin at every pin site and every

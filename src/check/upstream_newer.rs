@@ -15,6 +15,10 @@
 //!    `exact`, `offset`, `merged`, `already-upstream` or `conflict`, so the
 //!    finding says what `update` will meet.
 //!
+//! A conflict's fix names where `update --keep-conflicts` writes its
+//! markers: the rendered file, or for a source patch a working copy of the
+//! source file under `upstream/.revendor-conflicts/<patch>/`.
+//!
 //! An upstream that does not answer the list is `unreachable`; one that
 //! answers the list but not the dry run's downloads still gets its
 //! `upstream-newer`, saying the dry run could not be done.
@@ -23,7 +27,7 @@ use std::collections::BTreeMap;
 
 use super::dry_run::{DryRun, Verdict};
 use super::{Check, Finding, Id, Input, Sink, unreachable};
-use crate::config::lock::LockedUpstream;
+use crate::config::lock::{LockedUpstream, conflict_copy};
 use crate::config::{AppliesTo, Selection, Upstream};
 use crate::error::Result;
 use crate::patch::result::{Kind, PatchResult};
@@ -58,7 +62,7 @@ whether `revendor update` will go through or stop at a conflict.
 ### Example
 ```text
 upstream-newer
-  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the conflict, then run `revendor update --continue`)
+  vendor.toml:7: error: v4.4.0 is newer than the vendored v4.3.0 (inside track `>=4.0.0, <5.0.0`); dry run: customize-deployment on templates/multus-daemonset-thick.yml: conflict (lines 245-250), fix-del-without-cache on pkg/multus/multus.go: exact (fix: run `revendor update --to v4.4.0 --keep-conflicts`, resolve the markers it writes in templates/multus-daemonset-thick.yml, then run `revendor update --continue`)
 ```
 ",
 };
@@ -155,7 +159,7 @@ fn inside_track(
     let track = track(up);
     let update = format!("revendor update --to {}", target.tag);
     let run = carried(input, up, locked, source, &target.tag, &update, sink)?;
-    let fix = fix(&run);
+    let fix = fix(input, &run);
     sink.push(
         Finding::error(
             id,
@@ -220,16 +224,48 @@ fn summary(run: &DryRun) -> String {
 
 /// What to do after the dry run: its command, and with a conflict, where
 /// to resolve it and how to finish.
-fn fix(run: &DryRun) -> String {
+fn fix(input: &Input<'_>, run: &DryRun) -> String {
+    let pending = input
+        .lock
+        .pending
+        .as_ref()
+        .and_then(|p| p.version_of(run.upstream.as_deref()));
+    if pending == Some(run.to.as_str()) {
+        return format!(
+            "the update to {} is pending since `update --keep-conflicts`: resolve the markers it wrote, then run `revendor update --continue`",
+            run.to
+        );
+    }
     if run.outcome == Verdict::Conflict {
         format!(
-            "run `{}`, resolve the conflict in {}, then run `revendor update --continue`",
+            "run `{}`, resolve the markers it writes in {}, then run `revendor update --continue`",
             run.command,
-            run.conflicts().join(", ")
+            marked(input, run).join(", ")
         )
     } else {
         format!("run `{}`", run.command)
     }
+}
+
+/// Where `update --keep-conflicts` writes the markers of each conflict of
+/// `run`, each once: the rendered file, or for a source patch the working
+/// copy of the source file under `upstream/.revendor-conflicts/`.
+fn marked(input: &Input<'_>, run: &DryRun) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in run.patches.iter().filter(|p| p.outcome == Kind::Conflict) {
+        let source = input
+            .config
+            .patches_for(AppliesTo::Source)
+            .any(|s| s.name == p.patch);
+        let file = match source {
+            true => conflict_copy(&p.patch, &p.target),
+            false => p.target.clone(),
+        };
+        if !out.contains(&file) {
+            out.push(file);
+        }
+    }
+    out
 }
 
 /// An OCI chart's locked tag pushed again with another manifest: an error,
@@ -282,7 +318,7 @@ fn moved_branch(
                 summary(&run)
             ),
         )
-        .fix(fix(&run))
+        .fix(fix(input, &run))
         .dry_run(run),
     );
     Ok(())

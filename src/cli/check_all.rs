@@ -34,15 +34,12 @@ pub(super) fn exec(
     files: &Files,
 ) -> Result<Outcome> {
     let format = ctx.shell.format();
-    let offline = ctx.client.offline();
-    let env = ctx.env.clone();
-    let quiet = ctx.shell.without_progress();
     let access = if check.fix {
         Access::Write
     } else {
         Access::Read
     };
-    let open = move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access);
+    let open = opener(ctx, access);
     let all = check_all(ctx, &CheckAllOptions { root, check }, &open)?;
     let packages: Vec<Package<'_>> = all
         .packages
@@ -82,6 +79,18 @@ pub(super) fn exec(
         }
     }
     Ok(Outcome::Reported(all.exit_code()))
+}
+
+/// Opens each package's [`Context`] with the run's environment, flags and
+/// format, never a progress bar, holding `access`.
+pub(super) fn opener(
+    ctx: &Context,
+    access: Access,
+) -> impl Fn(PathBuf) -> Result<Context> + Sync + use<> {
+    let offline = ctx.client.offline();
+    let env = ctx.env.clone();
+    let quiet = ctx.shell.without_progress();
+    move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access)
 }
 
 /// A package's error as every format shows it: rendered as a run's error

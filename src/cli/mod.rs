@@ -13,6 +13,7 @@ mod generate;
 mod image;
 mod patch;
 mod pr;
+mod pr_report;
 mod render;
 mod update;
 
@@ -70,7 +71,8 @@ pub enum Command {
     /// Build, verify and pin the package's image; pin its base images.
     #[command(subcommand)]
     Image(image::Command),
-    /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull request.
+    /// Title and Markdown body for the upgrade; `--create` commits, pushes and opens the pull
+    /// request; `--report` keeps the tracking issue of every package that needs a person.
     Pr(pr::Args),
     /// Print the shell completion script (bash, elvish, fish, powershell, zsh) on stdout.
     Completions(generate::Args),
@@ -91,6 +93,7 @@ impl Command {
             Command::Image(image::Command::Build(args)) => write(!args.dry_run),
             Command::Image(image::Command::Pin(_)) => Access::Write,
             Command::Image(image::Command::PinBase(args)) => write(!args.dry_run),
+            Command::Pr(args) if args.report => Access::None,
             Command::Pr(args) => write(args.create),
             Command::Completions(_) | Command::Man => Access::None,
         }

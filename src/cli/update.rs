@@ -20,7 +20,8 @@ when the result has an error finding that the update caused (one the check befor
 report; after adopting a package, none is): the files stay written, and the finding's next \
 command (for example `revendor image pin-base --go 1.25` when the new release's go.mod needs \
 a newer Go than the builder) finishes the job. A conflict also exits 1, with nothing written \
-(or the markers, with --keep-conflicts).")]
+(or the markers, with --keep-conflicts: in the rendered file for a vendor patch, in a working \
+copy under upstream/.revendor-conflicts/<patch>/ for a source patch).")]
 pub struct Args {
     /// Move to this release tag (outside `track` only with a warning), or commit; with several
     /// upstreams, `NAME=TAG` for each one moved (repeatable).
@@ -29,15 +30,17 @@ pub struct Args {
     /// Print the plan and each patch's result; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// On a conflict, write diff3 markers into the rendered file and record the update as pending
-    /// in the lock; finish it with --continue once they are resolved.
+    /// On a conflict, write diff3 markers into the rendered file (a source patch's: into a copy
+    /// of the source file under upstream/.revendor-conflicts/<patch>/) and record the update as
+    /// pending in the lock; finish it with --continue once they are resolved.
     #[arg(long)]
     pub keep_conflicts: bool,
     /// Fold hand edits of rendered files into the patch that targets them.
     #[arg(long)]
     pub adopt_edits: bool,
     /// After --keep-conflicts and a hand resolution: take the resolved files as the patched
-    /// result, rebase the patches onto them, finish the update.
+    /// result, rebase the patches onto them (a source patch is rebuilt from its resolved
+    /// copies, which are then removed), finish the update.
     #[arg(long = "continue", conflicts_with_all = ["to", "keep_conflicts", "adopt_edits"])]
     pub resume: bool,
     /// Remove each patch (or section of one) the new release already carries: its file and its [[patch]].
@@ -82,18 +85,39 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         return Ok(Outcome::Findings);
     }
     if report.conflicts.is_empty() {
-        Ok(closing(ctx, &report))
+        return Ok(closing(ctx, &report));
+    }
+    ctx.shell.warn(format!(
+        "{} conflicting hunk(s); {}",
+        report.conflicts.len(),
+        conflict_hint(&opts, &report)
+    ));
+    Ok(Outcome::Findings)
+}
+
+/// What to do about the conflicts of `report`: where their markers are and
+/// the command after, or why nothing was written.
+fn conflict_hint(opts: &UpdateOptions, report: &UpdateReport) -> String {
+    let mut marked: Vec<&str> = Vec::new();
+    for m in report.conflicts.iter().filter_map(|c| c.marked.as_deref()) {
+        if !marked.contains(&m) {
+            marked.push(m);
+        }
+    }
+    if !marked.is_empty() {
+        return format!(
+            "resolve the markers in {}, then run `revendor update --continue`",
+            marked.join(", ")
+        );
+    }
+    if opts.resume {
+        "nothing was written; the pending update stays as it was".into()
+    } else if opts.keep_conflicts && opts.dry_run {
+        "nothing was written (--dry-run); rerun without it to write diff3 markers".into()
+    } else if opts.keep_conflicts {
+        "nothing was written: no file of these conflicts can hold markers".into()
     } else {
-        let hint = if opts.keep_conflicts {
-            "resolve the markers, then run `revendor update --continue`"
-        } else {
-            "nothing was written; rerun with --keep-conflicts to write diff3 markers"
-        };
-        ctx.shell.warn(format!(
-            "{} conflicting hunk(s); {hint}",
-            report.conflicts.len()
-        ));
-        Ok(Outcome::Findings)
+        "nothing was written; rerun with --keep-conflicts to write diff3 markers".into()
     }
 }
 

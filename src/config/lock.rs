@@ -30,6 +30,13 @@ use super::{Config, ConfigError, line_of};
 /// Where the lock lives, relative to the package.
 pub const LOCK_PATH: &str = "upstream/lock.toml";
 
+/// Where `update --keep-conflicts` writes the upstream source files a
+/// source patch conflicts on, with their markers, relative to the package:
+/// `<dir>/<patch name>/<path in the source>`. Under `upstream/` (revendor's
+/// own, never rendered or checked for strays) and hidden, so that no
+/// vendored directory, image context or `check --all` walk takes it in.
+pub const CONFLICTS_DIR: &str = "upstream/.revendor-conflicts";
+
 /// The parsed lock.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -105,6 +112,10 @@ pub struct Pending {
     /// Each output written with conflict markers.
     #[serde(default, rename = "conflict")]
     pub conflicts: Vec<PendingConflict>,
+    /// Each upstream source file a source patch conflicts on, written with
+    /// markers under [`CONFLICTS_DIR`].
+    #[serde(default, rename = "source")]
+    pub sources: Vec<PendingSource>,
 }
 
 impl Pending {
@@ -125,6 +136,34 @@ pub struct PendingConflict {
     pub file: String,
     /// sha256 of the file as written, markers and all.
     pub sha256: String,
+}
+
+/// `[[pending.source]]`: one upstream source file a source patch conflicts
+/// on at the pending release, written with markers to [`Self::copy`] for a
+/// person to resolve; `update --continue` rebuilds the patch from it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PendingSource {
+    /// The source patch's name.
+    pub patch: String,
+    /// The file's path in the upstream source tree.
+    pub file: String,
+    /// sha256 of the working copy as written, markers and all.
+    pub sha256: String,
+}
+
+impl PendingSource {
+    /// The working copy, relative to the package: [`CONFLICTS_DIR`], the
+    /// patch name, the file's path in the source.
+    pub fn copy(&self) -> String {
+        conflict_copy(&self.patch, &self.file)
+    }
+}
+
+/// Where the working copy of source file `file` conflicted on by source
+/// patch `patch` lives (see [`CONFLICTS_DIR`]).
+pub fn conflict_copy(patch: &str, file: &str) -> String {
+    format!("{CONFLICTS_DIR}/{patch}/{file}")
 }
 
 /// `[upstream]` of the lock.
@@ -566,6 +605,17 @@ fn pending_table(p: &Pending) -> Table {
     if !conflicts.is_empty() {
         t.insert("conflict", Item::ArrayOfTables(conflicts));
     }
+    let mut sources = ArrayOfTables::new();
+    for s in &p.sources {
+        let mut st = Table::new();
+        st["patch"] = value(&s.patch);
+        st["file"] = value(&s.file);
+        st["sha256"] = value(&s.sha256);
+        sources.push(st);
+    }
+    if !sources.is_empty() {
+        t.insert("source", Item::ArrayOfTables(sources));
+    }
     t
 }
 
@@ -759,8 +809,23 @@ mod tests {
                 file: "t/a.yml".into(),
                 sha256: "44".into(),
             }],
+            sources: vec![PendingSource {
+                patch: "fix".into(),
+                file: "pkg/a.go".into(),
+                sha256: "55".into(),
+            }],
         });
         let text = lock.to_toml(None);
+        assert!(
+            text.contains(
+                "[[pending.source]]\npatch = \"fix\"\nfile = \"pkg/a.go\"\nsha256 = \"55\"\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            lock.pending.as_ref().unwrap().sources[0].copy(),
+            "upstream/.revendor-conflicts/fix/pkg/a.go"
+        );
         assert!(
             text.contains(
                 "[[output]]\nfile = \"t/a.yml\"\nfrom = \"a.yml\"\n\n[[output.patch]]\nname = \"p\"\n"
@@ -869,6 +934,7 @@ mod tests {
             version: None,
             versions: [("a".to_owned(), "v1.1.0".to_owned())].into(),
             conflicts: Vec::new(),
+            sources: Vec::new(),
         });
         let text = lock.to_toml(None);
         assert!(

@@ -9,6 +9,8 @@
 //!    unknown `{placeholder}` is an error at its line, before anything is
 //!    pushed.
 //! 3. `pr` fills the placeholders with [`Template::fill`].
+//! 4. Its `[report]` table names the tracking issue `pr --report` keeps
+//!    (title, labels), defaults [`ReportConfig::default`].
 //!
 //! ```toml
 //! [pr]
@@ -16,6 +18,10 @@
 //! labels = ["area/networking"]
 //! footer = "```release-note\n[{component}] bump {upstream} to {version}\n```"
 //! components = { "packages/system/kubeovn" = "kube-ovn" }
+//!
+//! [report]
+//! title = "Vendored packages that need a person"
+//! labels = ["dependencies"]
 //! ```
 
 use std::collections::BTreeMap;
@@ -54,6 +60,28 @@ pub struct RepoConfig {
     /// `{component}` of a package path (relative to the git root) when it is
     /// not the package directory's name.
     pub components: BTreeMap<String, String>,
+    /// The tracking issue of `pr --report`.
+    pub report: ReportConfig,
+}
+
+/// `[report]`: the one tracking issue `pr --report` keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportConfig {
+    /// The issue's title.
+    pub title: String,
+    /// Its labels; the issue is looked up among open issues carrying all of
+    /// them.
+    pub labels: Vec<String>,
+}
+
+impl Default for ReportConfig {
+    /// "revendor: packages that need a person", labelled `revendor`.
+    fn default() -> ReportConfig {
+        ReportConfig {
+            title: "revendor: packages that need a person".to_owned(),
+            labels: vec!["revendor".to_owned()],
+        }
+    }
 }
 
 /// A title or footer with `{placeholder}`s, each one of [`PLACEHOLDERS`].
@@ -65,6 +93,15 @@ pub struct Template(String);
 struct Raw {
     #[serde(default)]
     pr: Option<RawPr>,
+    #[serde(default)]
+    report: Option<RawReport>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReport {
+    title: Option<String>,
+    labels: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -110,11 +147,19 @@ impl RepoConfig {
             ConfigError::at(path, line, e.message().trim().to_owned())
                 .hint("see the `.revendor.toml` section of docs/reference.md")
         })?;
+        let mut config = RepoConfig {
+            path: Some(path.to_owned()),
+            ..RepoConfig::default()
+        };
+        if let Some(report) = raw.report {
+            let default = ReportConfig::default();
+            config.report = ReportConfig {
+                title: report.title.unwrap_or(default.title),
+                labels: report.labels.unwrap_or(default.labels),
+            };
+        }
         let Some(pr) = raw.pr else {
-            return Ok(RepoConfig {
-                path: Some(path.to_owned()),
-                ..RepoConfig::default()
-            });
+            return Ok(config);
         };
         let template = |value: Option<Spanned<String>>, key: &str| {
             value
@@ -131,11 +176,11 @@ impl RepoConfig {
                 .transpose()
         };
         Ok(RepoConfig {
-            path: Some(path.to_owned()),
             title: template(pr.title, "title")?,
             labels: pr.labels,
             footer: template(pr.footer, "footer")?,
             components: pr.components,
+            ..config
         })
     }
 }
@@ -215,6 +260,19 @@ mod tests {
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("colour"), "{}", e.message);
         assert_eq!(parse("").unwrap().title, None);
+        let e = parse("[report]\ntitle = \"t\"\nlabel = [\"x\"]\n").unwrap_err();
+        assert_eq!(e.line, Some(3));
+    }
+
+    #[test]
+    fn the_report_table_names_the_tracking_issue_else_the_defaults() {
+        assert_eq!(parse("").unwrap().report, ReportConfig::default());
+        let c = parse("[report]\ntitle = \"Vendored\"\n").unwrap();
+        assert_eq!(c.report.title, "Vendored");
+        assert_eq!(c.report.labels, ["revendor"]);
+        let c = parse("[report]\nlabels = []\n[pr]\nlabels = [\"a\"]\n").unwrap();
+        assert_eq!(c.report.labels, Vec::<String>::new());
+        assert_eq!(c.labels, ["a"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! | `contents` | raw files on `REVENDOR_RAW_URL`, at a tag or a commit |
 //! | `archives` | a tag's or a commit's `tar.gz` on `GITHUB_SERVER_URL` |
 //! | `pulls` | the repository, pull requests and their comments, for `pr --create` |
+//! | `issues` | open and closed issues by label, paginated; opening and editing one, for `pr --report` |
 //!
 //! 1. Every URL is built here, from [`Env`]'s `GITHUB_API_URL`,
 //!    `REVENDOR_RAW_URL` and `GITHUB_SERVER_URL`, so a check that reads
@@ -28,18 +29,24 @@
 mod archives;
 mod commits;
 mod contents;
+mod issues;
 mod pulls;
 mod releases;
 mod trees;
 
 pub use contents::{Rev, fetch_text, raw_file_url};
+pub use issues::{Issue, IssueState};
 pub use pulls::{Permissions, Pull, RepoInfo};
 pub use releases::{Asset, Release, release_asset_url};
 pub use trees::{SYMLINK_MODE, Tree, TreeEntry};
 
 use crate::env::Env;
 use crate::error;
-use crate::net::{Client, HttpError, Response};
+use crate::net::{Client, HttpError, Response, next_link};
+
+/// Most pages a listing may take; a guard against a server that keeps
+/// answering with a `next` link.
+const MAX_PAGES: usize = 100;
 
 /// The `Accept` header of every API request.
 const API_JSON: [(&str, &str); 1] = [("Accept", "application/vnd.github+json")];
@@ -119,6 +126,34 @@ impl<'a> Repo<'a> {
         self.get_usable(url, &API_JSON, what, |body| {
             serde_json::from_slice(body).map_err(|e| e.to_string())
         })
+    }
+
+    /// Every page of the JSON list at `first`, following the `Link`
+    /// header's `next` as GitHub gives it (never rebuilt from a page
+    /// number); [`Error::Answer`] naming `what` for a `Link` that loops or
+    /// never ends.
+    fn get_pages<T: serde::de::DeserializeOwned>(
+        &self,
+        first: &str,
+        what: &str,
+    ) -> Result<Vec<T>, Error> {
+        let mut url = first.to_owned();
+        let mut out = Vec::new();
+        let mut read = std::collections::HashSet::new();
+        for _ in 0..MAX_PAGES {
+            if !read.insert(url.clone()) {
+                let detail = "its `Link` header points back at a page already read";
+                return Err(malformed(what, &url, detail.into()));
+            }
+            let (page, resp): (Vec<T>, _) = self.get_json(&url, what)?;
+            out.extend(page);
+            match resp.link.as_deref().and_then(next_link) {
+                Some(next) => url = next,
+                None => return Ok(out),
+            }
+        }
+        let detail = format!("it still links a next page after {MAX_PAGES} pages");
+        Err(malformed(what, &url, detail))
     }
 
     /// GETs `url` and reads the answer with `read`; a cached answer that

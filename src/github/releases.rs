@@ -7,13 +7,8 @@
 
 use serde::Deserialize;
 
-use super::{Error, Repo, malformed};
+use super::{Error, Repo};
 use crate::env::Env;
-use crate::net::next_link;
-
-/// Most pages a release listing may take; a guard against a server that
-/// keeps answering with a `next` link.
-const MAX_PAGES: usize = 100;
 
 /// One release as the API lists it.
 #[derive(Debug, Clone, Deserialize)]
@@ -65,24 +60,10 @@ impl Repo<'_> {
     /// Every release, drafts included, newest first as the API orders them,
     /// following the `Link` header's `next` page.
     pub fn releases(&self) -> Result<Vec<Release>, Error> {
-        const WHAT: &str = "a list of releases";
-        let mut url = self.api_url("/releases?per_page=100");
-        let mut out = Vec::new();
-        let mut read = std::collections::HashSet::new();
-        for _ in 0..MAX_PAGES {
-            if !read.insert(url.clone()) {
-                let detail = "its `Link` header points back at a page already read";
-                return Err(malformed(WHAT, &url, detail.into()));
-            }
-            let (page, resp): (Vec<Release>, _) = self.get_json(&url, WHAT)?;
-            out.extend(page);
-            match resp.link.as_deref().and_then(next_link) {
-                Some(next) => url = next,
-                None => return Ok(out),
-            }
-        }
-        let detail = format!("it still links a next page after {MAX_PAGES} pages");
-        Err(malformed(WHAT, &url, detail))
+        self.get_pages(
+            &self.api_url("/releases?per_page=100"),
+            "a list of releases",
+        )
     }
 
     /// The assets of the release at `tag`.

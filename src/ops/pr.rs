@@ -15,6 +15,9 @@
 //!    request on `GITHUB_REPOSITORY` (or the repository `origin` names), or
 //!    update the one already open (through [`crate::github::Repo`]).
 //!
+//! `--report` (`report.rs`, `tracking.rs`) is another job: the one
+//! tracking issue of every package under a root that needs a person.
+//!
 //! Why from the base and not from what `update` reported: a package adopted
 //! without a lock, a rerun after a failure and a nightly job on a fresh
 //! checkout all have the same two trees, and nothing else.
@@ -25,6 +28,10 @@ mod create;
 mod facts;
 mod ownership;
 mod patches;
+pub mod report;
+mod tracking;
+
+pub use tracking::IssueAction;
 
 use crate::config::repo::RepoConfig;
 use crate::error::Result;

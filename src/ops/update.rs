@@ -13,7 +13,9 @@
 //!    stops the update unless `--adopt-edits` folds it into the patch.
 //! 4. Carry every vendor patch to the target (`carry.rs`): strict first, then
 //!    a 3-way merge; refresh each patch to exact hunks.
-//! 5. Verify the source patches against the upstream source tree (`source.rs`).
+//! 5. Verify the source patches against the upstream source tree (`source.rs`);
+//!    with `--keep-conflicts`, a conflicting one's files are written with
+//!    markers under `upstream/.revendor-conflicts/` (`source_conflict.rs`).
 //!    A patch the target already carries stops the update unless
 //!    `--drop-upstreamed` removes it (`upstreamed.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
@@ -40,6 +42,7 @@ mod plan;
 mod resume;
 mod run;
 mod source;
+mod source_conflict;
 mod summary;
 mod upstreamed;
 mod upstreams;
@@ -90,6 +93,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     };
     let lock = Lock::load(&ctx.root)?;
     let resume = Resume::start(opts, lock.as_ref())?;
+    if resume.is_none() {
+        source_conflict::guard(&ctx.root, lock.as_ref())?;
+    }
     let (patches, recounted) = adopt::load(&config, lock.is_none(), opts.adopt_edits)?;
     let pending = resume.map(|r| r.pending());
     let moves = upstreams::resolve(ctx, &config, lock.as_ref(), &opts.to, pending)?;
@@ -145,7 +151,8 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     let moved_files = std::mem::take(&mut run.moved_files);
     moved_files.report(&mut run.report);
     if !run.report.conflicts.is_empty() {
-        run.keep_conflicts(&package)?;
+        let sources = finish::kept_sources(&mut run, package.config())?;
+        run.keep_conflicts(&package, &sources)?;
         return Ok(run.report);
     }
     finish::finish(run, package, pins)

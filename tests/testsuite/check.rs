@@ -578,7 +578,7 @@ fn a_newer_release_that_conflicts_has_a_conflict_dry_run() {
     assert_eq!(
         newer["fix"],
         format!(
-            "run `revendor update --to v1.1.0 --keep-conflicts`, resolve the conflict in {TEMPLATE}, then run `revendor update --continue`"
+            "run `revendor update --to v1.1.0 --keep-conflicts`, resolve the markers it writes in {TEMPLATE}, then run `revendor update --continue`"
         )
     );
 }

@@ -116,15 +116,7 @@ fn adopted(gh: &GitHub) -> (TempPackage, Revendor) {
 }
 
 fn drift(rv: &Revendor) -> Vec<serde_json::Value> {
-    let out = rv.run(&["check", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect(&out.stdout);
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["id"] == "render-drift")
-        .cloned()
-        .collect()
+    rv.findings("render-drift")
 }
 
 fn without_memory_patch(pkg: &TempPackage) {

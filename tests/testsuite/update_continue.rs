@@ -74,8 +74,9 @@ fn the_multus_conflict_resolved_by_hand_finishes_with_continue() {
         .run(&["update", "--to", "v4.4.0", "--keep-conflicts"])
         .expect(1);
     assert!(
-        out.stderr
-            .contains("resolve the markers, then run `revendor update --continue`"),
+        out.stderr.contains(&format!(
+            "resolve the markers in {TEMPLATE}, then run `revendor update --continue`"
+        )),
         "{}",
         out.stderr
     );

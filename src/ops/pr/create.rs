@@ -170,7 +170,7 @@ fn open_pull(api: &github::Repo<'_>, owner: &str, branch: &str) -> Result<Option
 
 /// The error of `action` that failed with `e`, with `state` saying what
 /// was left behind; an answer that did not parse as it came.
-fn failed(action: String, state: &str, e: github::Error) -> Error {
+pub(super) fn failed(action: String, state: &str, e: github::Error) -> Error {
     match e {
         github::Error::Request(e) => Error::Publish {
             action,

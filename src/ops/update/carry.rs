@@ -74,6 +74,7 @@ pub(super) fn carry(
                         ours: String::from_utf8_lossy(&h.ours).into_owned(),
                         theirs: String::from_utf8_lossy(&h.theirs).into_owned(),
                         strict: strict.clone(),
+                        marked: None,
                     });
                 }
                 format!("conflict ({})", placement(fp, &step.input))

@@ -1,6 +1,7 @@
 //! The end of an update whose files all carried (steps 5 to 7 of
-//! `update.rs`): the source patches verified at the target, upstreamed
-//! sections settled, then the patches, the lock, the rewrites and pins of
+//! `update.rs`): the source patches verified at the target (a conflict
+//! kept with `--keep-conflicts`, a pending one's resolution taken with
+//! `--continue`), upstreamed sections settled, then the patches, the lock, the rewrites and pins of
 //! files not rendered from upstream and vendor.toml staged beside the
 //! rendered files, and the transaction committed and checked
 //! (`closing.rs`).
@@ -9,10 +10,11 @@ use std::collections::BTreeSet;
 
 use super::run::Run;
 use super::source::{self, SourceFacts};
+use super::source_conflict::{self, SourceConflict};
 use super::summary::UpdateReport;
 use super::upstreams::Move;
 use super::{arg_digest, closing, upstreamed};
-use crate::config::lock::{LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream};
+use crate::config::lock::{LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream, Pending};
 use crate::config::{Config, Placeholders, Selection};
 use crate::error::Result;
 use crate::image::Digest;
@@ -29,17 +31,17 @@ pub(super) fn finish(
     pins: Vec<(Option<String>, String)>,
 ) -> Result<UpdateReport> {
     let (ctx, config) = (run.ctx, package.config());
-    let vendor_results = run.report.patches.len();
-    let mut facts = Vec::new();
-    for mv in run.moves {
-        facts.push(source::verify(ctx, config, mv, &mut run.report)?);
+    let pending = run.resume.map(|r| r.pending());
+    let mut facts = verify_sources(&mut run, config, pending)?;
+    if !run.report.conflicts.is_empty() {
+        let sources: Vec<SourceConflict> = facts
+            .iter_mut()
+            .flat_map(|f| std::mem::take(&mut f.conflicts))
+            .collect();
+        run.keep_conflicts(&package, &sources)?;
+        return Ok(run.report);
     }
-    run.report.patches[vendor_results..]
-        .iter()
-        .for_each(|r| ctx.shell.step("Applying", r));
-    if !run.report.conflicts.is_empty()
-        || upstreamed::settle(&mut run.report, run.opts.drop_upstreamed)
-    {
+    if upstreamed::settle(&mut run.report, run.opts.drop_upstreamed) {
         return Ok(run.report);
     }
     edits::require_started(config, package.patches())?;
@@ -48,6 +50,9 @@ pub(super) fn finish(
     let dropped =
         upstreamed::remove_sections(config, txn, &mut locked_patches, &mut run.report.upstreamed)?;
     removed::remember(ctx, config, txn);
+    if let Some(pending) = pending {
+        source_conflict::remove(txn, pending);
+    }
     let (locked_upstreams, target_stamp) = lock_upstreams(ctx, run.moves, facts, run.target_stamp)?;
     let repinned = arg_digest::repin(ctx, config, &target_stamp, |f| {
         paths::read(&ctx.root.join(f))
@@ -111,6 +116,43 @@ pub(super) fn finish(
     let had_lock = package.lock().is_some();
     closing::commit(ctx, run.txn, run.opts.dry_run, had_lock, &mut run.report)?;
     Ok(run.report)
+}
+
+/// Verifies the source patches of every upstream at its target
+/// ([`source::verify`]), each result shown; `pending` is the update
+/// `--continue` finishes.
+fn verify_sources(
+    run: &mut Run<'_>,
+    config: &Config,
+    pending: Option<&Pending>,
+) -> Result<Vec<SourceFacts>> {
+    let vendor_results = run.report.patches.len();
+    let mut facts = Vec::new();
+    for mv in run.moves {
+        facts.push(source::verify(
+            run.ctx,
+            config,
+            mv,
+            pending,
+            &mut run.report,
+        )?);
+    }
+    run.report.patches[vendor_results..]
+        .iter()
+        .for_each(|r| run.ctx.shell.step("Applying", r));
+    Ok(facts)
+}
+
+/// The source conflicts to keep beside a rendered file's: with
+/// `--keep-conflicts` (not `--dry-run`) the source patches are verified
+/// too, so that the one pending update holds every conflict and
+/// `--continue` meets none it did not record.
+pub(super) fn kept_sources(run: &mut Run<'_>, config: &Config) -> Result<Vec<SourceConflict>> {
+    if !run.opts.keep_conflicts || run.opts.dry_run {
+        return Ok(Vec::new());
+    }
+    let facts = verify_sources(run, config, None)?;
+    Ok(facts.into_iter().flat_map(|f| f.conflicts).collect())
 }
 
 /// Stages every vendor patch (refreshed by the carry) and every refreshed

@@ -2,8 +2,9 @@
 //! conflict markers, once a person has resolved them.
 //!
 //! 1. `--keep-conflicts` records the pending update in the lock's
-//!    `[pending]` ([`record`]): the release it moves to and each output
-//!    written with markers. Everything else stays at the old version; a
+//!    `[pending]` ([`record`]): the release it moves to, each output
+//!    written with markers and each source file a source patch conflicts
+//!    on, written to a working copy (`source_conflict.rs`). Everything else stays at the old version; a
 //!    package being adopted gets a lock at the version it is adopted at
 //!    ([`adoption`]), so that there is something to continue from.
 //! 2. `--continue` reads it back ([`Resume::start`]); with nothing pending
@@ -28,7 +29,8 @@ use super::summary::ConflictReport;
 use super::upstreams::Move;
 use crate::config::Vendor;
 use crate::config::lock::{
-    LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending, PendingConflict,
+    LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending,
+    PendingConflict, PendingSource,
 };
 use crate::error::{Error, Result};
 use crate::image::Digest;
@@ -292,19 +294,22 @@ pub(super) fn adoption(
 }
 
 /// Records the update to `targets` (each upstream's, by name) as pending
-/// in `lock`, staged in `keep`, with the sha256 of each conflicted output
-/// as staged there.
+/// in `lock`, staged in `keep`: the sha256 of each conflicted output as
+/// staged there, and the working copies of source files `sources`. Each of
+/// `conflicts` learns the file its markers were written to.
 pub(super) fn record(
     keep: &mut Transaction,
     root: &std::path::Path,
     lock: Lock,
     targets: &[(Option<String>, String)],
-    conflicts: &[ConflictReport],
+    conflicts: &mut [ConflictReport],
+    sources: Vec<PendingSource>,
 ) -> Result<()> {
     let mut pending = Pending {
         version: None,
         versions: Default::default(),
         conflicts: Vec::new(),
+        sources,
     };
     for (name, target) in targets {
         match name {
@@ -315,10 +320,21 @@ pub(super) fn record(
         }
     }
     for c in conflicts {
-        if pending.conflicts.iter().any(|p| p.file == c.file) {
+        // Patch names are unique: a source patch's conflict is never a
+        // rendered file's.
+        if let Some(s) = pending
+            .sources
+            .iter()
+            .find(|s| s.patch == c.patch && s.file == c.file)
+        {
+            c.marked = Some(s.copy());
             continue;
         }
-        if let Some(bytes) = keep.staged(&c.file) {
+        let Some(bytes) = keep.staged(&c.file) else {
+            continue;
+        };
+        c.marked = Some(c.file.clone());
+        if !pending.conflicts.iter().any(|p| p.file == c.file) {
             pending.conflicts.push(PendingConflict {
                 file: c.file.clone(),
                 sha256: Digest::of(bytes).hex().to_owned(),
@@ -368,7 +384,7 @@ pub(super) fn guard(
 }
 
 /// Leftover markers stop `--continue`, each named by its line.
-fn refuse_markers(to: &str, resolved: &[u8]) -> Result<()> {
+pub(super) fn refuse_markers(to: &str, resolved: &[u8]) -> Result<()> {
     let lines = patch::marker_lines(resolved);
     if lines.is_empty() {
         return Ok(());

@@ -9,6 +9,7 @@
 use super::files::{self, Vendored};
 use super::plan::{Action, Step};
 use super::resume::{self, Resume};
+use super::source_conflict::{self, SourceConflict};
 use super::summary::UpdateReport;
 use super::upstreams::{self, Move};
 use super::{UpdateOptions, adopt, carry};
@@ -207,10 +208,15 @@ impl Run<'_> {
     }
 
     /// With `--keep-conflicts` (and not `--dry-run`), commits the rendered
-    /// files alone, with their markers: the lock, the pristine copies and
-    /// the patches stay at the old version so the next run knows where it
+    /// files alone, with their markers, and the working copies of the
+    /// source files in `sources`: the lock, the pristine copies and the
+    /// patches stay at the old version so the next run knows where it
     /// stands, and the lock records the pending update.
-    pub fn keep_conflicts(&mut self, package: &Package<'_>) -> Result<()> {
+    pub fn keep_conflicts(
+        &mut self,
+        package: &Package<'_>,
+        sources: &[SourceConflict],
+    ) -> Result<()> {
         if !self.opts.keep_conflicts || self.opts.dry_run {
             return Ok(());
         }
@@ -237,12 +243,14 @@ impl Run<'_> {
             .iter()
             .map(|m| (m.upstream.name.clone(), m.target.clone()))
             .collect();
+        let sources = source_conflict::stage(&mut keep, sources)?;
         resume::record(
             &mut keep,
             &self.ctx.root,
             at,
             &targets,
-            &self.report.conflicts,
+            &mut self.report.conflicts,
+            sources,
         )?;
         super::closing::record_kinds(&self.ctx.root, &mut keep, &mut self.report)?;
         self.report.changed = keep.commit()?;

@@ -6,12 +6,18 @@
 //! the tree at the locked version is fetched only when a patch needs the
 //! 3-way merge. A tree at the locked version must have the lock's tree hash
 //! ([`upstream::fetch_tree`]); the target's hash goes into the new lock.
+//!
+//! A section that conflicts is kept for `--keep-conflicts` with its marked
+//! file; with `--continue`, a section the pending update lists is refreshed
+//! on the person's resolution instead (`source_conflict.rs`).
 
+use super::source_conflict::{self, SourceConflict};
 use super::summary::{ConflictReport, UpdateReport};
 use super::upstreamed;
 use super::upstreams::Move;
 use std::collections::BTreeMap;
 
+use crate::config::lock::Pending;
 use crate::config::{AppliesTo, Config};
 use crate::error::{Error, Result};
 use crate::go;
@@ -30,16 +36,20 @@ pub(super) struct SourceFacts {
     pub go_directive: Option<String>,
     /// Refreshed source patch files: (package-relative path, bytes).
     pub patch_files: Vec<(String, Vec<u8>)>,
+    /// The sections that conflict, with their marked files.
+    pub conflicts: Vec<SourceConflict>,
 }
 
 /// Verifies and refreshes the source patches of `mv`'s upstream at its
 /// target. After a move to another source, the tree at the base version
 /// comes from the old one, and the lock's tree hash (of that other source)
-/// says nothing about this one.
+/// says nothing about this one. `pending` is the update `--continue`
+/// finishes: each source file it lists takes the person's resolution.
 pub(super) fn verify(
     ctx: &Context,
     config: &Config,
     mv: &Move<'_>,
+    pending: Option<&Pending>,
     report: &mut UpdateReport,
 ) -> Result<SourceFacts> {
     let (source, base_version, target) =
@@ -82,6 +92,22 @@ pub(super) fn verify(
                 return Err(missing_target(p, &path, &tree, target));
             }
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
+            let resolved = pending.and_then(|pd| {
+                pd.sources
+                    .iter()
+                    .find(|s| s.patch == p.name && s.file == path)
+            });
+            if let Some(source) = resolved {
+                let resolution = source_conflict::resolution(&ctx.root, source, &theirs)?;
+                *fp = patch::refresh(fp, &theirs, &resolution);
+                report.patches.push(PatchResult::described(
+                    &p.name,
+                    &path,
+                    Kind::Resolved,
+                    "resolved by hand, refreshed on the resolution".into(),
+                ));
+                continue;
+            }
             let outcome = match patch::apply(fp, &theirs) {
                 Ok(applied) => Outcome::from(applied),
                 Err(strict) => {
@@ -91,8 +117,13 @@ pub(super) fn verify(
                         .cloned()
                         .unwrap_or_default();
                     match patch::rebase(&base, fp, &theirs, &labels) {
-                        Ok(Outcome::Conflict { hunks, .. }) => {
+                        Ok(Outcome::Conflict { hunks, marked }) => {
                             record_conflict(report, &p.name, &path, hunks, &strict);
+                            facts.conflicts.push(SourceConflict {
+                                patch: p.name.clone(),
+                                file: path,
+                                marked,
+                            });
                             continue;
                         }
                         Ok(outcome) => outcome,
@@ -184,6 +215,7 @@ fn record_conflict(
             ours: String::from_utf8_lossy(&h.ours).into_owned(),
             theirs: String::from_utf8_lossy(&h.theirs).into_owned(),
             strict: Some(strict.to_string()),
+            marked: None,
         });
     }
     report.patches.push(PatchResult::described(

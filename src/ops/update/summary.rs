@@ -56,6 +56,11 @@ pub struct ConflictReport {
     /// Why the strict apply failed: hunk number, header, first line that no
     /// longer matches.
     pub strict: Option<String>,
+    /// The file `--keep-conflicts` wrote the markers into: the rendered
+    /// file for a vendor patch, the working copy under
+    /// `upstream/.revendor-conflicts/` for a source patch; `None` when
+    /// nothing was written.
+    pub marked: Option<String>,
 }
 
 /// One hunk that, adopting the package, applied only with GNU patch's fuzz
@@ -261,6 +266,9 @@ impl UpdateReport {
             ));
             if let Some(strict) = &c.strict {
                 s.push_str(&format!("  strict apply: {strict}\n"));
+            }
+            if let Some(marked) = c.marked.as_ref().filter(|m| **m != c.file) {
+                s.push_str(&format!("  markers written to {marked}\n"));
             }
         }
         if self.changed.is_empty() {

@@ -34,6 +34,11 @@
 //! `POST …/issues/{n}/labels`.
 //! [`GitHub::pulls`] and [`GitHub::comments`] show what a run left behind.
 //!
+//! Issues (`issues.rs`): `GET /repos/{o}/{r}/issues` by `state` and `labels`, pull requests
+//! among them as GitHub lists them, newest first, paginated with links that keep the filter;
+//! `POST …/issues` and `PATCH …/issues/{n}`. Issues and pull requests share their numbers.
+//! [`GitHub::issues`] shows what a run left behind.
+//!
 //! A repository may also be served to git clients ([`Repo::serve_git`]): the server origin then
 //! runs `git http-backend` on a local [`GitRepo`], as github.com answers `git clone`.
 
@@ -46,6 +51,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+
+mod issues;
+
+pub use issues::Issue;
 
 use super::git::{self, GitRepo};
 use super::server::{self, Pace, Request, Response, Server, percent_decode};
@@ -234,6 +243,8 @@ struct RepoState {
     /// A real repository served over smart HTTP at `{server}/{owner}/{repo}.git`.
     git_dir: Option<PathBuf>,
     pulls: Vec<Pull>,
+    /// Issues, numbered with the pull requests.
+    issues: Vec<Issue>,
     /// Comments on pull requests: (number, body), in the order posted.
     comments: Vec<(u64, String)>,
     /// Whether a token may push here (`permissions.push` of the repository).
@@ -560,6 +571,7 @@ impl GitHub {
                     branches: BTreeMap::new(),
                     releases: Vec::new(),
                     pulls: Vec::new(),
+                    issues: Vec::new(),
                     comments: Vec::new(),
                     push: true,
                     git_dir: None,
@@ -898,6 +910,11 @@ impl Repo<'_> {
 impl RepoState {
     fn full_name(&self) -> String {
         format!("{}/{}", self.owner, self.name)
+    }
+
+    /// The number the next issue or pull request gets: they share one sequence.
+    fn next_number(&self) -> u64 {
+        (self.pulls.len() + self.issues.len()) as u64 + 1
     }
 
     fn ensure_commit(&mut self, sha: &str) {
@@ -1239,7 +1256,7 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
                     &json!({"message": "Validation Failed", "errors": [{"message": format!("A pull request already exists for {owner}:{head}.")}]}),
                 );
             }
-            let number = repo.pulls.len() as u64 + 1;
+            let number = repo.next_number();
             let pull = Pull {
                 number,
                 head,
@@ -1299,6 +1316,18 @@ fn api_write(urls: &Urls, state: &mut State, request: &Request) -> Response {
             }
             let answer: Vec<Value> = pull.labels.iter().map(|l| json!({"name": l})).collect();
             Response::json(200, &json!(answer))
+        }
+        ["repos", owner, name, "issues"] if request.method == "POST" => {
+            match state.repos.get_mut(&format!("{owner}/{name}")) {
+                Some(repo) => issues::create(urls, repo, &body),
+                None => not_found_json(),
+            }
+        }
+        ["repos", owner, name, "issues", number] if request.method == "PATCH" => {
+            match state.repos.get_mut(&format!("{owner}/{name}")) {
+                Some(repo) => issues::edit(urls, repo, number, &body),
+                None => not_found_json(),
+            }
         }
         ["repos", owner, name, "pulls", number] if request.method == "PATCH" => {
             let Some(repo) = state.repos.get_mut(&format!("{owner}/{name}")) else {
@@ -1382,6 +1411,7 @@ fn api_route(urls: &Urls, state: &State, request: &Request, authorized: bool) ->
             let link_path = format!("/repositories/{}/releases", repo.id);
             paginate(link_base, request, &link_path, releases)
         }
+        ["issues"] => issues::list(urls, repo, request, link_base),
         ["pulls"] => {
             let head = request.query("head");
             let pulls = repo
@@ -1781,6 +1811,24 @@ fn release_json(urls: &Urls, repo: &RepoState, release: &Release) -> Value {
 
 /// One page of `items` with GitHub's `Link` header; links point at `link_path` on `base`.
 fn paginate(base: &str, request: &Request, link_path: &str, items: Vec<Value>) -> Response {
+    paginate_keeping(base, request, link_path, &[], items)
+}
+
+/// [`paginate`], the links carrying the request's query parameters named in `keep` (a
+/// filter such as `state` and `labels`), encoded, as GitHub's do.
+fn paginate_keeping(
+    base: &str,
+    request: &Request,
+    link_path: &str,
+    keep: &[&str],
+    items: Vec<Value>,
+) -> Response {
+    let kept: String = request
+        .query_pairs()
+        .into_iter()
+        .filter(|(k, _)| keep.contains(&k.as_str()))
+        .map(|(k, v)| format!("{k}={}&", encode_query(&v)))
+        .collect();
     let explicit_per_page = request
         .query("per_page")
         .and_then(|v| v.parse::<usize>().ok());
@@ -1798,7 +1846,7 @@ fn paginate(base: &str, request: &Request, link_path: &str, items: Vec<Value>) -
         .collect();
     let link = |page: usize, rel: &str| {
         let per_page = explicit_per_page.map_or(String::new(), |_| format!("per_page={per_page}&"));
-        format!("<{base}{link_path}?{per_page}page={page}>; rel=\"{rel}\"")
+        format!("<{base}{link_path}?{kept}{per_page}page={page}>; rel=\"{rel}\"")
     };
     let mut links = Vec::new();
     if page > 1 {
@@ -1817,6 +1865,18 @@ fn paginate(base: &str, request: &Request, link_path: &str, items: Vec<Value>) -
     } else {
         response.header("link", links.join(", "))
     }
+}
+
+/// `text` percent-encoded for a query value: everything but unreserved characters.
+fn encode_query(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// Orders `v4.10.0` after `v4.9.0`: digit runs compare as numbers.

@@ -111,6 +111,19 @@ impl Revendor {
         }
     }
 
+    /// The findings with id `id` of `check --format json`, whatever its exit code.
+    pub fn findings(&self, id: &str) -> Vec<serde_json::Value> {
+        let out = self.run(&["check", "--format", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).expect(&out.stdout);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == id)
+            .cloned()
+            .collect()
+    }
+
     /// Starts without waiting (for kill tests), leading a process group of its own, so the
     /// children a killed run leaves running can be waited for ([`super::kill::settle`]).
     pub fn spawn(&self, args: &[&str]) -> Child {
