@@ -36,6 +36,7 @@ mod kill;
 mod kubeovn_realworld;
 mod layers;
 mod net;
+mod nightly;
 mod offline;
 mod one_writer;
 mod patch_fuzz_gnu;
