@@ -102,7 +102,7 @@ fn print_failure(ctx: &Context, e: &Error) -> Result<()> {
         Format::Json => super::out(ctx, &report::json_failure(&package, &failure))?,
         Format::Github => {
             let dir = annotation_dir(ctx);
-            super::commands(ctx, &report::github_failure(&dir, &failure))?;
+            super::commands(ctx, &report::github_failure(&dir, "revendor", &failure))?;
             if let Some(summary) = &ctx.env.step_summary {
                 let markdown = report::markdown_failure(&package, &dir, &failure);
                 report::append_summary(summary, &markdown)?;

@@ -13,7 +13,7 @@ use crate::console::{Format, Paint};
 use crate::error::{Error, Outcome, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, PackageCheck, check_all};
-use crate::report::{self, all::Failure, all::Package};
+use crate::report::{self, all::Failed, all::Package};
 use crate::workspace::{Access, Context};
 
 /// The files one run writes besides its output (`--json-out`,
@@ -93,23 +93,11 @@ pub(super) fn opener(
     move |dir: PathBuf| Context::open(dir, env.clone(), offline, quiet.clone(), access)
 }
 
-/// A package's error as every format shows it: rendered as a run's error
-/// would be, with the file and line a configuration error names.
-fn failure(package: &PackageCheck, e: &Error) -> Failure {
-    let location = match e {
-        Error::Config(c) => c
-            .file
-            .strip_prefix(&package.dir)
-            .ok()
-            .map(|file| (file.to_string_lossy().into_owned(), c.line.unwrap_or(1))),
-        Error::Render { file, line, .. } => Some((file.clone(), line.unwrap_or(1))),
-        _ => None,
-    };
-    Failure {
-        message: e.to_string(),
+/// A package's error as every format shows it: the error object of every
+/// failed command, and rendered as a run's error would be.
+fn failure(package: &PackageCheck, e: &Error) -> Failed {
+    Failed {
+        failure: report::Failure::of(&package.dir, e),
         rendered: super::render_error(e, Paint::plain()),
-        hint: e.hint(),
-        location,
-        exit_code: e.exit_code() as u8,
     }
 }

@@ -5,6 +5,7 @@ use crate::error::{Outcome, Result};
 use crate::ops::image_build::{BuildOptions, build};
 use crate::ops::image_pin::{PinOptions, PinReport, pin};
 use crate::ops::pin_base::{PinBaseOptions, PinBaseReport, pin_base};
+use crate::report;
 use crate::workspace::Context;
 
 /// Subcommands of `revendor image`.
@@ -87,6 +88,20 @@ pub struct PinBaseArgs {
     pub dry_run: bool,
 }
 
+/// The JSON document of `image build` or `image pin` on several images:
+/// one report per image, under `images`.
+#[derive(serde::Serialize)]
+struct Many<'a, T> {
+    images: &'a [T],
+}
+
+/// The JSON document of `image pin-base` on several Dockerfiles: one report
+/// per Dockerfile, under `dockerfiles`.
+#[derive(serde::Serialize)]
+struct Dockerfiles<'a> {
+    dockerfiles: &'a [PinBaseReport],
+}
+
 pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
     let json = ctx.shell.format() == Format::Json;
     let text = match cmd {
@@ -107,8 +122,8 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
                 },
             )?;
             match (json, reports.as_slice()) {
-                (true, [one]) => serde_json::to_string_pretty(one).unwrap_or_default(),
-                (true, all) => serde_json::to_string_pretty(all).unwrap_or_default(),
+                (true, [one]) => report::document(one),
+                (true, images) => report::document(&Many { images }),
                 (false, all) => all.iter().map(|r| r.human()).collect(),
             }
         }
@@ -122,8 +137,8 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
                 },
             )?;
             match (json, reports.as_slice()) {
-                (true, [one]) => serde_json::to_string_pretty(one).unwrap_or_default(),
-                (true, all) => serde_json::to_string_pretty(all).unwrap_or_default(),
+                (true, [one]) => report::document(one),
+                (true, images) => report::document(&Many { images }),
                 (false, all) => PinReport::human_all(all),
             }
         }
@@ -137,8 +152,8 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
                 },
             )?;
             match (json, reports.as_slice()) {
-                (true, [one]) => serde_json::to_string_pretty(one).unwrap_or_default(),
-                (true, all) => serde_json::to_string_pretty(all).unwrap_or_default(),
+                (true, [one]) => report::document(one),
+                (true, dockerfiles) => report::document(&Dockerfiles { dockerfiles }),
                 (false, all) => PinBaseReport::human_all(all),
             }
         }

@@ -17,13 +17,14 @@ mod pr_report;
 mod render;
 mod update;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
 use crate::console::{ColorChoice, Format, Paint, Settings, Shell, Style, Verbosity};
 use crate::env::Env;
 use crate::error::{Error, ExitCode, Outcome};
+use crate::report;
 use crate::workspace::{Access, Context};
 
 /// revendor keeps a vendored upstream honest.
@@ -98,21 +99,60 @@ impl Command {
             Command::Completions(_) | Command::Man => Access::None,
         }
     }
+
+    /// The `--format`s this command answers in. Any other is refused before
+    /// it runs (exit 2), rather than answered in another format than asked:
+    /// only `check` has GitHub annotations, and what `completions` and
+    /// `man` print has no other format.
+    fn formats(&self) -> &'static [Format] {
+        match self {
+            Command::Check(_) => &[Format::Human, Format::Json, Format::Github],
+            Command::Completions(_) | Command::Man => &[Format::Human],
+            _ => &[Format::Human, Format::Json],
+        }
+    }
+
+    /// The command as a user types it, for messages.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Update(_) => "update",
+            Command::Render(_) => "render",
+            Command::Check(_) => "check",
+            Command::Patch(patch::Command::Refresh { .. }) => "patch refresh",
+            Command::Image(image::Command::Build(_)) => "image build",
+            Command::Image(image::Command::Pin(_)) => "image pin",
+            Command::Image(image::Command::PinBase(_)) => "image pin-base",
+            Command::Pr(_) => "pr",
+            Command::Completions(_) => "completions",
+            Command::Man => "man",
+        }
+    }
+
+    /// The usage error for `--format format` when this command does not
+    /// take it, naming the formats it does take.
+    fn refuse_format(&self, format: Format) -> Option<Error> {
+        let formats = self.formats();
+        if formats.contains(&format) {
+            return None;
+        }
+        let names: Vec<String> = formats.iter().map(|f| format!("`{}`", f.name())).collect();
+        Some(Error::usage(
+            format!(
+                "`revendor {}` does not take --format {}: it takes {}",
+                self.name(),
+                format.name(),
+                names.join(" or ")
+            ),
+            "run it with one of those formats (only `check` writes GitHub annotations)",
+        ))
+    }
 }
 
 /// Runs the command line of this process.
 pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() {
-                ExitCode::Usage
-            } else {
-                ExitCode::Clean
-            };
-            let _ = e.print();
-            return std::process::ExitCode::from(code as u8);
-        }
+        Err(e) => return refuse_command_line(&e),
     };
     let env = Env::from_process();
     let shell = Shell::new(Settings {
@@ -123,18 +163,74 @@ pub fn main() -> std::process::ExitCode {
         no_color: env.no_color,
         force_color: env.clicolor_force,
     });
+    let dir = cli.dir.clone();
+    let workspace = env.github_workspace.clone();
+    let reports = cli.command.formats().contains(&cli.format);
     let result = run(cli, env, shell.clone());
     if let Err(e) = &result
         && !e.is_closed_stdout()
     {
+        if reports && !shell.wrote_out() {
+            report_failure(&shell, &dir, workspace.as_deref(), e);
+        }
         shell.error(&render_error(e, shell.paint_err()));
     }
     std::process::ExitCode::from(crate::error::exit_code(result.as_ref().copied()) as u8)
 }
 
+/// A command line clap refused: clap's own message (or `--help` and
+/// `--version`, exit 0). With `--format json` among the arguments, stdout
+/// also gets the error document every failed command prints.
+fn refuse_command_line(e: &clap::Error) -> std::process::ExitCode {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return std::process::ExitCode::from(ExitCode::Clean as u8);
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json = args.iter().any(|a| a == "--format=json")
+        || args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json");
+    if json {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or_default();
+        let failure = report::Failure {
+            message: first.strip_prefix("error: ").unwrap_or(first).to_owned(),
+            hint: Some("run `revendor --help` for the commands and their flags".to_owned()),
+            exit_code: ExitCode::Usage as u8,
+            kind: "usage",
+            file: None,
+            line: None,
+        };
+        let mut stdout = std::io::stdout().lock();
+        let _ = std::io::Write::write_all(&mut stdout, report::json_error(&failure).as_bytes());
+    }
+    let _ = e.print();
+    std::process::ExitCode::from(ExitCode::Usage as u8)
+}
+
+/// A failed run's report on stdout in a machine format, for a command that
+/// printed none itself: `{"schema": 1, "error": {…}}` with `--format json`,
+/// one `::error` annotation with `--format github`. Best effort: stderr
+/// gets the error whatever becomes of this.
+fn report_failure(shell: &Shell, dir: &Path, workspace: Option<&Path>, e: &Error) {
+    let failure = report::Failure::of(dir, e);
+    let _ = match shell.format() {
+        Format::Human => Ok(()),
+        Format::Json => shell.out(&report::json_error(&failure)),
+        Format::Github => {
+            let at = report::annotation_dir(dir, workspace);
+            shell.commands(&report::github_failure(&at, "revendor", &failure))
+        }
+    };
+}
+
 /// Runs a parsed command line with its console; how a run that did its job
 /// ended (clean, or findings and conflicts it reported itself).
 pub fn run(cli: Cli, env: Env, shell: Shell) -> Result<Outcome, Error> {
+    if let Some(e) = cli.command.refuse_format(cli.format) {
+        return Err(e);
+    }
     let access = cli.command.access();
     let ctx = Context::open(cli.dir.clone(), env, cli.offline, shell, access)?;
     let code = match cli.command {

@@ -1,7 +1,9 @@
 //! `revendor patch …`.
 
+use crate::console::Format;
 use crate::error::{Outcome, Result};
 use crate::ops::refresh::{RefreshOptions, refresh};
+use crate::report;
 use crate::workspace::Context;
 
 /// Subcommands of `revendor patch`.
@@ -18,6 +20,15 @@ pub(super) fn exec(ctx: &Context, cmd: Command) -> Result<Outcome> {
     match cmd {
         Command::Refresh { names } => {
             let changed = refresh(ctx, &RefreshOptions { names })?;
+            if ctx.shell.format() == Format::Json {
+                /// `patch refresh --format json`: the files it wrote.
+                #[derive(serde::Serialize)]
+                struct Refreshed<'a> {
+                    changed: &'a [String],
+                }
+                super::out(ctx, &report::document(&Refreshed { changed: &changed }))?;
+                return Ok(Outcome::Clean);
+            }
             if changed.is_empty() {
                 super::out(ctx, "every patch is already exact\n")?;
             }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::console::Format;
 use crate::error::{Outcome, Result};
 use crate::ops::pr::{Action, PrOptions, pr};
+use crate::report;
 use crate::workspace::Context;
 
 /// Flags of `revendor pr`.
@@ -50,11 +51,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         },
     )?;
     if ctx.shell.format() == Format::Json {
-        super::out(
-            ctx,
-            &serde_json::to_string_pretty(&report).unwrap_or_default(),
-        )?;
-        super::out(ctx, "\n")?;
+        super::out(ctx, &report::document(&report))?;
         return Ok(Outcome::Clean);
     }
     if report.is_empty() {

@@ -1,6 +1,6 @@
 //! `revendor pr --report [ROOT]`: the tracking issue, then what was done to
 //! it; with `--dry-run`, its title and body; with `--format json`,
-//! `{"url", "action", "rows", "title", "body"}` (docs/json.md).
+//! `{"schema", "url", "action", "rows", "title", "body"}` (docs/json.md).
 
 use std::path::PathBuf;
 
@@ -8,6 +8,7 @@ use crate::console::Format;
 use crate::error::{Outcome, Result};
 use crate::ops::pr::IssueAction;
 use crate::ops::pr::report::{ReportOptions, report};
+use crate::report;
 use crate::workspace::{Access, Context};
 
 pub(super) fn exec(
@@ -24,8 +25,7 @@ pub(super) fn exec(
     };
     let done = report(ctx, &opts, &open)?;
     if ctx.shell.format() == Format::Json {
-        let text = serde_json::to_string_pretty(&done).unwrap_or_default();
-        super::out(ctx, &format!("{text}\n"))?;
+        super::out(ctx, &report::document(&done))?;
         return Ok(Outcome::Clean);
     }
     let count = match done.rows.len() {

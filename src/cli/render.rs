@@ -3,6 +3,7 @@
 use crate::console::Format;
 use crate::error::{Outcome, Result};
 use crate::ops::render::{RenderOptions, render};
+use crate::report;
 use crate::workspace::Context;
 
 /// Flags of `revendor render`.
@@ -20,10 +21,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     };
     let report = render(ctx, &opts)?;
     match ctx.shell.format() {
-        Format::Json => super::out(
-            ctx,
-            &serde_json::to_string_pretty(&report).unwrap_or_default(),
-        )?,
+        Format::Json => super::out(ctx, &report::document(&report))?,
         _ => {
             let mut s = format!("rendered at {}\n", report.version);
             for p in &report.patches {

@@ -9,6 +9,7 @@
 use crate::console::Format;
 use crate::error::{Outcome, Result};
 use crate::ops::update::{UpdateOptions, UpdateReport, update};
+use crate::report;
 use crate::workspace::Context;
 
 /// Flags of `revendor update`.
@@ -59,10 +60,7 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
     };
     let report = update(ctx, &opts)?;
     match ctx.shell.format() {
-        Format::Json => super::out(
-            ctx,
-            &serde_json::to_string_pretty(&report).unwrap_or_default(),
-        )?,
+        Format::Json => super::out(ctx, &report::document(&report))?,
         _ => super::out(ctx, &report.human())?,
     }
     let mut kept: Vec<&str> = report
@@ -72,9 +70,10 @@ pub(super) fn exec(ctx: &Context, args: Args) -> Result<Outcome> {
         .map(|u| u.patch.as_str())
         .collect();
     kept.dedup();
+    let nothing = nothing_written(&report);
     if report.conflicts.is_empty() && !kept.is_empty() {
         ctx.shell.warn(format!(
-            "upstream {} already carries patch {}; nothing was written; rerun with --drop-upstreamed to remove {}",
+            "upstream {} already carries patch {}; {nothing}; rerun with --drop-upstreamed to remove {}",
             report.to,
             kept.iter()
                 .map(|p| format!("`{p}`"))
@@ -115,9 +114,24 @@ fn conflict_hint(opts: &UpdateOptions, report: &UpdateReport) -> String {
     } else if opts.keep_conflicts && opts.dry_run {
         "nothing was written (--dry-run); rerun without it to write diff3 markers".into()
     } else if opts.keep_conflicts {
-        "nothing was written: no file of these conflicts can hold markers".into()
+        format!(
+            "{}: no file of these conflicts can hold markers",
+            nothing_written(report)
+        )
     } else {
-        "nothing was written; rerun with --keep-conflicts to write diff3 markers".into()
+        format!(
+            "{}; rerun with --keep-conflicts to write diff3 markers",
+            nothing_written(report)
+        )
+    }
+}
+
+/// "nothing was written", or, after an adoption written before its move
+/// (issue 20), that the move's stop did not undo it.
+fn nothing_written(report: &UpdateReport) -> &'static str {
+    match &report.adoption {
+        Some(a) if a.written => "the adoption is written, nothing of the move",
+        _ => "nothing was written",
     }
 }
 

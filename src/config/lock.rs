@@ -24,6 +24,8 @@ use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::lock_index::{Lookups, file_key};
+pub use super::lock_schema::{LOCK_SCHEMA, Schema};
+use super::lock_schema::{stamp, unreadable};
 use super::one_or_many::deserialize_entries;
 use super::{Config, ConfigError, line_of};
 
@@ -41,6 +43,11 @@ pub const CONFLICTS_DIR: &str = "upstream/.revendor-conflicts";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Lock {
+    /// `schema = N`, the lock format ([`LOCK_SCHEMA`]); `None` in a lock
+    /// written before the key existed, which is schema 1. Written by
+    /// [`Lock::to_toml`], never taken from here.
+    #[serde(default)]
+    pub schema: Schema,
     /// Each upstream as vendored: `[upstream]`, or `[[upstream]]` with
     /// names when vendor.toml has several (or a named one).
     #[serde(rename = "upstream", deserialize_with = "deserialize_entries")]
@@ -274,6 +281,11 @@ impl Lock {
     pub fn parse(path: &Path, text: &str) -> Result<Lock, ConfigError> {
         let hint = "the lock is written by revendor; restore it from git or run `revendor update`";
         let lock: Lock = toml::from_str(text).map_err(|e| {
+            // A newer lock may hold keys this one does not know: the schema
+            // says why, where the unknown key would not.
+            if let Some(e) = unreadable(path, text) {
+                return e;
+            }
             let line = e.span().map(|s| line_of(text, s.start));
             ConfigError::at(
                 path,
@@ -282,6 +294,11 @@ impl Lock {
             )
             .hint(hint)
         })?;
+        if lock.schema.0.is_some_and(|n| n != LOCK_SCHEMA)
+            && let Some(e) = unreadable(path, text)
+        {
+            return Err(e);
+        }
         // A digest that is no digest would read as an edited file; it is the
         // lock that is wrong (issue 13).
         let digests = lock
@@ -409,7 +426,8 @@ impl Lock {
     }
 
     /// Serializes the lock, editing `previous` (the old lock text) in place so
-    /// that unchanged bytes stay unchanged.
+    /// that unchanged bytes stay unchanged. A lock that changes (or is new)
+    /// leads with `schema = 1`; one that does not is returned as it was.
     pub fn to_toml(&self, previous: Option<&str>) -> String {
         let old: Option<Lock> = previous.and_then(|p| toml::from_str(p).ok());
         let mut doc: DocumentMut = previous.and_then(|p| p.parse().ok()).unwrap_or_else(|| {
@@ -472,6 +490,12 @@ impl Lock {
                 }
             }
         }
+        // An older lock gets its schema when something else in it changes
+        // (lock_schema.rs says why).
+        if previous.is_some_and(|p| doc.to_string() == p) {
+            return doc.to_string();
+        }
+        stamp(&mut doc);
         doc.to_string()
     }
 }
@@ -689,6 +713,7 @@ mod tests {
 
     fn sample() -> Lock {
         Lock {
+            schema: Schema::CURRENT,
             upstreams: vec![LockedUpstream {
                 name: None,
                 source: "github:o/r".into(),
@@ -846,6 +871,30 @@ mod tests {
         assert_eq!(lock.to_toml(Some(&text)), text, "unchanged, byte for byte");
     }
 
+    #[test]
+    fn an_older_lock_gets_its_schema_only_when_it_changes() {
+        let stamped = sample().to_toml(None);
+        assert!(
+            stamped.starts_with("# Written by revendor: what was vendored and verified. Do not edit by hand.\nschema = 1\n\n[upstream]\n"),
+            "{stamped}"
+        );
+        let older = stamped.replace("schema = 1\n\n", "");
+        let path = Path::new("lock.toml");
+        assert_eq!(Lock::parse(path, &older).unwrap().schema.0, None);
+        assert_eq!(Lock::parse(path, &stamped).unwrap().schema.0, Some(1));
+        assert_eq!(
+            sample().to_toml(Some(&older)),
+            older,
+            "nothing else changed"
+        );
+        let mut moved = sample();
+        moved.upstreams[0].version = "v2.0.0".into();
+        assert_eq!(
+            moved.to_toml(Some(&older)),
+            stamped.replace("v1.0.0", "v2.0.0")
+        );
+    }
+
     /// Several upstreams and images: `[[upstream]]` and `[[image]]` with
     /// names, files by upstream; a single unnamed one stays a table.
     fn named() -> Lock {
@@ -917,8 +966,7 @@ mod tests {
         let single = sample().to_toml(Some(&text));
         assert!(single.starts_with("# Written by revendor"), "{single}");
         assert!(
-            single.contains("do not edit by hand.\n[upstream]\n")
-                || single.contains("Do not edit by hand.\n[upstream]\n"),
+            single.contains("Do not edit by hand.\nschema = 1\n\n[upstream]\n"),
             "{single}"
         );
         assert_eq!(

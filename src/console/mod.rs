@@ -24,6 +24,8 @@ pub use color::{ColorChoice, Paint, Style};
 pub use progress::Downloads;
 
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressFinish};
 
@@ -36,6 +38,17 @@ pub enum Format {
     Json,
     /// GitHub workflow annotations, plus a Markdown summary.
     Github,
+}
+
+impl Format {
+    /// The format as `--format` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Human => "human",
+            Format::Json => "json",
+            Format::Github => "github",
+        }
+    }
 }
 
 /// How much stderr says: `-q`, the default, or `-v`.
@@ -87,6 +100,9 @@ pub struct Shell {
     err: Paint,
     out: Paint,
     bars: MultiProgress,
+    /// Whether anything went to stdout yet: a failed run whose command
+    /// printed its own report gets no second one (`cli`).
+    wrote: Arc<AtomicBool>,
 }
 
 impl Shell {
@@ -118,6 +134,7 @@ impl Shell {
             err: paint(stderr_tty),
             out: paint(stdout_tty),
             bars: MultiProgress::with_draw_target(target),
+            wrote: Arc::default(),
         }
     }
 
@@ -202,7 +219,14 @@ impl Shell {
         self.write_out(&text::escape(text))
     }
 
+    /// Whether this run printed anything on stdout (through any clone of
+    /// this shell), even a write that failed.
+    pub fn wrote_out(&self) -> bool {
+        self.wrote.load(Ordering::Relaxed)
+    }
+
     fn write_out(&self, text: &str) -> std::io::Result<()> {
+        self.wrote.store(true, Ordering::Relaxed);
         self.bars.suspend(|| {
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes())?;

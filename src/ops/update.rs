@@ -27,17 +27,24 @@
 //! executed (`run.rs`) through the package's render pipeline
 //! ([`Package`]); steps 5 to 7 are `finish.rs`.
 //!
+//! A package with no lock whose target is another version than vendor.toml's
+//! is adopted first, at that version, and written; then moved, as a second
+//! update under the same package lock (`adopt_first.rs`): a conflict in the
+//! move leaves an adopted package.
+//!
 //! Nothing is written before step 6, so any error leaves the tree as it was.
 //! A `[[vendor]]` or `[[patch]]` gone from vendor.toml is undone on the way
 //! (`removed.rs`); `--continue` takes a resolved conflict in place of step 3
 //! and 4's carry (`resume.rs`).
 
 mod adopt;
+mod adopt_first;
 mod arg_digest;
 mod carry;
 mod closing;
 mod files;
 mod finish;
+mod matching;
 mod plan;
 mod resume;
 mod run;
@@ -48,7 +55,7 @@ mod upstreamed;
 mod upstreams;
 
 pub use summary::{
-    ClosingFinding, ConflictReport, FuzzyReport, Renamed, UpdateReport, UpstreamMove,
+    AdoptionStep, ClosingFinding, ConflictReport, FuzzyReport, Renamed, UpdateReport, UpstreamMove,
     UpstreamedReport,
 };
 
@@ -62,7 +69,7 @@ use crate::workspace::Context;
 use files::Vendored;
 use resume::Resume;
 use run::Run;
-use upstreams::Move;
+use upstreams::{Move, Wanted};
 
 /// Flags of `revendor update`.
 #[derive(Debug, Clone, Default)]
@@ -83,8 +90,40 @@ pub struct UpdateOptions {
     pub drop_upstreamed: bool,
 }
 
+/// Which part of an update one run of [`run`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage<'s> {
+    /// All of it: a package with no lock whose target is another version
+    /// is handed to [`adopt_first`] instead.
+    Whole,
+    /// The adoption at vendor.toml's versions, written before the move.
+    Adoption,
+    /// The move after that adoption.
+    Move,
+    /// An adoption, with `--dry-run`, at another release of one upstream, to
+    /// learn whether it renders the committed files (`matching.rs`); the
+    /// report's `changed` lists the rendered files it does not.
+    Probe(Probe<'s>),
+}
+
+/// The release a [`Stage::Probe`] adopts one upstream at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Probe<'s> {
+    /// The upstream's name (`None`: the unnamed `[upstream]`).
+    upstream: Option<&'s str>,
+    /// The release tag, in place of vendor.toml's `version`.
+    version: &'s str,
+}
+
 /// Runs the update; the report says what happened (conflicts included).
+/// An adoption refused for hand edits says which release the committed
+/// files match, when one near `version` does (`matching.rs`).
 pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
+    run(ctx, opts, Stage::Whole).map_err(|e| matching::explain(ctx, e))
+}
+
+/// One update run (see the module docs) as `stage` says.
+fn run(ctx: &Context, opts: &UpdateOptions, stage: Stage<'_>) -> Result<UpdateReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
     let config = match opts.adopt_edits {
@@ -97,8 +136,21 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         source_conflict::guard(&ctx.root, lock.as_ref())?;
     }
     let (patches, recounted) = adopt::load(&config, lock.is_none(), opts.adopt_edits)?;
-    let pending = resume.map(|r| r.pending());
-    let moves = upstreams::resolve(ctx, &config, lock.as_ref(), &opts.to, pending)?;
+    let wanted = match (&resume, stage) {
+        (Some(r), _) => Wanted::Pending(r.pending()),
+        (None, Stage::Adoption) => Wanted::Adoption,
+        (None, Stage::Probe(p)) => Wanted::Probe(p.upstream, p.version),
+        (None, _) => Wanted::Asked(&opts.to),
+    };
+    let moves = upstreams::resolve(ctx, &config, lock.as_ref(), wanted)?;
+    let adopts_then_moves = lock.is_none() && moves.iter().any(|m| !m.same_release);
+    if stage == Stage::Whole && adopts_then_moves && !opts.dry_run && resume.is_none() {
+        drop(moves);
+        return adopt_first::adopt_then_move(ctx, opts);
+    }
+    if !matches!(stage, Stage::Probe(_)) {
+        upstreams::announce(ctx, &moves);
+    }
     let pins = pins(ctx, &config, lock.as_ref())?;
     let (base_stamp, target_stamp) = upstreams::stamps(&moves, pins.clone());
     let mut package = Package::new(&config, lock.as_ref(), base_stamp, patches);
@@ -126,6 +178,15 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         .map(|l| Removed::find(&config, &vendored.base, l))
         .unwrap_or_default();
     let steps = plan::steps(&vendored, &package, lock.is_none(), resume.is_some());
+    let mut report = UpdateReport::new(
+        moves.iter().map(Move::report).collect(),
+        lock.is_none(),
+        opts.dry_run,
+    );
+    if adopts_then_moves {
+        // --dry-run: both steps are planned as one; the summary says both.
+        report.adoption = Some(AdoptionStep::default());
+    }
     let mut run = Run {
         ctx,
         opts,
@@ -135,11 +196,7 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
         resume,
         recounted: &recounted,
         target_stamp: &target_stamp,
-        report: UpdateReport::new(
-            moves.iter().map(Move::report).collect(),
-            lock.is_none(),
-            opts.dry_run,
-        ),
+        report,
         txn: Transaction::new(&ctx.root),
         locked_files: Vec::new(),
         base_files: Vec::new(),
@@ -147,6 +204,9 @@ pub fn update(ctx: &Context, opts: &UpdateOptions) -> Result<UpdateReport> {
     };
     for step in &steps {
         run.file(&mut package, step)?;
+    }
+    if let Stage::Probe(_) = stage {
+        return matching::unmatched(run);
     }
     let moved_files = std::mem::take(&mut run.moved_files);
     moved_files.report(&mut run.report);

@@ -593,8 +593,9 @@ fn checks(b: &mut String, c: &Checks) {
 /// fenced with one backtick more than its longest run of them, padded with
 /// a space when it starts or ends with one, and its control characters
 /// (a line break would end the list item and start a block of its own)
-/// written as escapes. Names and versions from upstream go through it.
-pub(super) fn code(text: &str) -> String {
+/// written as escapes. Names and versions from upstream go through it, and
+/// the step summary's table cells (`report`), pipes escaped there.
+pub fn code(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() {

@@ -15,7 +15,7 @@ mod message;
 pub mod report;
 mod summary;
 
-pub use markdown::{body, body_with_footer, title};
+pub use markdown::{body, body_with_footer, code, title};
 pub use message::commit_message;
 pub use summary::{
     Adaptation, Builder, Chart, Checks, FileStat, HunkChange, HunkMove, Image, ImageBuilder,

@@ -3,8 +3,9 @@
 //!
 //! - human: one section per package (`== <package> ==`, then what
 //!   [`super::human`] prints, or the rendered error), then the total;
-//! - json: `{"packages": [{"package", "path", "findings", "counts"[,
-//!   "error"]}], "counts", "failed"}` (docs/check-all.md);
+//! - json: `{"schema", "packages": [{"package", "path", "findings",
+//!   "counts"[, "error"]}], "counts", "failed"}` (docs/check-all.md), the
+//!   `error` being the object of every failed command ([`Failure`]);
 //! - github: the annotations of every package, paths from the workspace
 //!   root; one Markdown table for `$GITHUB_STEP_SUMMARY`; and the job matrix
 //!   line for `$GITHUB_OUTPUT` ([`matrix`]).
@@ -13,26 +14,22 @@
 
 use std::path::Path;
 
-use super::{Counts, cell, data, property, workspace_path};
+use super::{
+    Counts, Failure, annotations, cap_annotations, cell, code_cell, document, github_failure,
+    workspace_path,
+};
 use crate::check::{Finding, Severity, Verdict};
 use crate::console::Paint;
 use crate::error::Result;
 
-/// A package whose check could not run, its error rendered by `cli`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Failure {
-    /// The error's message, one line, without `error: `.
-    pub message: String,
+/// A package whose check could not run: its error as every failed command
+/// reports it, and as `cli` rendered it for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failed {
+    /// The error object of the JSON and the annotation.
+    pub failure: Failure,
     /// Everything `cli` prints for it: `error:`, `Caused by:`, `help:`.
-    #[serde(skip)]
     pub rendered: String,
-    /// What to do about it.
-    pub hint: Option<String>,
-    /// The file it names, relative to the package, and the line.
-    #[serde(skip)]
-    pub location: Option<(String, usize)>,
-    /// The exit code this package alone would end with.
-    pub exit_code: u8,
 }
 
 /// One package of the report.
@@ -43,7 +40,7 @@ pub struct Package<'a> {
     /// Its directory relative to the workspace: where annotations point.
     pub dir: &'a str,
     /// Its findings, or why it could not be checked.
-    pub outcome: std::result::Result<&'a [Finding], Failure>,
+    pub outcome: std::result::Result<&'a [Finding], Failed>,
 }
 
 impl Package<'_> {
@@ -83,7 +80,7 @@ pub fn human(packages: &[Package<'_>]) -> String {
         out.push_str(&format!("== {} ==\n", p.name));
         match &p.outcome {
             Ok(findings) => out.push_str(&super::human(p.name, findings, Paint::plain())),
-            Err(failure) => out.push_str(&failure.rendered),
+            Err(failed) => out.push_str(&failed.rendered),
         }
         out.push('\n');
     }
@@ -118,51 +115,38 @@ pub fn json(packages: &[Package<'_>]) -> String {
             path: p.dir,
             findings: p.findings(),
             counts: Counts::of(p.findings()),
-            error: p.outcome.as_ref().err(),
+            error: p.outcome.as_ref().err().map(|f| &f.failure),
         })
         .collect();
     let all: Vec<Finding> = packages
         .iter()
         .flat_map(|p| p.findings().iter().cloned())
         .collect();
-    let doc = Doc {
+    document(&Doc {
         packages: entries,
         counts: Counts::of(&all),
         failed: packages.iter().filter(|p| p.outcome.is_err()).count(),
-    };
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    })
 }
 
 /// Every package's annotations; a failed package is one `::error` at the
-/// file its error names (its vendor.toml line), or at the package.
+/// file its error names (its vendor.toml line), or at the package. GitHub's
+/// cap of annotations per kind is for the whole step: the first of each
+/// kind in package order are written, the rest counted in a line
+/// ([`cap_annotations`]) and listed in the summary.
 pub fn github(packages: &[Package<'_>]) -> String {
     let mut out = String::new();
     for p in packages {
         match &p.outcome {
-            Ok(findings) => out.push_str(&super::github(Path::new(p.dir), findings)),
-            Err(failure) => {
-                let location = match &failure.location {
-                    Some((file, line)) => format!(
-                        "file={},line={line},",
-                        property(&workspace_path(Path::new(p.dir), file))
-                    ),
-                    None => String::new(),
-                };
-                let mut message = failure.message.clone();
-                if let Some(hint) = &failure.hint {
-                    message.push_str(&format!("\nhelp: {hint}"));
-                }
-                out.push_str(&format!(
-                    "::error {location}title={}::{}\n",
-                    property(&format!("revendor check {}", p.name)),
-                    data(&message)
-                ));
-            }
+            Ok(findings) => out.push_str(&annotations(Path::new(p.dir), findings)),
+            Err(failed) => out.push_str(&github_failure(
+                Path::new(p.dir),
+                &format!("revendor check {}", p.name),
+                &failed.failure,
+            )),
         }
     }
-    out
+    cap_annotations(&out)
 }
 
 /// The step summary: the total, then one table with a row per finding, per
@@ -174,32 +158,35 @@ pub fn markdown(packages: &[Package<'_>]) -> String {
     );
     for p in packages {
         match &p.outcome {
-            Ok([]) => out.push_str(&format!("| `{}` | | | | clean | |\n", p.name)),
+            Ok([]) => out.push_str(&format!("| {} | | | | clean | |\n", code_cell(p.name))),
             Ok(findings) => {
                 for f in *findings {
+                    let location =
+                        format!("{}:{}", workspace_path(Path::new(p.dir), &f.file), f.line);
                     out.push_str(&format!(
-                        "| `{}` | {} | `{}` | `{}:{}` | {} | {} |\n",
-                        p.name,
+                        "| {} | {} | {} | {} | {} | {} |\n",
+                        code_cell(p.name),
                         f.severity,
-                        f.id,
-                        workspace_path(Path::new(p.dir), &f.file),
-                        f.line,
+                        code_cell(&f.id),
+                        code_cell(&location),
                         cell(&f.message),
                         cell(&f.fix)
                     ));
                 }
             }
-            Err(failure) => {
-                let location = match &failure.location {
-                    Some((file, line)) => {
-                        format!("`{}:{line}`", workspace_path(Path::new(p.dir), file))
+            Err(Failed { failure, .. }) => {
+                let location = match (&failure.file, failure.line) {
+                    (Some(file), Some(line)) => {
+                        format!("{}:{line}", workspace_path(Path::new(p.dir), file))
                     }
-                    None => format!("`{}`", p.dir),
+                    (Some(file), None) => workspace_path(Path::new(p.dir), file),
+                    _ => p.dir.to_owned(),
                 };
                 out.push_str(&format!(
-                    "| `{}` | {} | | {location} | {} | {} |\n",
-                    p.name,
+                    "| {} | {} | | {} | {} | {} |\n",
+                    code_cell(p.name),
                     Severity::Error,
+                    code_cell(&location),
                     cell(&failure.message),
                     cell(failure.hint.as_deref().unwrap_or_default())
                 ));
@@ -295,13 +282,17 @@ pub fn append_output(path: &Path, line: &str) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn failure() -> Failure {
-        Failure {
-            message: "pkgs/c/vendor.toml:3: unknown key `x`".into(),
+    fn failure() -> Failed {
+        Failed {
+            failure: Failure {
+                message: "pkgs/c/vendor.toml:3: unknown key `x`".into(),
+                hint: Some("remove it".into()),
+                exit_code: 2,
+                kind: "configuration",
+                file: Some("vendor.toml".into()),
+                line: Some(3),
+            },
             rendered: "error: pkgs/c/vendor.toml:3: unknown key `x`\n  help: remove it\n".into(),
-            hint: Some("remove it".into()),
-            location: Some(("vendor.toml".into(), 3)),
-            exit_code: 2,
         }
     }
 
@@ -349,6 +340,7 @@ mod tests {
     fn json_lists_packages_with_their_counts_and_errors() {
         let found = findings();
         let value: serde_json::Value = serde_json::from_str(&json(&packages(&found))).unwrap();
+        assert_eq!(value["schema"], 1);
         assert_eq!(
             value["counts"],
             serde_json::json!({"error": 1, "warning": 1, "info": 0})
@@ -366,7 +358,10 @@ mod tests {
             serde_json::json!({
                 "message": "pkgs/c/vendor.toml:3: unknown key `x`",
                 "hint": "remove it",
-                "exit_code": 2
+                "exit_code": 2,
+                "kind": "configuration",
+                "file": "vendor.toml",
+                "line": 3
             })
         );
         assert_eq!(list[2]["findings"], serde_json::json!([]));
@@ -380,14 +375,14 @@ mod tests {
             text,
             "::error file=pkgs/b/t.yml,line=7,title=render-drift::line 7 differs%0Afix: run render\n\
              ::warning file=pkgs/b/p.patch,line=3,title=patch-offset::moved\n\
-             ::error file=pkgs/c/vendor.toml,line=3,title=revendor check c::pkgs/c/vendor.toml:3: unknown key `x`%0Ahelp: remove it\n"
+             ::error file=pkgs/c/vendor.toml,line=3,title=revendor check c::pkgs/c/vendor.toml:3: unknown key `x`%0Afix: remove it\n"
         );
         let mut unlocated = packages(&found);
         if let Err(f) = &mut unlocated[2].outcome {
-            f.location = None;
+            f.failure.file = None;
         }
         assert!(
-            github(&unlocated).ends_with("::error title=revendor check c::pkgs/c/vendor.toml:3: unknown key `x`%0Ahelp: remove it\n")
+            github(&unlocated).ends_with("::error title=revendor check c::pkgs/c/vendor.toml:3: unknown key `x`%0Afix: remove it\n")
         );
     }
 

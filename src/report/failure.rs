@@ -1,33 +1,37 @@
-//! [`Failure`]: a check that could not run (a malformed vendor.toml, no
-//! lock, a registry that refused us), in the three formats of the findings,
-//! so a script or a workflow reading the report always gets one
-//! (docs/output.md).
+//! [`Failure`]: a command that could not do its job (a malformed
+//! vendor.toml, no lock, a registry that refused us), in the machine formats,
+//! so a script or a workflow reading stdout always gets a report: one shape
+//! for every command and for each package of `check --all` (docs/json.md,
+//! docs/output.md).
 
 use std::path::Path;
 
-use super::{Counts, cell, data, property, workspace_path};
-use crate::check::{Finding, Severity};
+use super::{Counts, cell, data, document, property, workspace_path};
+use crate::check::Finding;
 use crate::error::{Error, ExitCode};
+use crate::pr::code;
 
-/// Why a check could not run, as a finding-like entry: what kind of error
-/// it is, where (package-relative, when the error names a file) and what to
-/// do.
+/// Why a command could not do its job, as every machine format reports it:
+/// the `"error"` object of a failed command's JSON document, of a package
+/// `check --all` could not check, and the `::error` annotation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Failure {
+    /// The error and its causes, on one line: what stderr's `error:` line
+    /// and its `Caused by:` lines say.
+    pub message: String,
+    /// What to do about it (stderr's `help:`); `null` when there is no hint.
+    pub hint: Option<String>,
+    /// The exit code the command ends with for it (2 or 3; 1 for an edited
+    /// pristine copy).
+    pub exit_code: u8,
     /// `configuration` (exit 2: vendor.toml or another package file),
     /// `usage` (exit 2: the command line), `failure` (exit 3: the network, a
     /// registry, the disk) or `drift` (exit 1).
     pub kind: &'static str,
-    /// Always `error`, as for the findings.
-    pub severity: Severity,
     /// The file at fault, relative to the package; `null` when none.
     pub file: Option<String>,
     /// Its 1-based line; `null` when the fault has none.
     pub line: Option<usize>,
-    /// The error and its causes, on one line.
-    pub message: String,
-    /// What to do about it; empty when there is no hint.
-    pub fix: String,
 }
 
 impl Failure {
@@ -39,38 +43,41 @@ impl Failure {
             (_, ExitCode::Findings) => "drift",
             _ => "failure",
         };
-        let (file, line, message) = match e {
-            Error::Config(c) => (
-                Some(package_relative(root, &c.file)),
-                c.line,
-                c.message.clone(),
-            ),
-            Error::Render {
-                file,
-                line,
-                message,
-            } => (Some(file.clone()), *line, message.clone()),
-            Error::PristineEdited { file, .. } => (Some(file.clone()), None, e.to_string()),
-            _ => (None, None, e.to_string()),
+        let (file, line) = match e {
+            Error::Config(c) => (Some(package_relative(root, &c.file)), c.line),
+            Error::Render { file, line, .. } => (Some(file.clone()), *line),
+            Error::PristineEdited { file, .. } => (Some(file.clone()), None),
+            _ => (None, None),
         };
-        let mut message = message;
+        let mut message = e.to_string();
         for cause in e.causes() {
             message.push_str(": ");
             message.push_str(&cause.replace('\n', " "));
         }
         Failure {
+            message,
+            hint: e.hint(),
+            exit_code: e.exit_code() as u8,
             kind,
-            severity: Severity::Error,
             file,
             line,
-            message,
-            fix: e.hint().unwrap_or_default(),
         }
     }
 }
 
-/// The JSON document of a check that could not run: no findings, zero
-/// counts, and the [`Failure`] under `"error"`.
+/// The JSON document of a command that failed: `{"schema": 1, "error":
+/// {…}}` ([`Failure`]).
+pub fn json_error(failure: &Failure) -> String {
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        error: &'a Failure,
+    }
+    document(&Doc { error: failure })
+}
+
+/// The JSON document of a check that could not run: the error document
+/// with `check`'s own keys, no findings and zero counts, so a reader of
+/// either finds what it looks for.
 pub fn json_failure(package: &str, failure: &Failure) -> String {
     #[derive(serde::Serialize)]
     struct Doc<'a> {
@@ -79,23 +86,21 @@ pub fn json_failure(package: &str, failure: &Failure) -> String {
         counts: Counts,
         error: &'a Failure,
     }
-    let doc = Doc {
+    document(&Doc {
         package,
         findings: [],
         counts: Counts::default(),
         error: failure,
-    };
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    })
 }
 
-/// The `::error` annotation of a check that could not run, at its file and
-/// line when it has them (joined to `dir`, as for findings).
-pub fn github_failure(dir: &Path, failure: &Failure) -> String {
+/// The `::error` annotation of a command that could not run, titled
+/// `title`, at its file and line when it has them (joined to `dir`, as for
+/// findings).
+pub fn github_failure(dir: &Path, title: &str, failure: &Failure) -> String {
     let mut message = failure.message.clone();
-    if !failure.fix.is_empty() {
-        message.push_str(&format!("\nfix: {}", failure.fix));
+    if let Some(hint) = &failure.hint {
+        message.push_str(&format!("\nfix: {hint}"));
     }
     let mut properties = Vec::new();
     if let Some(file) = &failure.file {
@@ -104,15 +109,18 @@ pub fn github_failure(dir: &Path, failure: &Failure) -> String {
             properties.push(format!("line={line}"));
         }
     }
-    properties.push("title=revendor".to_owned());
+    properties.push(format!("title={}", property(title)));
     format!("::error {}::{}\n", properties.join(","), data(&message))
 }
 
 /// The step summary of a check that could not run.
 pub fn markdown_failure(package: &str, dir: &Path, failure: &Failure) -> String {
     let location = match (&failure.file, failure.line) {
-        (Some(file), Some(line)) => format!(" at `{}:{line}`", workspace_path(dir, file)),
-        (Some(file), None) => format!(" at `{}`", workspace_path(dir, file)),
+        (Some(file), Some(line)) => format!(
+            " at {}",
+            code(&format!("{}:{line}", workspace_path(dir, file)))
+        ),
+        (Some(file), None) => format!(" at {}", code(&workspace_path(dir, file))),
         _ => String::new(),
     };
     let mut out = format!(
@@ -120,8 +128,8 @@ pub fn markdown_failure(package: &str, dir: &Path, failure: &Failure) -> String 
         failure.kind,
         cell(&failure.message)
     );
-    if !failure.fix.is_empty() {
-        out.push_str(&format!("\nFix: {}\n", cell(&failure.fix)));
+    if let Some(hint) = &failure.hint {
+        out.push_str(&format!("\nFix: {}\n", cell(hint)));
     }
     out
 }
@@ -158,34 +166,41 @@ mod tests {
         }
     }
 
+    const HINT: &str = "fix the patch, [[rewrite]] or [[pin]] of that file, or the file itself";
+
     #[test]
-    fn a_check_that_could_not_run_is_one_finding_like_entry() {
+    fn a_command_that_could_not_run_is_one_error_object() {
         let failure = Failure::of(Path::new("pkg"), &config_error());
+        let message = config_error().to_string();
         assert_eq!(
             failure,
             Failure {
+                message: message.clone(),
+                hint: Some(HINT.into()),
+                exit_code: 2,
                 kind: "configuration",
-                severity: Severity::Error,
                 file: Some("vendor.toml".into()),
                 line: Some(12),
-                message: "unknown key `tagg`".into(),
-                fix: "fix the patch, [[rewrite]] or [[pin]] of that file, or the file itself"
-                    .into(),
             }
         );
+        let error = serde_json::json!({
+            "message": message, "hint": HINT, "exit_code": 2,
+            "kind": "configuration", "file": "vendor.toml", "line": 12
+        });
+        let text = json_error(&failure);
+        assert!(text.starts_with("{\n  \"schema\": 1,\n  \"error\": {\n    \"message\""));
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value, serde_json::json!({"schema": 1, "error": error}));
         let value: serde_json::Value =
             serde_json::from_str(&json_failure("pkg", &failure)).unwrap();
         assert_eq!(
             value,
             serde_json::json!({
+                "schema": 1,
                 "package": "pkg",
                 "findings": [],
                 "counts": {"error": 0, "warning": 0, "info": 0},
-                "error": {
-                    "kind": "configuration", "severity": "error", "file": "vendor.toml",
-                    "line": 12, "message": "unknown key `tagg`",
-                    "fix": "fix the patch, [[rewrite]] or [[pin]] of that file, or the file itself"
-                }
+                "error": error
             })
         );
         let usage = Failure::of(Path::new("pkg"), &Error::usage("no lock, yet", "run it"));
@@ -196,17 +211,23 @@ mod tests {
     fn a_failure_is_annotated_at_its_file_and_summarized() {
         let failure = Failure::of(Path::new("pkg"), &config_error());
         assert_eq!(
-            github_failure(Path::new("packages/system/multus"), &failure),
-            "::error file=packages/system/multus/vendor.toml,line=12,title=revendor::unknown key `tagg`%0Afix: fix the patch, [[rewrite]] or [[pin]] of that file, or the file itself\n"
+            github_failure(Path::new("packages/system/multus"), "revendor", &failure),
+            format!(
+                "::error file=packages/system/multus/vendor.toml,line=12,title=revendor::{}%0Afix: {HINT}\n",
+                data(&failure.message)
+            )
         );
         let usage = Failure::of(Path::new("pkg"), &Error::usage("no lock, yet", "run it"));
         assert_eq!(
-            github_failure(Path::new("."), &usage),
-            "::error title=revendor::no lock, yet%0Afix: run it\n"
+            github_failure(Path::new("."), "revendor check a:b", &usage),
+            "::error title=revendor check a%3Ab::no lock, yet%0Afix: run it\n"
         );
         assert_eq!(
             markdown_failure("multus", Path::new("p"), &failure),
-            "### revendor check: multus\n\nThe check could not run (configuration error) at `p/vendor.toml:12`: unknown key `tagg`\n\nFix: fix the patch, [[rewrite]] or [[pin]] of that file, or the file itself\n"
+            format!(
+                "### revendor check: multus\n\nThe check could not run (configuration error) at `p/vendor.toml:12`: {}\n\nFix: {HINT}\n",
+                failure.message
+            )
         );
     }
 }

@@ -4,8 +4,9 @@
 //! - human: findings grouped by id, one line each with `file:line`, the
 //!   severity (coloured like `error:` and `warning:` when stdout has colour),
 //!   the message and the fix, then the counts;
-//! - json: DESIGN.md's document, `{"package", "findings": [{"id",
-//!   "severity", "file", "line", "message", "fix"}], "counts"}`;
+//! - json: DESIGN.md's document, `{"schema", "package", "findings": [{"id",
+//!   "severity", "file", "line", "message", "fix"}], "counts"}`, made by
+//!   [`document`] as every JSON document is;
 //! - github: one workflow command per finding (`::error file=…,line=…::…`),
 //!   plus a Markdown table for `$GITHUB_STEP_SUMMARY`.
 //!
@@ -15,16 +16,20 @@
 //! its path is relative to that root.
 //!
 //! A check that could not start (a malformed vendor.toml, no lock) is
-//! reported in the same three formats, as a [`Failure`]: one finding-like
-//! entry under `"error"` in the JSON, one `::error` annotation, one line in
-//! the step summary (docs/output.md).
+//! reported in the same three formats, as a [`Failure`]: the error object
+//! every failed command's JSON holds under `"error"`, one `::error`
+//! annotation, one line in the step summary (docs/output.md).
 //!
 //! `all.rs` prints the same for many packages at once (`check --all`).
 
 pub mod all;
+mod document;
 mod failure;
+mod limit;
 
-pub use failure::{Failure, github_failure, json_failure, markdown_failure};
+pub use document::{SCHEMA, document};
+pub use failure::{Failure, github_failure, json_error, json_failure, markdown_failure};
+pub use limit::{ANNOTATIONS_PER_KIND, SUMMARY_BYTES, cap_annotations};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -119,7 +124,7 @@ pub fn human(package: &str, findings: &[Finding], paint: Paint) -> String {
     out
 }
 
-/// DESIGN.md's JSON document, pretty-printed.
+/// DESIGN.md's JSON document, pretty-printed, led by `"schema"`.
 pub fn json(package: &str, findings: &[Finding]) -> String {
     #[derive(serde::Serialize)]
     struct Doc<'a> {
@@ -127,19 +132,24 @@ pub fn json(package: &str, findings: &[Finding]) -> String {
         findings: &'a [Finding],
         counts: Counts,
     }
-    let doc = Doc {
+    document(&Doc {
         package,
         findings,
         counts: Counts::of(findings),
-    };
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    })
 }
 
 /// GitHub workflow commands, one per finding: `::error`, `::warning` or
-/// `::notice`, with the file joined to `dir` ([`annotation_dir`]).
+/// `::notice`, with the file joined to `dir` ([`annotation_dir`]); at most
+/// [`ANNOTATIONS_PER_KIND`] of each kind, then a line counting the rest
+/// ([`cap_annotations`]), which the step summary lists.
 pub fn github(dir: &Path, findings: &[Finding]) -> String {
+    cap_annotations(&annotations(dir, findings))
+}
+
+/// One workflow command per finding, uncapped: for a report that caps
+/// several packages' together (`check --all`).
+fn annotations(dir: &Path, findings: &[Finding]) -> String {
     let mut out = String::new();
     for f in findings {
         let command = match f.severity {
@@ -174,11 +184,10 @@ pub fn markdown(package: &str, dir: &Path, findings: &[Finding]) -> String {
     out.push_str("| severity | id | location | message | fix |\n| --- | --- | --- | --- | --- |\n");
     for f in findings {
         out.push_str(&format!(
-            "| {} | `{}` | `{}:{}` | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             f.severity,
-            f.id,
-            workspace_path(dir, &f.file),
-            f.line,
+            code_cell(&f.id),
+            code_cell(&format!("{}:{}", workspace_path(dir, &f.file), f.line)),
             cell(&f.message),
             cell(&f.fix)
         ));
@@ -212,9 +221,19 @@ pub fn annotation_dir(package: &Path, github_workspace: Option<&Path>) -> PathBu
     package.to_path_buf()
 }
 
-/// Appends `markdown` to the step summary file.
+/// Appends `markdown` to the step summary file, as much of it as fits in
+/// GitHub's 1 MiB beside what the step already wrote there (cut at a line,
+/// saying so).
 pub fn append_summary(path: &Path, markdown: &str) -> Result<()> {
-    append(path, format!("{markdown}\n").as_bytes())
+    let written = std::fs::metadata(path).map_or(0, |m| m.len());
+    let text = limit::fit_summary(
+        &format!("{markdown}\n"),
+        SUMMARY_BYTES.saturating_sub(written),
+    );
+    if text.is_empty() {
+        return Ok(());
+    }
+    append(path, text.as_bytes())
 }
 
 /// Appends `bytes` to a file GitHub Actions hands the step (the summary,
@@ -272,9 +291,18 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// A Markdown table cell: pipes escaped, lines joined.
+/// A Markdown table cell of prose: pipes escaped, lines joined. Backticks
+/// stay: messages mark commands and names as code on purpose, and a code
+/// span cannot reach past its cell.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\r', '\n'], " ")
+}
+
+/// A Markdown table cell holding a name as code (an id, a path, a
+/// package): a code span nothing in it can end ([`crate::pr::code`]), its
+/// pipes escaped, as GitHub reads them inside a table even in code.
+fn code_cell(s: &str) -> String {
+    crate::pr::code(s).replace('|', "\\|")
 }
 
 #[cfg(test)]
@@ -320,6 +348,7 @@ mod tests {
     #[test]
     fn json_has_the_design_schema() {
         let value: serde_json::Value = serde_json::from_str(&json("pkg", &findings())).unwrap();
+        assert!(json("pkg", &[]).starts_with("{\n  \"schema\": 1,\n  \"package\": \"pkg\""));
         assert_eq!(value["package"], "pkg");
         assert_eq!(
             value["counts"],
@@ -366,6 +395,57 @@ mod tests {
         assert_eq!(
             markdown("pkg", Path::new("."), &[]),
             "### revendor check: pkg\n\nNo findings.\n"
+        );
+    }
+
+    #[test]
+    fn issue_22_a_cell_holds_its_pipes_newlines_and_backticks() {
+        let f = Finding::error("render-drift", "a|b\nc`d.yml", 7, "x|y\nz `code`");
+        let text = markdown("pkg", Path::new("."), &[f]);
+        assert!(
+            text.contains(
+                "| error | `render-drift` | ``a\\|b\\u{a}c`d.yml:7`` | x\\|y z `code` |  |\n"
+            ),
+            "{text}"
+        );
+        let row = text.lines().last().unwrap();
+        assert_eq!(row.matches(" | ").count(), 4, "five cells: {row}");
+    }
+
+    #[test]
+    fn issue_22_twenty_five_error_findings_are_ten_annotations_and_a_line() {
+        let findings: Vec<Finding> = (1..=25)
+            .map(|i| Finding::error("render-drift", "t.yml", i, "differs"))
+            .collect();
+        let text = github(Path::new("."), &findings);
+        assert_eq!(text.matches("::error ").count(), 10);
+        assert!(
+            text.ends_with("::error file=t.yml,line=10,title=render-drift::differs\nand 15 more errors: see the step summary (GitHub shows 10 of each kind per step)\n"),
+            "{text}"
+        );
+        assert_eq!(
+            markdown("pkg", Path::new("."), &findings)
+                .matches("| error |")
+                .count(),
+            25,
+            "the summary lists them all"
+        );
+    }
+
+    #[test]
+    fn the_summary_appended_fits_in_what_the_step_has_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.md");
+        std::fs::write(&path, "x".repeat(SUMMARY_BYTES as usize - 500)).unwrap();
+        let markdown: String = (0..100).map(|i| format!("| row {i} |\n")).collect();
+        append_summary(&path, &markdown).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(len <= SUMMARY_BYTES, "{len}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.ends_with("`--format json` has every finding.\n"),
+            "{}",
+            &text[text.len() - 300..]
         );
     }
 

@@ -68,7 +68,7 @@ mod suggest;
 pub mod tree_hash;
 
 pub use pristine::Pristine;
-pub use select::{Newer, Resolved, choose, newer_release, resolve};
+pub use select::{Newer, Resolved, choose, nearest, newer_release, resolve};
 
 use std::collections::BTreeMap;
 

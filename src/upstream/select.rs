@@ -88,6 +88,35 @@ pub fn resolve(up: &Upstream, releases: &[Release], to: Option<&str>) -> Result<
     }
 }
 
+/// The releases nearest `version` inside `track`, at most `per_side` below
+/// and as many above, nearest first (the one below before the one above at
+/// each distance); `version` itself is left out. Empty when `version` is not
+/// a version the tag pattern reads. For `update`'s question "which release
+/// do the committed files match" (issue 20), asked of a bounded few.
+pub fn nearest(up: &Upstream, releases: &[Release], version: &str, per_side: usize) -> Vec<String> {
+    let Some(at) = up.semver(version) else {
+        return Vec::new();
+    };
+    let mut known: Vec<(semver::Version, &str)> = releases
+        .iter()
+        .filter(|r| r.tag != version && (!r.prerelease || up.allow_prerelease))
+        .filter_map(|r| up.semver(&r.tag).map(|v| (v, r.tag.as_str())))
+        .filter(|(v, _)| *v != at && in_track(v, up.track.as_ref(), up.allow_prerelease))
+        .collect();
+    known.sort();
+    let split = known.partition_point(|(v, _)| *v < at);
+    let mut below = known[..split].iter().rev().take(per_side);
+    let mut above = known[split..].iter().take(per_side);
+    let mut out = Vec::new();
+    loop {
+        let (b, a) = (below.next(), above.next());
+        if b.is_none() && a.is_none() {
+            return out;
+        }
+        out.extend(b.into_iter().chain(a).map(|(_, tag)| (*tag).to_owned()));
+    }
+}
+
 /// What is newer upstream than the locked version, as `check --online`'s
 /// `upstream-newer` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,6 +219,27 @@ mod tests {
             tag: tag.into(),
             prerelease: pre,
         }
+    }
+
+    #[test]
+    fn nearest_alternates_below_and_above_inside_track() {
+        let up = config(">=4.0.0, <5.0.0", false);
+        let rels: Vec<Release> = [
+            "v3.9.0", "v4.0.0", "v4.1.0", "v4.2.0", "v4.2.3", "v4.2.4", "v4.3.0", "v5.0.0",
+        ]
+        .iter()
+        .map(|t| rel(t, false))
+        .chain([rel("v4.2.5-rc.1", true), rel("latest", false)])
+        .collect();
+        assert_eq!(
+            nearest(&up, &rels, "v4.2.3", 2),
+            ["v4.2.0", "v4.2.4", "v4.1.0", "v4.3.0"]
+        );
+        assert_eq!(
+            nearest(&up, &rels, "v4.2.3", 9),
+            ["v4.2.0", "v4.2.4", "v4.1.0", "v4.3.0", "v4.0.0"]
+        );
+        assert!(nearest(&up, &rels, "latest", 2).is_empty());
     }
 
     #[test]

@@ -714,13 +714,13 @@ fn a_vendor_toml_error_is_reported_in_json_and_github_formats() {
     assert_eq!(
         (
             &error["kind"],
-            &error["severity"],
+            &error["exit_code"],
             &error["file"],
             &error["line"]
         ),
         (
             &Value::from("configuration"),
-            &Value::from("error"),
+            &Value::from(2),
             &Value::from("vendor.toml"),
             &Value::from(line)
         ),

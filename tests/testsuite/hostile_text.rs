@@ -19,7 +19,9 @@ fn a_hostile_file_name_is_escaped_in_every_format() {
     let pkg = package(&format!("[upstream]\ngithub = \"{REPO}\"\n"));
     let rv = Revendor::new(pkg.path(), &gh);
     rv.run(&["update", "--to", "v1.0.0"]).expect(0);
-    for format in ["human", "json", "github"] {
+    // `update` takes no `--format github` (issue 22: refused, exit 2, with
+    // nothing printed on stdout; tests/testsuite/output_formats.rs).
+    for format in ["human", "json"] {
         let run = rv
             .run(&["--format", format, "update", "--to", "v1.1.0"])
             .expect(3);

@@ -110,7 +110,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "workspace",
         ],
     ),
-    ("report", &["check", "console", "error"]),
+    // report → pr: a table cell's code span is the one the PR body's
+    // names and versions use (pr::code; pr is a leaf).
+    ("report", &["check", "console", "error", "pr"]),
     // git → env, net: a commit's identity (env::GitIdentity), a push's
     // token scrubbed from what git prints (net::scrub).
     ("git", &["env", "error", "net", "paths"]),

@@ -10,6 +10,8 @@
 mod registry_support;
 mod support;
 
+mod adopt_matching;
+mod adopt_then_move;
 mod analyzers_realworld;
 mod arg_digest;
 mod bad_input;
@@ -39,6 +41,7 @@ mod net;
 mod nightly;
 mod offline;
 mod one_writer;
+mod output_formats;
 mod patch_fuzz_gnu;
 mod patch_golden;
 mod patch_merge_file;

@@ -104,7 +104,10 @@ fn pin_base_pins_each_images_dockerfile_once_or_the_one_named() {
     // No name: both Dockerfiles, the shared one once, every image's lock entry.
     let run = rv.run(&["--format", "json", "image", "pin-base"]).expect(0);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let reports = doc.as_array().expect("one report per Dockerfile");
+    assert_eq!(doc["schema"], 1);
+    let reports = doc["dockerfiles"]
+        .as_array()
+        .expect("one report per Dockerfile");
     assert_eq!(reports.len(), 2, "{doc:#}");
     assert_eq!(reports[0]["dockerfile"], CHART);
     assert_eq!(reports[0]["images"], serde_json::json!(["chart"]));

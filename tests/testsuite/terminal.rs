@@ -68,10 +68,13 @@ fn update_over_a_slow_network_leaves_no_bar_on_screen() {
     assert_eq!(
         after,
         [
-            "    Updating github:example/app v1.0.0 -> v1.1.0",
+            // Issue 20: adopted at `version` and written, then moved.
+            "    Adopting github:example/app at v1.0.0",
             "    Fetching deploy/app.yml at v1.0.0",
+            "     Adopted the package at v1.0.0 (upstream/lock.toml written); now the move",
+            "    Updating github:example/app v1.0.0 -> v1.1.0",
             "    Fetching deploy/app.yml at v1.1.0",
-            "adopted the package at v1.0.0 (no lock before)",
+            "adopted the package at v1.0.0 (no lock before), then moved to v1.1.0",
             "upstream: v1.0.0 -> v1.1.0",
             "patch namespace on templates/app.yml: exact",
             "created templates/app.yml",

@@ -213,10 +213,11 @@ fn dry_run_writes_nothing() {
         "{}",
         out.stdout
     );
-    // Issue 9: a dry run adopts nothing, and says so.
+    // Issue 9: a dry run adopts nothing, and says so; issue 20: at `version`, then the move.
     assert!(
-        out.stdout
-            .starts_with("would adopt the package at v1.0.0 (no lock before)\n"),
+        out.stdout.starts_with(
+            "would adopt the package at v1.0.0 (no lock before), then move to v1.1.0\n"
+        ),
         "{}",
         out.stdout
     );

@@ -14,7 +14,9 @@ use super::source_conflict::{self, SourceConflict};
 use super::summary::UpdateReport;
 use super::upstreams::Move;
 use super::{arg_digest, closing, upstreamed};
-use crate::config::lock::{LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream, Pending};
+use crate::config::lock::{
+    LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream, Pending, Schema,
+};
 use crate::config::{Config, Placeholders, Selection};
 use crate::error::Result;
 use crate::image::Digest;
@@ -79,6 +81,7 @@ pub(super) fn finish(
         .notes
         .extend(edits::started_notes(package.patches()));
     let new_lock = Lock {
+        schema: Schema::CURRENT,
         upstreams: locked_upstreams,
         files: std::mem::take(&mut run.locked_files),
         patches: locked_patches,

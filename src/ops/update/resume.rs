@@ -30,7 +30,7 @@ use super::upstreams::Move;
 use crate::config::Vendor;
 use crate::config::lock::{
     LOCK_PATH, Lock, LockedFile, LockedImage, LockedPatch, LockedUpstream, Pending,
-    PendingConflict, PendingSource,
+    PendingConflict, PendingSource, Schema,
 };
 use crate::error::{Error, Result};
 use crate::image::Digest;
@@ -258,6 +258,7 @@ pub(super) fn adoption(
     files: Vec<LockedFile>,
 ) -> Lock {
     Lock {
+        schema: Schema::CURRENT,
         upstreams: moves
             .iter()
             .map(|m| LockedUpstream {

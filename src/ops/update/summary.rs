@@ -28,6 +28,19 @@ pub struct UpstreamMove {
     pub renamed: Vec<Renamed>,
 }
 
+/// The adoption an update wrote before its move (issue 20): a package with
+/// no lock whose target is another version than vendor.toml's is adopted at
+/// that version first, and then moved, so that a conflict in the move
+/// leaves an adopted package.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AdoptionStep {
+    /// The adoption is written, whatever became of the move (`false` with
+    /// `--dry-run`, which plans both steps as one).
+    pub written: bool,
+    /// The files the adoption wrote.
+    pub changed: Vec<String>,
+}
+
 /// One finding of the check that closes an update.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClosingFinding {
@@ -124,6 +137,9 @@ pub struct UpdateReport {
     pub moved_from: Option<String>,
     /// The package had no lock and was adopted.
     pub adopted: bool,
+    /// The adoption was a step of its own, before the move to another
+    /// version; `None` when nothing moved after it (or nothing was adopted).
+    pub adoption: Option<AdoptionStep>,
     /// Nothing was written.
     pub dry_run: bool,
     /// Each patch section's result (the same objects `render` reports).
@@ -173,6 +189,7 @@ impl UpdateReport {
             moved_from: first.moved_from.clone(),
             upstreams,
             adopted,
+            adoption: None,
             dry_run,
             patches: Vec::new(),
             conflicts: Vec::new(),
@@ -302,23 +319,18 @@ impl UpdateReport {
     /// The lines of each upstream's move: adopted, moved to another
     /// source, its versions.
     fn moves(&self, s: &mut String) {
+        let several = self.upstreams.len() > 1;
+        if self.adopted {
+            s.push_str(&self.adoption_line(several));
+        }
         let adopt = if self.dry_run {
             "would adopt"
         } else {
             "adopted"
         };
-        let several = self.upstreams.len() > 1;
-        if self.adopted && several {
-            s.push_str(&format!("{adopt} the package (no lock before)\n"));
-        }
         for u in &self.upstreams {
             let named = u.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
-            if self.adopted && !several {
-                s.push_str(&format!(
-                    "{adopt} the package at {} (no lock before)\n",
-                    u.from
-                ));
-            } else if u.adopted && !self.adopted {
+            if u.adopted && !self.adopted {
                 s.push_str(&format!(
                     "{adopt} upstream{named} at {} (not in the lock before)\n",
                     u.from
@@ -335,6 +347,34 @@ impl UpdateReport {
                 s.push_str(&format!("upstream{named}: {} -> {}\n", u.from, u.to));
             }
         }
+    }
+
+    /// "adopted the package at X (no lock before)", and when it then moved,
+    /// ", then moved to Y" or "; the move to Y conflicts: …" (issue 20).
+    fn adoption_line(&self, several: bool) -> String {
+        let (adopt, moved, conflicts, stops) = if self.dry_run {
+            ("would adopt", "move", "would conflict", "would stop")
+        } else {
+            ("adopted", "moved", "conflicts", "stops")
+        };
+        let first = &self.upstreams[0];
+        let (at, to) = match several {
+            true => (String::new(), String::new()),
+            false => (format!(" at {}", first.from), format!(" to {}", first.to)),
+        };
+        let kept = self.upstreamed.iter().any(|u| !u.dropped);
+        let then = match &self.adoption {
+            None => String::new(),
+            Some(_) if !self.conflicts.is_empty() => format!(
+                "; the move{to} {conflicts}: {} conflicting hunk(s), below",
+                self.conflicts.len()
+            ),
+            Some(_) if kept => {
+                format!("; the move{to} {stops}: upstream already carries a patch, below")
+            }
+            Some(_) => format!(", then {moved}{to}"),
+        };
+        format!("{adopt} the package{at} (no lock before){then}\n")
     }
 
     fn upstreamed_line(&self, u: &UpstreamedReport) -> String {

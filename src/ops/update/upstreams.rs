@@ -11,6 +11,11 @@
 //! 3. The stamps: the versions at the lock (vendor.toml's when adopting)
 //!    and at the targets, with the commits a `{commit}` rewrite needs.
 //!
+//! What each move says (its status line, a `--to` outside `track`) is kept
+//! in it and said by [`announce`], once `update` knows it goes on with these
+//! moves: an adoption whose target is another version is run as two updates
+//! instead (`adopt_first.rs`).
+//!
 //! Each [`Move`] is then what the vendor loop, the source patches and the
 //! lock ask about the upstream of a `[[vendor]]` or `[[patch]]`.
 
@@ -46,6 +51,23 @@ pub(super) struct Move<'a> {
     pub target_values: Placeholders,
     /// Nothing moves: the same version of the same source.
     pub same_release: bool,
+    /// What resolving it found worth a warning, said by [`announce`].
+    pub warnings: Vec<String>,
+}
+
+/// Which version each upstream of an update is asked to move to.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Wanted<'w> {
+    /// `--to` values (`TAG`, `NAME=TAG`); none: each selection picks.
+    Asked(&'w [String]),
+    /// `--continue`: the versions of the update left pending.
+    Pending(&'w Pending),
+    /// The first step of an adoption that then moves: each upstream the
+    /// lock lacks stays at vendor.toml's `version` (a branch: its head).
+    Adoption,
+    /// As [`Wanted::Adoption`], with the upstream of that name adopted at
+    /// that release instead of its `version`.
+    Probe(Option<&'w str>, &'w str),
 }
 
 impl Move<'_> {
@@ -141,20 +163,22 @@ fn targets(config: &Config, to: &[String]) -> Result<Vec<(Option<String>, String
     Ok(out)
 }
 
-/// Resolves every upstream of `config` for this update, each to the
-/// version `--to` asks for (`to`), the `pending` update's with `--continue`,
-/// or the one its selection gives; says what moves, one status line each.
+/// Resolves every upstream of `config` for this update to the version
+/// `wanted` asks for, or the one its selection gives. Nothing is said yet:
+/// [`announce`] says it.
 pub(super) fn resolve<'a>(
     ctx: &'a Context,
     config: &'a Config,
     lock: Option<&'a Lock>,
-    to: &[String],
-    pending: Option<&Pending>,
+    wanted: Wanted<'_>,
 ) -> Result<Vec<Move<'a>>> {
-    let asked = targets(config, to)?;
-    let to = |name: Option<&str>| match pending {
-        Some(p) => p.version_of(name).map(str::to_owned),
-        None => asked
+    let asked = match wanted {
+        Wanted::Asked(to) => targets(config, to)?,
+        _ => Vec::new(),
+    };
+    let to = |name: Option<&str>| match wanted {
+        Wanted::Pending(p) => p.version_of(name).map(str::to_owned),
+        _ => asked
             .iter()
             .find(|(n, _)| n.as_deref() == name)
             .map(|(_, tag)| tag.clone()),
@@ -170,14 +194,25 @@ pub(super) fn resolve<'a>(
             Some(described) => Some(old_upstream(ctx, up, described)?),
             None => None,
         };
-        let spinner = ctx.shell.spinner("resolving the release");
-        let resolved = upstream::choose(up, &*source, to(up.name.as_deref()).as_deref())?;
-        drop(spinner);
-        if let Some(w) = &resolved.warning {
-            ctx.shell.warn(w);
-        }
+        let version = match wanted {
+            Wanted::Probe(name, at) if up.name.as_deref() == name => Some(at.to_owned()),
+            _ => up.version.clone(),
+        };
+        let resolved = match (wanted, locked, &version) {
+            // Adopted where vendor.toml says, as the one-step adoption's
+            // base is: not looked up among the releases.
+            (Wanted::Adoption | Wanted::Probe(..), None, Some(version)) => upstream::Resolved {
+                tag: version.clone(),
+                warning: None,
+            },
+            _ => {
+                let _spinner = ctx.shell.spinner("resolving the release");
+                upstream::choose(up, &*source, to(up.name.as_deref()).as_deref())?
+            }
+        };
+        let mut warnings: Vec<String> = resolved.warning.into_iter().collect();
         let target = resolved.tag;
-        let base_version = match (locked, &up.version) {
+        let base_version = match (locked, &version) {
             (Some(l), _) => l.version.clone(),
             (None, Some(v)) => v.clone(),
             // A branch adopted without a lock: the copies are at its head.
@@ -190,7 +225,7 @@ pub(super) fn resolve<'a>(
             _ => None,
         };
         if let Some(digest) = &moved {
-            ctx.shell.warn(format!(
+            warnings.push(format!(
                 "{target} of {} names new content: manifest {digest}, not the locked one",
                 up.label()
             ));
@@ -207,12 +242,19 @@ pub(super) fn resolve<'a>(
             base_version,
             target,
             same_release,
+            warnings,
         };
-        let mv = app_versions(commits(config, mv)?)?;
-        status(ctx, &mv);
-        moves.push(mv);
+        moves.push(app_versions(commits(config, mv)?)?);
     }
     Ok(moves)
+}
+
+/// Says what resolving found: each move's warnings, then its status line.
+pub(super) fn announce(ctx: &Context, moves: &[Move<'_>]) {
+    for mv in moves {
+        mv.warnings.iter().for_each(|w| ctx.shell.warn(w));
+        status(ctx, mv);
+    }
 }
 
 /// `Updating …`, `Checking …` or `Adopting …` for one upstream.

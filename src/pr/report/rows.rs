@@ -101,10 +101,16 @@ fn row(checked: &Checked) -> Option<Row> {
             ids.push(f.id.clone());
         }
     }
-    let others: Vec<&str> = ids
+    // Each other id with the fix of its first finding.
+    let others: Vec<String> = ids
         .iter()
-        .map(String::as_str)
         .filter(|id| *id != UPSTREAM_NEWER)
+        .map(
+            |id| match errors_of(checked, id).find(|f| !f.fix.is_empty()) {
+                Some(f) => format!("{id} ({})", f.fix),
+                None => id.clone(),
+            },
+        )
         .collect();
     if !others.is_empty() {
         reasons.push(format!("error findings: {}", others.join(", ")));
@@ -116,6 +122,15 @@ fn row(checked: &Checked) -> Option<Row> {
         findings: ids,
         command: commands.into_iter().next()?,
     })
+}
+
+/// The error findings of `checked` with id `id`; every one when `id` is
+/// empty.
+fn errors_of<'a>(checked: &'a Checked, id: &'a str) -> impl Iterator<Item = &'a Finding> {
+    checked
+        .findings
+        .iter()
+        .filter(move |f| f.severity == Severity::Error && (id.is_empty() || f.id == id))
 }
 
 /// Why the update a dry run foresaw needs a person; `None` when it applies.
@@ -230,7 +245,7 @@ mod tests {
             vec![
                 Finding::error("render-drift", "t.yml", 1, "differs"),
                 newer(run),
-                Finding::error("render-drift", "t.yml", 2, "differs"),
+                Finding::error("render-drift", "t.yml", 2, "differs").fix("run revendor render"),
                 Finding::warning("patch-offset", "p.patch", 1, "moved"),
             ],
         );
@@ -238,7 +253,7 @@ mod tests {
         let got = rows(std::slice::from_ref(&c));
         assert_eq!(
             got[0].reason,
-            "v2: the dry run was not done (no answer); error findings: render-drift"
+            "v2: the dry run was not done (no answer); error findings: render-drift (run revendor render)"
         );
         assert_eq!(got[0].findings, ["render-drift", UPSTREAM_NEWER]);
         assert_eq!(

@@ -1,5 +1,5 @@
 //! upstream/lock.toml edited by hand: a digest, the version, cut short,
-//! garbage, an entry twice.
+//! garbage, an entry twice, a schema from a newer revendor.
 
 use super::support;
 use super::{Case, LOCK, PATCH, PRISTINE, catalog};
@@ -78,7 +78,24 @@ pub(super) const CASES: &[Case] = &[
         },
         args: &["render"],
         code: 2,
-        words: &["upstream/lock.toml:11", "\"not-a-digest\" is not a sha256"],
+        words: &["upstream/lock.toml:13", "\"not-a-digest\" is not a sha256"],
+    },
+    Case {
+        name: "lock: a newer schema (issue 22)",
+        setup: |fx| fx.edit(LOCK, "schema = 1\n", "schema = 2\n"),
+        args: &["check"],
+        code: 2,
+        words: &["upstream/lock.toml:2", "schema 2", "upgrade revendor"],
+    },
+    Case {
+        name: "lock: a newer schema with a key this revendor does not know (issue 22)",
+        setup: |fx| {
+            fx.edit(LOCK, "schema = 1\n", "schema = 3\n");
+            fx.edit(LOCK, "[upstream]\n", "[upstream]\nmirror = \"x\"\n");
+        },
+        args: &["render"],
+        code: 2,
+        words: &["upstream/lock.toml:2", "schema 3", "upgrade revendor"],
     },
 ];
 

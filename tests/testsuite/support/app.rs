@@ -72,3 +72,9 @@ pub fn package(version: &str) -> TempPackage {
         .write("patches/namespace.patch", PATCH);
     pkg
 }
+
+/// `templates/app.yml` as the package renders it from `manifest(version)`: what a Makefile
+/// left committed at that version.
+pub fn rendered(version: &str) -> String {
+    manifest(version).replace("namespace: default", "namespace: cozy-app")
+}
