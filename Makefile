@@ -64,6 +64,7 @@ bench: export REVENDOR_REALWORLD ?= $(abspath ../shared/realworld)
 bench:
 	$(CARGO) bench --bench render_vs_patch
 	$(CARGO) bench --bench rebase_vs_merge_file
+	$(CARGO) bench --bench crd
 	$(CARGO) bench --bench check
 	$(CARGO) bench --bench update_vs_shell
 	$(CARGO) bench --bench image_skip

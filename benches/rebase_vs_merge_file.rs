@@ -22,6 +22,8 @@
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
+#[path = "support/git_package.rs"]
+mod git_package;
 #[path = "support/input.rs"]
 mod input;
 #[path = "support/measure.rs"]
@@ -33,8 +35,9 @@ use std::fs::{self, File};
 use std::path::Path;
 use std::process::Command;
 
+use git_package::{GitPackage, git_merge_file};
 use input::Input;
-use measure::{Measured, median, ratio};
+use measure::{Measured, goal, median, ratio};
 use revendor::patch::{Labels, parse, rebase};
 
 /// (lines, hunks, runs)
@@ -84,17 +87,7 @@ fn main() {
             Measured::of(Command::new(&me).arg("--child").arg(dir.path()), out)
         });
         same(&dir.path().join("out"), &input.merged, "revendor");
-        let git = median(runs, || {
-            let out = File::create(dir.path().join("out")).expect("out");
-            Measured::of(
-                Command::new("git")
-                    .current_dir(dir.path())
-                    .env("GIT_CONFIG_NOSYSTEM", "1")
-                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                    .args(["merge-file", "-p", "ours", "base", "theirs"]),
-                out,
-            )
-        });
+        let git = median(runs, || git_merge_file(dir.path()));
         same(&dir.path().join("out"), &input.merged, "git merge-file");
         println!(
             "{lines:>9} {hunks:>6} {:>9.2?} {:>9.2?} {:>6.2} {:>9.2?} {:>9.2?} {:>6.2} {:>5}MB {:>5}MB {:>9.2}",
@@ -107,6 +100,13 @@ fn main() {
             ours.peak_rss >> 20,
             git.peak_rss >> 20,
             ours.peak_rss as f64 / files,
+        );
+        goal(
+            &format!("rebase in-process, {lines} lines / {hunks} hunks, CPU"),
+            "git merge-file",
+            &ours,
+            &git,
+            1.5,
         );
         if let Some((before, earlier)) = previous {
             println!(
@@ -134,7 +134,6 @@ fn update_adjacent() {
         "{:>9} {:>6} {:>9} {:>9} {:>6} {:>9} {:>9} {:>6} {:>7} {:>9}",
         "lines", "hunks", "wall", "git", "ratio", "cpu", "git cpu", "ratio", "rss", "rss/files"
     );
-    let bin = env!("CARGO_BIN_EXE_revendor");
     for (lines, hunks, runs) in UPDATE_SIZES {
         let input = Input::adjacent(lines, hunks, "values.yaml");
         let scratch = tempfile::tempdir().expect("scratch");
@@ -146,64 +145,22 @@ fn update_adjacent() {
         ] {
             fs::write(dir.join(name), bytes).expect("write input");
         }
-        let upstream = support::GitRepo::new();
-        upstream.commit("base", [("values.yaml", &input.base)]);
-        upstream.tag("v1.0.0");
-        upstream.commit("new", [("values.yaml", &input.theirs)]);
-        upstream.tag("v1.1.0");
-        let adopted = dir.join("adopted");
-        fs::create_dir_all(adopted.join("patches")).expect("package");
-        fs::write(adopted.join("values.yaml"), &input.ours).expect("package");
-        fs::write(adopted.join("patches/values.patch"), &input.patch).expect("package");
-        fs::write(
-            adopted.join("vendor.toml"),
-            format!(
-                "[upstream]\ngit = \"{}\"\nversion = \"v1.0.0\"\n\n\
-                 [[vendor]]\nfrom = \"values.yaml\"\nto = \"values.yaml\"\n\n\
-                 [[patch]]\nname = \"values\"\nfile = \"patches/values.patch\"\n\
-                 applies-to = \"vendor\"\nstrip = 1\n",
-                upstream.url()
-            ),
-        )
-        .expect("package");
-        let cache = dir.join("cache");
-        let update = |pkg: &Path, to: &str| {
-            let mut cmd = Command::new(bin);
-            cmd.arg("-C")
-                .arg(pkg)
-                .args(["update", "--to", to])
-                .env("REVENDOR_CACHE_DIR", &cache);
-            cmd
-        };
-        Measured::of(&update(&adopted, "v1.0.0"), std::process::Stdio::null());
+        let package = GitPackage::new(
+            dir,
+            "values.yaml",
+            &input.base,
+            &input.theirs,
+            &input.ours,
+            &input.patch,
+        );
         let files = (input.base.len() + input.ours.len() + input.theirs.len()) as f64;
-        let ours = median(runs, || {
-            let pkg = dir.join("pkg");
-            let _ = fs::remove_dir_all(&pkg);
-            let copied = Command::new("cp")
-                .arg("-a")
-                .arg(&adopted)
-                .arg(&pkg)
-                .status();
-            assert!(copied.expect("cp").success(), "copy the adopted package");
-            Measured::of(&update(&pkg, "v1.1.0"), std::process::Stdio::null())
-        });
+        let ours = median(runs, || package.update_copy(&dir.join("pkg")));
         same(
             &dir.join("pkg/values.yaml"),
             &input.merged,
             "revendor update",
         );
-        let git = median(runs, || {
-            let out = File::create(dir.join("out")).expect("out");
-            Measured::of(
-                Command::new("git")
-                    .current_dir(dir)
-                    .env("GIT_CONFIG_NOSYSTEM", "1")
-                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                    .args(["merge-file", "-p", "ours", "base", "theirs"]),
-                out,
-            )
-        });
+        let git = median(runs, || git_merge_file(dir));
         same(&dir.join("out"), &input.merged, "git merge-file");
         println!(
             "{lines:>9} {hunks:>6} {:>9.2?} {:>9.2?} {:>6.2} {:>9.2?} {:>9.2?} {:>6.2} {:>5}MB {:>9.2}",
@@ -215,6 +172,22 @@ fn update_adjacent() {
             ratio(ours.cpu, git.cpu),
             ours.peak_rss >> 20,
             ours.peak_rss as f64 / files,
+        );
+        goal(
+            &format!("update, adjacent changes, {lines} lines / {hunks} hunks, CPU"),
+            "git merge-file",
+            &ours,
+            &git,
+            1.5,
+        );
+        println!(
+            "update, adjacent changes, {lines} lines: peak RSS / the three files = {:.2} (goal ≤ 2): {}",
+            ours.peak_rss as f64 / files,
+            if ours.peak_rss as f64 <= 2.0 * files {
+                "met"
+            } else {
+                "missed"
+            }
         );
     }
 }

@@ -23,7 +23,7 @@ use std::fs;
 use std::process::{Command, Stdio};
 
 use input::Input;
-use measure::{Measured, median, ratio};
+use measure::{Measured, goal, median, ratio};
 use support::{GitHub, Revendor, TempPackage};
 
 const RUNS: usize = 31;
@@ -109,4 +109,18 @@ fn main() {
             m.peak_rss >> 20
         );
     }
+    goal(
+        "render 100k lines / 1,000 hunks (writes it), CPU",
+        "GNU patch",
+        &written,
+        &gnu,
+        0.5,
+    );
+    goal(
+        "render 100k lines / 1,000 hunks (up to date), CPU",
+        "GNU patch",
+        &up_to_date,
+        &gnu,
+        0.5,
+    );
 }

@@ -1,7 +1,9 @@
-//! Wall time of `revendor update` against the shell pipeline it replaces
-//! (curl the release, curl the file, GNU `patch`, `sed`), and of revendor's
-//! patch engine against GNU `patch` and `git apply`, all on the same input
-//! served by the same local GitHub stand-in.
+//! `revendor update` against the shell pipeline it replaces (curl the release,
+//! curl the file, GNU `patch`, `sed`): whole processes under GNU time, wall and
+//! CPU time (user + system, the pipeline's children included), and wall time of
+//! revendor's patch engine against GNU `patch` and `git apply`, all on the same
+//! input served by the same local GitHub stand-in (whose own CPU time neither
+//! side is charged).
 //!
 //! Run with `make bench` (needs REVENDOR_REALWORLD, curl, patch, git). Prints
 //! medians and ratios; asserts nothing about time.
@@ -10,12 +12,16 @@
 // switches (REVENDOR_REALWORLD, SNAPSHOTS): clippy.toml's bans are for the tool.
 #![allow(clippy::disallowed_macros, clippy::disallowed_methods)]
 
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "../tests/testsuite/support/mod.rs"]
 mod support;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use measure::{Measured, goal};
 
 use support::{GitHub, Realworld, TempPackage};
 
@@ -34,24 +40,19 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cache = tempfile::tempdir().expect("cache");
 
-    let revendor = median(|| {
+    let revendor = measure::median(RUNS, || {
         let pkg = package(&rw, root);
-        let start = Instant::now();
-        let status = Command::new(bin)
+        let mut update = Command::new(bin);
+        update
             .args(["-C"])
             .arg(pkg.path())
-            .args(["update", "--to", "v4.3.0"])
+            .args(["update", "--to", "v4.3.0", "--quiet"])
             .envs(gh.env())
-            .env("REVENDOR_CACHE_DIR", cache.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .expect("revendor");
-        assert!(status.success());
-        start.elapsed()
+            .env("REVENDOR_CACHE_DIR", cache.path());
+        Measured::of(&update, Stdio::null())
     });
 
-    let shell = median(|| {
+    let shell = measure::median(RUNS, || {
         let pkg = package(&rw, root);
         let script = format!(
             r#"set -e
@@ -68,14 +69,9 @@ sed -i "s/^ARG VERSION=.*/ARG VERSION=$tag/" images/multus-cni/Dockerfile
             raw = gh.raw_url(),
             digest = "0".repeat(64),
         );
-        let start = Instant::now();
-        let status = Command::new("sh")
-            .arg("-c")
-            .arg(&script)
-            .status()
-            .expect("sh");
-        assert!(status.success());
-        start.elapsed()
+        let mut sh = Command::new("sh");
+        sh.arg("-c").arg(&script);
+        Measured::of(&sh, Stdio::null())
     });
 
     // The patch step alone: in-process engine vs GNU patch vs git apply.
@@ -126,11 +122,21 @@ sed -i "s/^ARG VERSION=.*/ARG VERSION=$tag/" images/multus-cni/Dockerfile
     });
 
     println!("median of {RUNS} runs, same local server and input");
-    println!("revendor update v4.2.4 -> v4.3.0   {:>10.2?}", revendor);
-    println!("curl + patch + sed pipeline        {:>10.2?}", shell);
+    println!("                                         wall        cpu   peak rss");
+    for (name, m) in [
+        ("revendor update v4.2.4 -> v4.3.0", &revendor),
+        ("curl + patch + sed pipeline", &shell),
+    ] {
+        println!(
+            "{name:<34} {:>10.2?} {:>10.2?} {:>8}MB",
+            m.wall,
+            m.cpu,
+            m.peak_rss >> 20
+        );
+    }
     println!(
-        "ratio revendor / shell             {:>10.2}",
-        ratio(revendor, shell)
+        "ratio revendor / shell (wall)      {:>10.2}",
+        measure::ratio(revendor.wall, shell.wall)
     );
     println!("patch step: revendor engine        {:>10.2?}", engine);
     println!("patch step: GNU patch -F0          {:>10.2?}", gnu);
@@ -142,6 +148,13 @@ sed -i "s/^ARG VERSION=.*/ARG VERSION=$tag/" images/multus-cni/Dockerfile
     println!(
         "ratio engine / git apply           {:>10.3}",
         ratio(engine, git)
+    );
+    goal(
+        "update v4.2.4 -> v4.3.0, CPU",
+        "curl + patch + sed",
+        &revendor,
+        &shell,
+        1.0,
     );
 }
 

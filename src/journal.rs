@@ -165,6 +165,68 @@ pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// The bytes of `path` as the package reads, with the identity of the file they were read
+/// from when that is a regular file that did not change while it was read (a staged file of
+/// an unfinished write has none: its name is not the package's).
+pub fn read_identified(path: &Path) -> std::io::Result<(Vec<u8>, Option<FileIdentity>)> {
+    match redirect(path) {
+        Some(Redirect::Removed) => Err(std::io::Error::from_raw_os_error(ENOENT)),
+        Some(Redirect::Staged(staged)) => Ok((std::fs::read(staged)?, None)),
+        None => {
+            let (bytes, file, before) = open_and_read(path)?;
+            let after = FileIdentity::of(&file.metadata()?);
+            Ok((bytes, (before == after).then_some(after)))
+        }
+    }
+}
+
+/// What names one version of a file without reading it: device, inode, size, and the
+/// modification and change times to the nanosecond, which is what git's index keeps to know a
+/// file unchanged. Any write moves the change time, which no program can set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileIdentity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileIdentity {
+    fn of(meta: &std::fs::Metadata) -> FileIdentity {
+        use std::os::unix::fs::MetadataExt;
+        FileIdentity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Whether the file last changed (its change time) at least `settled` before `now`.
+    pub fn changed_before(&self, now: std::time::SystemTime, settled: std::time::Duration) -> bool {
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(self.ctime.0), u32::try_from(self.ctime.1))
+        else {
+            return false;
+        };
+        let changed = std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
+        now.duration_since(changed).is_ok_and(|age| age >= settled)
+    }
+}
+
+/// `dev ino size mtime ctime`, the times as `seconds.nanoseconds`.
+impl std::fmt::Display for FileIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (m, c) = (self.mtime, self.ctime);
+        write!(
+            f,
+            "{} {} {} {}.{:09} {}.{:09}",
+            self.dev, self.ino, self.size, m.0, m.1, c.0, c.1
+        )
+    }
+}
+
 /// The largest file of a package revendor reads: as large as the largest
 /// vendored file (`upstream::MAX_FILE`), so a pristine copy always fits.
 pub const MAX_FILE: u64 = 64 << 20;
@@ -175,6 +237,11 @@ pub const MAX_FILE: u64 = 64 << 20;
 /// until something wrote to it (issue 21). A file larger than [`MAX_FILE`]
 /// is refused before it is read, with [`std::io::ErrorKind::FileTooLarge`].
 fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    open_and_read(path).map(|(bytes, _, _)| bytes)
+}
+
+/// [`read_regular`], with the open file and its identity before the read.
+fn open_and_read(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::File, FileIdentity)> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
@@ -197,7 +264,7 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((bytes, file, FileIdentity::of(&meta)))
 }
 
 /// [`read`] as UTF-8 text.

@@ -103,3 +103,25 @@ pub fn median(runs: usize, mut f: impl FnMut() -> Measured) -> Measured {
 pub fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64()
 }
+
+/// The line `make bench` is read by, one per figure with a goal:
+/// `<what>: revendor/<peer> = X.XX (goal ≤ Y): met|missed, load average L`, on CPU time
+/// (user + system), which holds still when other jobs share the cores.
+#[allow(dead_code)] // not every benchmark has a goal against a peer
+pub fn goal(what: &str, peer: &str, ours: &Measured, theirs: &Measured, goal: f64) {
+    let r = ratio(ours.cpu, theirs.cpu);
+    let verdict = if r <= goal { "met" } else { "missed" };
+    println!(
+        "{what}: revendor/{peer} = {r:.2} (goal ≤ {goal}): {verdict}, load average {}",
+        load_average()
+    );
+}
+
+/// The 1, 5 and 15-minute load averages, as /proc/loadavg gives them (empty elsewhere).
+pub fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}

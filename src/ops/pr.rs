@@ -15,7 +15,7 @@
 //!    request on `GITHUB_REPOSITORY` (or the repository `origin` names), or
 //!    update the one already open (through [`crate::github::Repo`]).
 //!
-//! `--report` (`report.rs`, `tracking.rs`) is another job: the one
+//! `--report` (`report/`) is another job: the one
 //! tracking issue of every package under a root that needs a person.
 //!
 //! Why from the base and not from what `update` reported: a package adopted
@@ -29,9 +29,8 @@ mod facts;
 mod ownership;
 mod patches;
 pub mod report;
-mod tracking;
 
-pub use tracking::IssueAction;
+pub use report::IssueAction;
 
 use crate::config::repo::RepoConfig;
 use crate::error::Result;

@@ -18,6 +18,8 @@ pub use collide::collisions;
 pub use lock::{Access, PackageLock, hold};
 pub use transaction::{Recovery, Transaction, recover};
 
+pub use crate::journal::FileIdentity;
+
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -36,6 +38,16 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     match journal::read(path) {
         Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(read_error(path, source)),
+    }
+}
+
+/// [`read_opt`], with the identity of the file read when it has one
+/// ([`journal::read_identified`]).
+pub fn read_opt_identified(path: &Path) -> Result<Option<(Vec<u8>, Option<FileIdentity>)>> {
+    match journal::read_identified(path) {
+        Ok(read) => Ok(Some(read)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(read_error(path, source)),
     }

@@ -7,12 +7,9 @@
 //!    [`commit_message`] the commit (message.rs).
 //! 3. `pr --format json` prints the same [`Summary`], so the Markdown and the
 //!    JSON never disagree.
-//!
-//! `report/` is `pr --report`'s tracking issue, rendered the same way.
 
 mod markdown;
 mod message;
-pub mod report;
 mod summary;
 
 pub use markdown::{body, body_with_footer, code, title};

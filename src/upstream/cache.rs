@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::known::KnownSha256;
 use crate::image::Digest;
 use crate::net::write_atomic;
 
@@ -24,6 +25,7 @@ pub struct Cache {
     dir: PathBuf,
     trees: PathBuf,
     blobs: PathBuf,
+    known: KnownSha256,
 }
 
 /// The git blob id of `bytes`: the sha1 of `blob <len>\0` and the bytes, as
@@ -45,7 +47,13 @@ impl Cache {
             dir: cache_dir.join("sha256"),
             trees: cache_dir.join("tree"),
             blobs: cache_dir.join("git-blob"),
+            known: KnownSha256::new(cache_dir),
         }
+    }
+
+    /// The sha256s of package files remembered by their identity.
+    pub(super) fn known_sha256(&self) -> &KnownSha256 {
+        &self.known
     }
 
     /// The bytes stored under `sha256`, if present and intact.

@@ -61,6 +61,7 @@ pub mod git;
 mod git_http;
 pub mod github;
 pub mod helm;
+mod known;
 mod pristine;
 pub mod release_asset;
 mod select;

@@ -20,7 +20,7 @@ use crate::config::Vendor;
 use crate::config::lock::Lock;
 use crate::error::{Error, Result};
 use crate::image::Digest;
-use crate::paths;
+use crate::paths::{self, FileIdentity};
 
 /// The state of a vendored file's pristine copy under `upstream/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,8 +64,9 @@ impl Pristine {
         ) else {
             return Ok(Pristine::NotLocked);
         };
-        if let Some(bytes) = paths::read_opt(&root.join(vendor.pristine()))? {
-            let actual = Digest::of(&bytes).hex().to_owned();
+        let copy = root.join(vendor.pristine());
+        if let Some((bytes, identity)) = paths::read_opt_identified(&copy)? {
+            let actual = sha256_of(cache, &copy, &bytes, identity.as_ref());
             return Ok(if actual == sha {
                 Pristine::Verified(bytes)
             } else {
@@ -113,6 +114,20 @@ impl Pristine {
             }),
         }
     }
+}
+
+/// The sha256 of `bytes`, read from the file `path` of `identity`: remembered in `cache` when
+/// that file was hashed before and has not changed since (`upstream::known`), else hashed.
+fn sha256_of(cache: &Cache, path: &Path, bytes: &[u8], identity: Option<&FileIdentity>) -> String {
+    let known = cache.known_sha256();
+    if let Some(sha) = identity.and_then(|id| known.get(path, id)) {
+        return sha;
+    }
+    let sha = Digest::of(bytes).hex().to_owned();
+    if let Some(id) = identity {
+        known.put(path, id, &sha, std::time::SystemTime::now());
+    }
+    sha
 }
 
 #[cfg(test)]
@@ -173,6 +188,33 @@ mod tests {
         assert!(
             e.to_string().contains("the pristine copy was edited"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_remembered_sha256_stands_for_the_same_file_only() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = Cache::new(&root.path().join("cache"));
+        let v = vendor();
+        let copy = root.path().join("upstream/a.yml");
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, b"a\n").unwrap();
+        let sha = Digest::of(b"a\n").hex().to_owned();
+        let (_, identity) = paths::read_opt_identified(&copy).unwrap().unwrap();
+        let identity = identity.unwrap();
+        // Remembered as if hashed long after its last change.
+        let later = std::time::SystemTime::now() + super::super::known::SETTLED * 2;
+        cache.known_sha256().put(&copy, &identity, &sha, later);
+        let read = || Pristine::read(root.path(), &lock(&sha), &v, &cache, None).unwrap();
+        assert_eq!(read(), Pristine::Verified(b"a\n".to_vec()));
+        // Edited: another identity (here another size), so hashed again.
+        std::fs::write(&copy, b"b2\n").unwrap();
+        assert_eq!(
+            read(),
+            Pristine::Edited {
+                expected: sha.clone(),
+                actual: Digest::of(b"b2\n").hex().to_owned(),
+            }
         );
     }
 

@@ -15,11 +15,11 @@
 //! retitle it. Writes are sent once: a lost answer is found again by the
 //! next run's lookup.
 
-use super::create::failed;
+use super::super::create::failed;
+use super::body::{MARKER, closed_body};
 use crate::config::repo::ReportConfig;
 use crate::error::Result;
 use crate::github::{self, Issue, IssueState};
-use crate::pr::report::{MARKER, closed_body};
 
 /// What `pr --report` did to the issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -6,23 +6,30 @@
 //!    document `--findings` names (the nightly checks once and passes it
 //!    on, so the issue and the rest of the run agree), else the same check
 //!    run here.
-//! 2. [`crate::pr::report::rows`] decides which need a person; the body lists
-//!    them under a hidden marker ([`crate::pr::report::MARKER`]).
+//! 2. [`rows()`] (`rows.rs`) decides which need a person; the body lists
+//!    them under a hidden marker ([`MARKER`], `body.rs`: escaped cells, a
+//!    bounded table), both pure functions.
 //! 3. `tracking.rs` finds the issue by that marker and opens, updates,
 //!    reopens or closes it, writing nothing when it already says this.
 //!
 //! `--dry-run` stops after step 2: no token, no network beyond the check.
 
+mod body;
+mod rows;
+mod tracking;
+
+pub use body::{MARKER, closed_body, open_body};
+pub use rows::{Checked, Document, Failed, Row, rows};
+
 use std::path::{Path, PathBuf};
 
-use super::tracking::{self, IssueAction};
 use crate::config::ConfigError;
 use crate::config::repo::RepoConfig;
 use crate::error::{Error, Result};
 use crate::ops::check::CheckOptions;
 use crate::ops::check_all::{CheckAllOptions, Open, check_all};
-use crate::pr::report::{self as pr_report, Checked, Document, Failed, Row};
 use crate::workspace::Context;
+pub use tracking::IssueAction;
 
 /// Flags of `revendor pr --report`.
 #[derive(Debug, Clone, Default)]
@@ -60,7 +67,7 @@ pub fn report(ctx: &Context, opts: &ReportOptions, open: &Open<'_>) -> Result<Re
         Some(file) => read_findings(file)?,
         None => check(ctx, &root, open)?,
     };
-    let rows = pr_report::rows(&packages);
+    let rows = rows(&packages);
     let git = crate::git::Repo::open(&root).ok();
     let top = git
         .as_ref()
@@ -68,9 +75,9 @@ pub fn report(ctx: &Context, opts: &ReportOptions, open: &Open<'_>) -> Result<Re
     let within = root.canonicalize().unwrap_or_else(|_| root.clone());
     let config = RepoConfig::find(&within, &top)?.report;
     let body = if rows.is_empty() {
-        pr_report::closed_body()
+        closed_body()
     } else {
-        pr_report::open_body(&rows)
+        open_body(&rows)
     };
     let mut out = ReportOutcome {
         url: None,
@@ -97,11 +104,8 @@ pub fn report(ctx: &Context, opts: &ReportOptions, open: &Open<'_>) -> Result<Re
 
 /// The packages of the `check --all --format json` document at `file`.
 fn read_findings(file: &Path) -> Result<Vec<Checked>> {
-    let hint = "pass what `revendor check --all --online --format json` printed";
-    let text = crate::journal::read_to_string(file).map_err(|e| {
-        ConfigError::at(file, None, format!("cannot read the findings: {e}")).hint(hint)
-    })?;
-    let doc: Document = serde_json::from_str(&text).map_err(|e| {
+    let bytes = crate::paths::read(file)?;
+    let doc: Document = serde_json::from_slice(&bytes).map_err(|e| {
         let message = e.to_string();
         let message = message.split(" at line ").next().unwrap_or_default();
         ConfigError::at(
@@ -109,7 +113,7 @@ fn read_findings(file: &Path) -> Result<Vec<Checked>> {
             Some(e.line()),
             format!("not a `check --all --format json` document: {message}"),
         )
-        .hint(hint)
+        .hint("pass what `revendor check --all --online --format json` printed")
     })?;
     Ok(doc.packages)
 }

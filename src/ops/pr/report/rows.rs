@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::{DryRun, Finding, Severity, Verdict};
+use crate::patch::result::Kind;
 
 /// The id whose dry run decides; any other error finding blocks.
 const UPSTREAM_NEWER: &str = "upstream-newer";
@@ -139,7 +140,7 @@ fn blocked_update(run: &DryRun) -> Option<String> {
         Some(name) => format!("{name} {}", run.to),
         None => run.to.clone(),
     };
-    let on = |kind: crate::patch::result::Kind| {
+    let on = |kind: Kind| {
         run.patches
             .iter()
             .filter(|p| p.outcome == kind)
@@ -151,11 +152,11 @@ fn blocked_update(run: &DryRun) -> Option<String> {
         Verdict::Applies => None,
         Verdict::Conflict => Some(format!(
             "{release}: {} would conflict; resolve the conflict, then run revendor update --continue",
-            on(crate::patch::result::Kind::Conflict)
+            on(Kind::Conflict)
         )),
         Verdict::Upstreamed => Some(format!(
             "{release} already carries {}: drop the patch",
-            on(crate::patch::result::Kind::AlreadyUpstream)
+            on(Kind::AlreadyUpstream)
         )),
         Verdict::NotDone => Some(format!(
             "{release}: the dry run was not done ({})",
@@ -183,7 +184,7 @@ fn revendor_in(dir: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::patch::result::{Kind, PatchResult};
+    use crate::patch::result::PatchResult;
 
     fn newer(run: DryRun) -> Finding {
         Finding::error(UPSTREAM_NEWER, "vendor.toml", 3, "newer").dry_run(run)
