@@ -38,6 +38,7 @@ mod kill;
 mod kubeovn_realworld;
 mod layers;
 mod net;
+mod nightly;
 mod offline;
 mod one_writer;
 mod output_formats;

@@ -56,6 +56,11 @@ strip = 1
 
 /// A package at v1.0.0 of an upstream whose v1.1.0 conflicts with the source patch.
 fn package() -> (GitRepo, TempPackage, GitHub) {
+    package_with("", &[])
+}
+
+/// [`package`] with `extra` appended to vendor.toml and `files` written beside it.
+fn package_with(extra: &str, files: &[(&str, &str)]) -> (GitRepo, TempPackage, GitHub) {
     let repo = GitRepo::new();
     repo.commit(
         "v1.0.0",
@@ -68,8 +73,11 @@ fn package() -> (GitRepo, TempPackage, GitHub) {
     );
     repo.tag("v1.1.0");
     let pkg = TempPackage::new();
-    pkg.write("vendor.toml", vendor_toml(&repo.url()))
+    pkg.write("vendor.toml", vendor_toml(&repo.url()) + extra)
         .write(PATCH, FIX);
+    for (file, text) in files {
+        pkg.write(file, text);
+    }
     let gh = GitHub::start();
     Revendor::new(pkg.path(), &gh)
         .run(&["update", "--to", "v1.0.0"])
@@ -250,4 +258,88 @@ fn issue20_a_source_conflict_given_up_starts_over() {
         out.stderr
     );
     assert_eq!(pkg.snapshot(), locked);
+}
+
+/// A rendered file's conflict and a source patch's in one update: `--keep-conflicts` writes
+/// both and one `[pending]` holds both; `--continue` takes both resolutions.
+#[test]
+fn issue20_a_rendered_and_a_source_conflict_are_continued_together() {
+    const KIND: &str = "patches/kind.patch";
+    let extra = format!(
+        "\n[[patch]]\nname = \"kind\"\nfile = \"{KIND}\"\napplies-to = \"vendor\"\nstrip = 1\n"
+    );
+    let kind = "--- a/templates/app.yml\n+++ b/templates/app.yml\n@@ -1 +1 @@\n-kind: ConfigMap\n+kind: List\n";
+    let (_repo, pkg, gh) = package_with(&extra, &[(KIND, kind)]);
+    let rv = Revendor::new(pkg.path(), &gh);
+    assert_eq!(pkg.read_string("templates/app.yml"), "kind: List\n");
+
+    let out = rv
+        .run(&["update", "--to", "v1.1.0", "--keep-conflicts"])
+        .expect(1);
+    assert!(
+        out.stderr.contains(&format!(
+            "resolve the markers in templates/app.yml, {COPY}, then run `revendor update --continue`"
+        )),
+        "{}",
+        out.stderr
+    );
+    let lock = pkg.read_string(LOCK);
+    assert!(
+        lock.contains("[[pending.conflict]]\nfile = \"templates/app.yml\"")
+            && lock.contains("[[pending.source]]\npatch = \"fix\""),
+        "{lock}"
+    );
+    assert!(
+        pkg.read_string("templates/app.yml")
+            .contains("<<<<<<< ours")
+    );
+
+    pkg.write("templates/app.yml", "kind: SecretList\n");
+    pkg.write(COPY, GO_V2.replace("\treturn 3\n", "\treturn 5\n"));
+    let out = rv.run(&["update", "--continue"]).expect(0);
+    assert!(
+        out.stdout.contains("upstream: v1.0.0 -> v1.1.0"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        pkg.read_string(KIND)
+            .contains("-kind: Secret\n+kind: SecretList\n"),
+        "{}",
+        pkg.read_string(KIND)
+    );
+    assert!(pkg.read_string(PATCH).contains("+\treturn 5\n"));
+    assert!(!pkg.exists("upstream/.revendor-conflicts"));
+    rv.run(&["check"]).expect(0);
+}
+
+/// `check --online` names the working copy `--keep-conflicts` will write, then, once the
+/// update is pending, points at `--continue` instead of starting it again.
+#[test]
+fn issue20_upstream_newer_names_where_a_source_conflict_is_resolved() {
+    let (_repo, pkg, gh) = package();
+    let rv = Revendor::new(pkg.path(), &gh);
+    let fix = |rv: &Revendor| {
+        let out = rv.run(&["check", "--online", "--format", "json"]).expect(1);
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let findings = report["findings"].as_array().unwrap();
+        let newer: Vec<_> = findings
+            .iter()
+            .filter(|f| f["id"] == "upstream-newer")
+            .collect();
+        assert_eq!(newer.len(), 1, "{findings:?}");
+        newer[0]["fix"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        fix(&rv),
+        format!(
+            "run `revendor update --to v1.1.0 --keep-conflicts`, resolve the markers it writes in {COPY}, then run `revendor update --continue`"
+        )
+    );
+    rv.run(&["update", "--to", "v1.1.0", "--keep-conflicts"])
+        .expect(1);
+    assert_eq!(
+        fix(&rv),
+        "the update to v1.1.0 is pending since `update --keep-conflicts`: resolve the markers it wrote, then run `revendor update --continue`"
+    );
 }

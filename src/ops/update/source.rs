@@ -92,20 +92,7 @@ pub(super) fn verify(
                 return Err(missing_target(p, &path, &tree, target));
             }
             let theirs = tree.files.get(&path).cloned().unwrap_or_default();
-            let resolved = pending.and_then(|pd| {
-                pd.sources
-                    .iter()
-                    .find(|s| s.patch == p.name && s.file == path)
-            });
-            if let Some(source) = resolved {
-                let resolution = source_conflict::resolution(&ctx.root, source, &theirs)?;
-                *fp = patch::refresh(fp, &theirs, &resolution);
-                report.patches.push(PatchResult::described(
-                    &p.name,
-                    &path,
-                    Kind::Resolved,
-                    "resolved by hand, refreshed on the resolution".into(),
-                ));
+            if take_resolution(ctx, pending, &p.name, fp, &path, &theirs, report)? {
                 continue;
             }
             let outcome = match patch::apply(fp, &theirs) {
@@ -154,6 +141,36 @@ pub(super) fn verify(
         facts.patch_files.push((p.file.clone(), patch::write(&set)));
     }
     Ok(facts)
+}
+
+/// With `--continue`, refreshes section `fp` of source patch `name` on the
+/// person's resolution of `path` (upstream's file `theirs` at the target)
+/// when the `pending` update lists it; whether it did.
+fn take_resolution(
+    ctx: &Context,
+    pending: Option<&Pending>,
+    name: &str,
+    fp: &mut patch::FilePatch,
+    path: &str,
+    theirs: &[u8],
+    report: &mut UpdateReport,
+) -> Result<bool> {
+    let Some(source) = pending.and_then(|pd| {
+        pd.sources
+            .iter()
+            .find(|s| s.patch == name && s.file == path)
+    }) else {
+        return Ok(false);
+    };
+    let resolution = source_conflict::resolution(&ctx.root, source, theirs)?;
+    *fp = patch::refresh(fp, theirs, &resolution);
+    report.patches.push(PatchResult::described(
+        name,
+        path,
+        Kind::Resolved,
+        "resolved by hand, refreshed on the resolution".into(),
+    ));
+    Ok(true)
 }
 
 /// The refusal for a source patch whose file is not a file of the source at
