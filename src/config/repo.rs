@@ -11,6 +11,9 @@
 //! 3. `pr` fills the placeholders with [`Template::fill`].
 //! 4. Its `[report]` table names the tracking issue `pr --report` keeps
 //!    (title, labels), defaults [`ReportConfig::default`].
+//! 5. Its `[all]` table names the directories `check --all` walks past
+//!    ([`AllConfig`]): sample packages that are read, never adopted, such as
+//!    this repository's `examples/`.
 //!
 //! ```toml
 //! [pr]
@@ -22,15 +25,20 @@
 //! [report]
 //! title = "Vendored packages that need a person"
 //! labels = ["dependencies"]
+//!
+//! [all]
+//! exclude = ["examples/**"]
 //! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use globset::GlobSet;
 use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{ConfigError, line_of};
+use super::select;
 
 /// The file's name, looked for in the package directory and each parent up
 /// to the git root.
@@ -62,6 +70,37 @@ pub struct RepoConfig {
     pub components: BTreeMap<String, String>,
     /// The tracking issue of `pr --report`.
     pub report: ReportConfig,
+    /// What `check --all` leaves out.
+    pub all: AllConfig,
+}
+
+/// `[all]`: packages `check --all` does not check, by globs over their path
+/// relative to the directory holding `.revendor.toml` (`*` stays inside one
+/// path component, `**` spans any number, as `[[vendor]] exclude` reads
+/// them).
+#[derive(Debug, Clone, Default)]
+pub struct AllConfig {
+    /// The globs as written.
+    pub exclude: Vec<String>,
+    compiled: GlobSet,
+}
+
+// Two configurations are the same when they say the same globs; the compiled
+// set is derived from them and has no equality of its own.
+impl PartialEq for AllConfig {
+    fn eq(&self, other: &AllConfig) -> bool {
+        self.exclude == other.exclude
+    }
+}
+
+impl Eq for AllConfig {}
+
+impl AllConfig {
+    /// Whether the package at `rel` (relative to `.revendor.toml`'s
+    /// directory, `/`-separated) is left out.
+    pub fn excludes(&self, rel: &str) -> bool {
+        self.compiled.is_match(rel)
+    }
 }
 
 /// `[report]`: the one tracking issue `pr --report` keeps.
@@ -95,6 +134,15 @@ struct Raw {
     pr: Option<RawPr>,
     #[serde(default)]
     report: Option<RawReport>,
+    #[serde(default)]
+    all: Option<RawAll>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAll {
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -151,6 +199,9 @@ impl RepoConfig {
             path: Some(path.to_owned()),
             ..RepoConfig::default()
         };
+        if let Some(all) = raw.all {
+            config.all = all_config(path, text, all)?;
+        }
         if let Some(report) = raw.report {
             let default = ReportConfig::default();
             config.report = ReportConfig {
@@ -183,6 +234,27 @@ impl RepoConfig {
             ..config
         })
     }
+}
+
+/// `[all]` compiled; a glob that does not compile is an error at its line.
+fn all_config(path: &Path, text: &str, raw: RawAll) -> Result<AllConfig, ConfigError> {
+    let exclude: Vec<String> = raw.exclude.iter().map(|g| g.get_ref().clone()).collect();
+    let compiled = select::compile(&exclude).map_err(|bad| {
+        let line = raw
+            .exclude
+            .get(bad.index)
+            .map(|g| line_of(text, g.span().start));
+        ConfigError::at(
+            path,
+            line,
+            format!(
+                "[all] exclude: `{}` is not a glob: {}",
+                exclude[bad.index], bad.reason
+            ),
+        )
+        .hint("write a glob such as \"examples/**\" (`*` inside one directory, `**` across them)")
+    })?;
+    Ok(AllConfig { exclude, compiled })
 }
 
 impl Template {
@@ -273,6 +345,22 @@ mod tests {
         let c = parse("[report]\nlabels = []\n[pr]\nlabels = [\"a\"]\n").unwrap();
         assert_eq!(c.report.labels, Vec::<String>::new());
         assert_eq!(c.labels, ["a"]);
+    }
+
+    #[test]
+    fn the_all_table_excludes_packages_by_glob_and_names_a_bad_one() {
+        let c = parse("[all]\nexclude = [\"examples/**\", \"packages/*/old\"]\n").unwrap();
+        assert!(c.all.excludes("examples/cozystack/kamaji"));
+        assert!(c.all.excludes("packages/system/old"));
+        assert!(
+            !c.all.excludes("packages/system/deep/old"),
+            "`*` is one directory"
+        );
+        assert!(!c.all.excludes("."));
+        assert!(!parse("").unwrap().all.excludes("examples/x"));
+        let e = parse("[all]\nexclude = [\n  \"ok/**\",\n  \"bad/[\",\n]\n").unwrap_err();
+        assert_eq!(e.line, Some(4));
+        assert!(e.message.contains("`bad/[`"), "{}", e.message);
     }
 
     #[test]

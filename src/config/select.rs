@@ -72,7 +72,9 @@ impl Select {
     }
 }
 
-fn compile(globs: &[String]) -> Result<GlobSet, BadGlob> {
+/// `globs` compiled as one set, as this module reads them; `.revendor.toml`'s
+/// `[all] exclude` reads its globs the same way.
+pub(super) fn compile(globs: &[String]) -> Result<GlobSet, BadGlob> {
     let mut set = GlobSetBuilder::new();
     for (index, glob) in globs.iter().enumerate() {
         let glob = GlobBuilder::new(glob)

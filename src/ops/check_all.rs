@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::check::{CheckOptions, CheckReport, check};
+use crate::config::repo::RepoConfig;
 use crate::error::{Error, ExitCode, Result};
 use crate::workspace::Context;
 
@@ -88,12 +89,16 @@ impl CheckAll {
 pub fn check_all(ctx: &Context, opts: &CheckAllOptions, open: &Open<'_>) -> Result<CheckAll> {
     opts.check.validate(ctx.client.offline())?;
     let root = opts.root.clone().unwrap_or_else(|| ctx.root.clone());
-    let found = packages(&root)?;
+    let (found, excluded) = included_packages(ctx, &root)?;
     if found.is_empty() {
         return Err(Error::usage(
             format!(
-                "no package (a directory holding vendor.toml) under `{}`",
-                root.display()
+                "no package (a directory holding vendor.toml) under `{}`{}",
+                root.display(),
+                match excluded {
+                    0 => String::new(),
+                    n => format!(" but the {n} that `[all] exclude` of .revendor.toml leaves out"),
+                }
             ),
             "pass the directory that holds the packages: `revendor check --all packages/`",
         ));
@@ -144,6 +149,45 @@ pub fn check_all(ctx: &Context, opts: &CheckAllOptions, open: &Open<'_>) -> Resu
         })
         .collect();
     Ok(CheckAll { packages })
+}
+
+/// The packages under `root` that `.revendor.toml`'s `[all] exclude` (read
+/// from `root` or a parent, up to the git root) does not leave out, and how
+/// many it left out.
+fn included_packages(ctx: &Context, root: &Path) -> Result<(Vec<String>, usize)> {
+    let found = packages(root)?;
+    let within = root
+        .canonicalize()
+        .map_err(crate::paths::io("read", root))?;
+    let top = git2::Repository::discover(&within)
+        .ok()
+        .and_then(|repo| repo.workdir().and_then(|w| w.canonicalize().ok()))
+        .unwrap_or_else(|| within.clone());
+    let config = RepoConfig::find(&within, &top)?;
+    let Some(file) = config
+        .path
+        .as_deref()
+        .filter(|_| !config.all.exclude.is_empty())
+    else {
+        return Ok((found, 0));
+    };
+    let home = file.parent().unwrap_or(&top);
+    let total = found.len();
+    let kept: Vec<String> = found
+        .into_iter()
+        .filter(|package| {
+            let rel = relative_to(Some(home), &root.join(package));
+            !config.all.excludes(&rel)
+        })
+        .collect();
+    let excluded = total - kept.len();
+    if excluded > 0 {
+        ctx.shell.verbose(format!(
+            "leaving out {excluded} packages that `[all] exclude` of {} names",
+            file.display()
+        ));
+    }
+    Ok((kept, excluded))
 }
 
 /// `GITHUB_WORKSPACE`, else the work tree of the git repository holding

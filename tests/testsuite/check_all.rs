@@ -242,6 +242,49 @@ fn a_tree_without_packages_and_contradicting_flags_are_usage_errors() {
     all(&gh, &empty).run(&["check", "somewhere"]).expect(2);
 }
 
+/// Issue 22: a repository's sample packages (this one's `examples/`) are read, never adopted, so
+/// `.revendor.toml`'s `[all] exclude` leaves them out of `check --all`; a bad glob is an error
+/// at its line.
+#[test]
+fn revendor_toml_all_exclude_leaves_packages_out_of_check_all() {
+    let gh = GitHub::start();
+    let tree = tree(&gh);
+    tree.write(".revendor.toml", "[all]\nexclude = [\"packages/b*\"]\n");
+    let run = all(&gh, &tree).run(&["-v", "check", "--all"]).expect(1);
+    assert!(!run.stdout.contains("packages/broken"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("== packages/drift =="),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .ends_with("2 packages: 1 clean, 1 with errors, 0 failed; 1 error, 0 warnings\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("leaving out 1 packages"),
+        "{}",
+        run.stderr
+    );
+
+    tree.write(".revendor.toml", "[all]\nexclude = [\"packages/**\"]\n");
+    let run = all(&gh, &tree).run(&["check", "--all"]).expect(2);
+    assert!(
+        run.stderr.contains("but the 3 that `[all] exclude`"),
+        "{}",
+        run.stderr
+    );
+
+    tree.write(
+        ".revendor.toml",
+        "[all]\nexclude = [\n  \"packages/[\",\n]\n",
+    );
+    let run = all(&gh, &tree).run(&["check", "--all"]).expect(2);
+    assert!(run.stderr.contains(".revendor.toml:3:"), "{}", run.stderr);
+}
+
 /// Issue 22: the nightly asks the network once. One `--format github --online` run prints the
 /// annotations and writes the summary, the JSON document (`--json-out`, the document `--format
 /// json` prints) and the update matrix (`--matrix-out`): only a package whose newer release
