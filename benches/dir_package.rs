@@ -89,7 +89,7 @@ fn main() {
             Measured::of(Command::new("sh").args(["-c", &script]), Stdio::null())
         });
         same_tree(&dir.join("pkg/templates"), &dir.join("shell/templates"));
-        let cell = |m: &Measured| format!("{:.0?} / {:.0?}", m.wall, m.cpu);
+        let cell = |m: &Measured| format!("{:.1?} / {:.1?}", m.wall, m.cpu);
         println!(
             "{files:>6} {:>18} {:>18} {:>18} {:>18}",
             cell(&check),
