@@ -361,7 +361,9 @@ mod tests {
                 "exit_code": 2,
                 "kind": "configuration",
                 "file": "vendor.toml",
-                "line": 3
+                "line": 3,
+                "severity": "error",
+                "fix": "remove it"
             })
         );
         assert_eq!(list[2]["findings"], serde_json::json!([]));

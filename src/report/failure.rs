@@ -14,7 +14,7 @@ use crate::pr::code;
 /// Why a command could not do its job, as every machine format reports it:
 /// the `"error"` object of a failed command's JSON document, of a package
 /// `check --all` could not check, and the `::error` annotation.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     /// The error and its causes, on one line: what stderr's `error:` line
     /// and its `Caused by:` lines say.
@@ -32,6 +32,26 @@ pub struct Failure {
     pub file: Option<String>,
     /// Its 1-based line; `null` when the fault has none.
     pub line: Option<usize>,
+}
+
+// Written by hand for the two keys the earlier, finding-like `check` error
+// object had: keys are added over time, never removed (docs/json.md), so
+// `severity` (always `error`) and `fix` (the hint, empty when none) follow
+// the keys every command shares.
+impl serde::Serialize for Failure {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Failure", 8)?;
+        s.serialize_field("message", &self.message)?;
+        s.serialize_field("hint", &self.hint)?;
+        s.serialize_field("exit_code", &self.exit_code)?;
+        s.serialize_field("kind", self.kind)?;
+        s.serialize_field("file", &self.file)?;
+        s.serialize_field("line", &self.line)?;
+        s.serialize_field("severity", "error")?;
+        s.serialize_field("fix", self.hint.as_deref().unwrap_or_default())?;
+        s.end()
+    }
 }
 
 impl Failure {
@@ -185,7 +205,8 @@ mod tests {
         );
         let error = serde_json::json!({
             "message": message, "hint": HINT, "exit_code": 2,
-            "kind": "configuration", "file": "vendor.toml", "line": 12
+            "kind": "configuration", "file": "vendor.toml", "line": 12,
+            "severity": "error", "fix": HINT
         });
         let text = json_error(&failure);
         assert!(text.starts_with("{\n  \"schema\": 1,\n  \"error\": {\n    \"message\""));
