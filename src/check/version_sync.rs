@@ -80,8 +80,28 @@ fn pins(input: &Input<'_>, sink: &mut Sink) {
     }
 }
 
+/// In order: vendor.toml's versions, their digest pins, then each
+/// `[[rewrite]]` result.
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
-    let id = VERSION_SYNC.name;
+    versions_locked(input, sink);
+    pins(input, sink);
+    for rewrite in &input.config.rewrites {
+        // An upstream the lock lacks is lock-integrity's to report.
+        if input.lock.upstream(rewrite.upstream.as_deref()).is_none() {
+            continue;
+        }
+        match &rewrite.kind {
+            RewriteKind::DockerfileArg { name } => arg_rewritten(input, rewrite, name, sink)?,
+            RewriteKind::Lines { needle, replace } => {
+                lines_rewritten(input, rewrite, needle, replace, sink)?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each upstream's `version` in vendor.toml is the one the lock vendored.
+fn versions_locked(input: &Input<'_>, sink: &mut Sink) {
     for up in &input.config.upstreams {
         let (Some(version), Some(locked)) = (&up.version, input.lock.version(up.name.as_deref()))
         else {
@@ -94,7 +114,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             };
             sink.push(
                 Finding::error(
-                    id,
+                    VERSION_SYNC.name,
                     "vendor.toml",
                     up.version_line,
                     format!("vendor.toml says version {version}, but the lock vendored {locked}"),
@@ -105,118 +125,130 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
-    pins(input, sink);
-    for rewrite in &input.config.rewrites {
-        // An upstream the lock lacks is lock-integrity's to report.
-        if input.lock.upstream(rewrite.upstream.as_deref()).is_none() {
+}
+
+/// A `dockerfile-arg` rewrite: every default of ARG `name` is the locked
+/// version (a digest it pins kept), and there is at least one.
+fn arg_rewritten(input: &Input<'_>, rewrite: &Rewrite, name: &str, sink: &mut Sink) -> Result<()> {
+    let id = VERSION_SYNC.name;
+    let expected = rewrite.value(input.stamp.values(rewrite.upstream.as_deref()));
+    let Some((_, df)) = input.dockerfile(&rewrite.file)? else {
+        sink.push(missing(rewrite));
+        return Ok(());
+    };
+    let mut any = false;
+    for arg in df.arg_values(name) {
+        any = true;
+        let value = arg.value.as_deref().unwrap_or_default();
+        if value != kept_digest(value, &expected) {
+            // A pinned value's new digest is read online (issue 20).
+            let fix = match digest_suffix(value) {
+                Some(_) => "run `revendor update` online: it resolves the new tag's digest",
+                None => "run `revendor render` to rewrite it",
+            };
+            sink.push(
+                Finding::error(
+                    id,
+                    &rewrite.file,
+                    arg.line,
+                    format!("`ARG {name}={value}`, but the locked version gives `{expected}`"),
+                )
+                .fix(fix),
+            );
+        }
+    }
+    if !any {
+        sink.push(
+            Finding::error(
+                id,
+                &rewrite.file,
+                1,
+                format!(
+                    "no `ARG {name}=` carries the version (the [[rewrite]] at vendor.toml:{} has nothing to set)",
+                    rewrite.line
+                ),
+            )
+            .fix(format!("declare `ARG {name}={expected}` in the build stage")),
+        );
+    }
+    Ok(())
+}
+
+/// A `lines-containing` rewrite: no line containing `needle` (and not a pin
+/// site) still holds `replace`, nor names another version than the locked
+/// one where its `with` template puts the version.
+fn lines_rewritten(
+    input: &Input<'_>,
+    rewrite: &Rewrite,
+    needle: &str,
+    replace: &str,
+    sink: &mut Sink,
+) -> Result<()> {
+    let values = input.stamp.values(rewrite.upstream.as_deref());
+    let expected = rewrite.value(values);
+    let Some(text) = input.text(&rewrite.file)? else {
+        // A missing rendered file is render-drift's to report.
+        if input.config.vendor_rendering(&rewrite.file).is_none() {
+            sink.push(missing(rewrite));
+        }
+        return Ok(());
+    };
+    let pin_lines = pin_lines(input, &rewrite.file, &text)?;
+    let pattern = pattern(&rewrite.with, values);
+    for (i, line) in text.lines().enumerate() {
+        let number = i + 1;
+        if !line.contains(needle) || pin_lines.contains(&number) {
             continue;
         }
-        let values = input.stamp.values(rewrite.upstream.as_deref());
-        let expected = rewrite.value(values);
-        match &rewrite.kind {
-            RewriteKind::DockerfileArg { name } => {
-                let Some((_, df)) = input.dockerfile(&rewrite.file)? else {
-                    sink.push(missing(rewrite));
-                    continue;
-                };
-                let mut any = false;
-                for arg in df.arg_values(name) {
-                    any = true;
-                    let value = arg.value.as_deref().unwrap_or_default();
-                    if value != kept_digest(value, &expected) {
-                        // A pinned value's new digest is read online (issue 20).
-                        let fix = match digest_suffix(value) {
-                            Some(_) => {
-                                "run `revendor update` online: it resolves the new tag's digest"
-                            }
-                            None => "run `revendor render` to rewrite it",
-                        };
-                        sink.push(
-                            Finding::error(
-                                id,
-                                &rewrite.file,
-                                arg.line,
-                                format!(
-                                    "`ARG {name}={value}`, but the locked version gives `{expected}`"
-                                ),
-                            )
-                            .fix(fix),
-                        );
-                    }
-                }
-                if !any {
-                    sink.push(
-                        Finding::error(
-                            id,
-                            &rewrite.file,
-                            1,
-                            format!(
-                                "no `ARG {name}=` carries the version (the [[rewrite]] at vendor.toml:{} has nothing to set)",
-                                rewrite.line
-                            ),
-                        )
-                        .fix(format!("declare `ARG {name}={expected}` in the build stage")),
-                    );
-                }
-            }
-            RewriteKind::Lines { needle, replace } => {
-                let Some(text) = input.text(&rewrite.file)? else {
-                    // A missing rendered file is render-drift's to report.
-                    if input.config.vendor_rendering(&rewrite.file).is_none() {
-                        sink.push(missing(rewrite));
-                    }
-                    continue;
-                };
-                let pin_lines = pin_lines(input, &rewrite.file, &text)?;
-                let pattern = pattern(&rewrite.with, values);
-                for (i, line) in text.lines().enumerate() {
-                    let number = i + 1;
-                    if !line.contains(needle.as_str()) || pin_lines.contains(&number) {
-                        continue;
-                    }
-                    if line.contains(replace.as_str()) {
-                        sink.push(
-                            Finding::error(
-                                id,
-                                &rewrite.file,
-                                number,
-                                format!(
-                                    "still says `{replace}` where the rewrite gives `{expected}`"
-                                ),
-                            )
-                            .fix("run `revendor render`"),
-                        );
-                        continue;
-                    }
-                    let Some(pattern) = &pattern else {
-                        continue;
-                    };
-                    for found in pattern.versions(line) {
-                        if found != pattern.wanted {
-                            let named = Placeholders {
-                                version: found.clone(),
-                                semver: found.clone(),
-                                ..values.clone()
-                            };
-                            sink.push(
-                                Finding::error(
-                                    id,
-                                    &rewrite.file,
-                                    number,
-                                    format!(
-                                        "names `{}`, but the locked version gives `{expected}`",
-                                        rewrite.value(&named)
-                                    ),
-                                )
-                                .fix("run `revendor render`"),
-                            );
-                        }
-                    }
-                }
+        if line.contains(replace) {
+            sink.push(
+                Finding::error(
+                    VERSION_SYNC.name,
+                    &rewrite.file,
+                    number,
+                    format!("still says `{replace}` where the rewrite gives `{expected}`"),
+                )
+                .fix("run `revendor render`"),
+            );
+            continue;
+        }
+        let Some(pattern) = &pattern else {
+            continue;
+        };
+        for found in pattern.versions(line) {
+            if found != pattern.wanted {
+                sink.push(other_version(rewrite, values, number, found, &expected));
             }
         }
     }
     Ok(())
+}
+
+/// The finding for line `number` of a rewritten file naming version `found`
+/// where the locked one gives `expected`; the message shows the rewrite's
+/// result as `found` made it.
+fn other_version(
+    rewrite: &Rewrite,
+    values: &Placeholders,
+    number: usize,
+    found: String,
+    expected: &str,
+) -> Finding {
+    let named = Placeholders {
+        version: found.clone(),
+        semver: found,
+        ..values.clone()
+    };
+    Finding::error(
+        VERSION_SYNC.name,
+        &rewrite.file,
+        number,
+        format!(
+            "names `{}`, but the locked version gives `{expected}`",
+            rewrite.value(&named)
+        ),
+    )
+    .fix("run `revendor render`")
 }
 
 fn missing(rewrite: &Rewrite) -> Finding {

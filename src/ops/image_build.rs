@@ -522,10 +522,18 @@ fn preflight(
             .into());
     }
 
-    let locked = &crate::render::Stamp::of_lock(config, lock).version_arg(config, image);
+    let locked = crate::render::Stamp::of_lock(config, lock).version_arg(config, image);
+    version_arg_is(&path, &df, &locked)?;
+    source_patches_inside(ctx, config, image, name)?;
+    Ok((df, locked))
+}
+
+/// The Dockerfile at `path` declares `ARG VERSION`, and every default it
+/// gives is the `locked` version (a digest it pins kept).
+fn version_arg_is(path: &Path, df: &Dockerfile, locked: &str) -> Result<()> {
     if !df.args.iter().any(|a| a.name == "VERSION") {
         return Err(ConfigError::at(
-            &path,
+            path,
             None,
             format!(
                 "the Dockerfile declares no `ARG VERSION`, so the build cannot use the locked version {locked}"
@@ -539,7 +547,7 @@ fn preflight(
         value != crate::dockerfile::kept_digest(value, locked)
     }) {
         return Err(ConfigError::at(
-            &path,
+            path,
             Some(arg.line),
             format!(
                 "`ARG VERSION={}` but the lock says {locked}",
@@ -549,7 +557,17 @@ fn preflight(
         .hint("run `revendor render` to rewrite it to the locked version")
         .into());
     }
+    Ok(())
+}
 
+/// Each source patch of the image's upstream (`name`) lies inside its build
+/// context, where the build can apply it.
+fn source_patches_inside(
+    ctx: &Context,
+    config: &Config,
+    image: &Image,
+    name: Option<&str>,
+) -> Result<()> {
     // Compared as real paths: `images/x/../../patches/p.diff` is not in `images/x`.
     let real = |rel: &str| {
         let path = ctx.root.join(rel);
@@ -573,7 +591,7 @@ fn preflight(
             .into());
         }
     }
-    Ok((df, locked.clone()))
+    Ok(())
 }
 
 /// The pinned reference when the lock pins `reference`'s repository and tag,
