@@ -49,7 +49,7 @@ use crate::config::lock::Lock;
 use crate::config::{AppliesTo, Config, ConfigError, Image};
 use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
-use crate::image::{Digest, Reference};
+use crate::image::{Digest, Platform, Reference};
 use crate::paths;
 use crate::registry;
 use crate::workspace::Context;
@@ -266,20 +266,13 @@ fn build_one(
             pinned_bases(&df),
         )
     };
-    if let Some(client) = &client {
-        let may_move = opts.move_tag || ctx.env.publish_versioned;
-        if let Existing::SameContent(digest) =
-            tag_guard::existing(ctx, client, &reference, &content_hash, may_move)?
-        {
-            ctx.shell.status(
-                "Reusing",
-                format!("{reference} ({digest}), built from content {content_hash}"),
-            );
-            let verified = client.resolve_index(&reference, &platform_list, Some(&digest))?;
-            report.pin = Some(pin(&verified)?);
-            report.outcome = Outcome::Reused;
-            return Ok(report);
-        }
+    if let Some(client) = &client
+        && let Some(verified) =
+            reusable(ctx, client, opts, &reference, &content_hash, &platform_list)?
+    {
+        report.pin = Some(pin(&verified)?);
+        report.outcome = Outcome::Reused;
+        return Ok(report);
     }
     run_steps(ctx, &report, &digest_file)?;
     let Some(client) = client else {
@@ -526,6 +519,35 @@ fn preflight(
     version_arg_is(&path, &df, &locked)?;
     source_patches_inside(ctx, config, image, name)?;
     Ok((df, locked))
+}
+
+/// The image `reference` already holds, verified, when it was built from
+/// the same `content_hash`: pushing it again would change nothing. A tag
+/// holding other content is an error unless it may move
+/// ([`tag_guard::existing`]).
+fn reusable(
+    ctx: &Context,
+    client: &registry::Client,
+    opts: &BuildOptions,
+    reference: &Reference,
+    content_hash: &Digest,
+    platform_list: &[Platform],
+) -> Result<Option<registry::VerifiedIndex>> {
+    let may_move = opts.move_tag || ctx.env.publish_versioned;
+    let Existing::SameContent(digest) =
+        tag_guard::existing(ctx, client, reference, content_hash, may_move)?
+    else {
+        return Ok(None);
+    };
+    ctx.shell.status(
+        "Reusing",
+        format!("{reference} ({digest}), built from content {content_hash}"),
+    );
+    Ok(Some(client.resolve_index(
+        reference,
+        platform_list,
+        Some(&digest),
+    )?))
 }
 
 /// The Dockerfile at `path` declares `ARG VERSION`, and every default it

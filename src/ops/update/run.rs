@@ -61,12 +61,16 @@ impl Run<'_> {
     pub fn file(&mut self, package: &mut Package<'_>, step: &Step<'_>) -> Result<()> {
         let vendor = step.vendor;
         let mv = upstreams::of(self.moves, vendor.upstream.as_deref());
-        let base = self.base(package.lock(), mv, step)?;
+        let (base, kept) = self.base(package.lock(), mv, step)?;
         let on_disk = paths::read_opt(&self.ctx.root.join(&vendor.to))?;
         if step.action == Action::Remove {
+            self.keep_in_cache(step, &base);
             return self.remove(package, vendor, &base, on_disk, &mv.target);
         }
         let theirs = self.theirs(mv, step, &base)?;
+        if theirs != base {
+            self.keep_in_cache(step, &base);
+        }
         let current = self.current(package, step, &base, on_disk.clone())?;
         let adopt = self.opts.adopt_edits;
         let edits = edits::fold(package, vendor, &base, current.as_deref(), adopt, "update")?;
@@ -90,27 +94,37 @@ impl Run<'_> {
             files::added(vendor, &rendered, on_disk.as_deref(), &mv.target)?;
             self.moved_files.arrived(vendor, &theirs);
         }
+        // What is already on disk is not staged: the commit would read each
+        // file again only to drop it, and most of a directory stays as it is
+        // (issue 23).
         if step.action == Action::Delete {
             self.txn.remove(&vendor.to);
-        } else {
+        } else if on_disk.as_deref() != Some(rendered.as_slice()) {
             self.txn.stage(&vendor.to, rendered);
         }
         if !vendor.created {
             self.locked_files.push(locked_file(vendor, &theirs));
-            self.txn.stage(&vendor.pristine(), theirs);
+            if !kept || theirs != base {
+                self.txn.stage(&vendor.pristine(), theirs);
+            }
         }
         Ok(())
     }
 
     /// The pristine copy of `step`'s file at the locked version (empty when
-    /// it was not vendored there), kept in the cache and recorded for a
-    /// lock written while adopting.
-    fn base(&mut self, lock: Option<&Lock>, mv: &Move<'_>, step: &Step<'_>) -> Result<Vec<u8>> {
+    /// it was not vendored there), recorded for a lock written while
+    /// adopting; and whether the copy on disk holds it.
+    fn base(
+        &mut self,
+        lock: Option<&Lock>,
+        mv: &Move<'_>,
+        step: &Step<'_>,
+    ) -> Result<(Vec<u8>, bool)> {
         let Some(at_base) = step.base else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), false));
         };
         let source = mv.base_source();
-        let base = files::locked_copy(
+        let (base, kept) = files::locked_copy(
             self.ctx,
             source,
             lock,
@@ -120,9 +134,18 @@ impl Run<'_> {
         )?;
         if !at_base.created {
             self.base_files.push(locked_file(step.vendor, &base));
-            self.ctx.cache.put_blob(&base);
         }
-        Ok(base)
+        Ok((base, kept))
+    }
+
+    /// Keeps `base`, the pristine copy of `step`'s file at the locked
+    /// version, in the cache by its blob id when the target has other
+    /// bytes: a copy the target keeps stays on disk, and storing each one
+    /// again cost every file of a directory two hashes and two lookups.
+    fn keep_in_cache(&self, step: &Step<'_>, base: &[u8]) {
+        if step.base.is_some_and(|b| !b.created) {
+            self.ctx.cache.put_blob(base);
+        }
     }
 
     /// `step`'s file at the target: the locked copy again when the release
@@ -133,7 +156,7 @@ impl Run<'_> {
             base.to_vec()
         } else {
             self.vendored
-                .fetch(self.ctx, &*mv.source, vendor, &mv.target)?
+                .fetch(self.ctx, &*mv.source, vendor, &mv.target, base)?
         };
         if theirs.is_empty() && !base.is_empty() && !vendor.created {
             // Every patch of it conflicts; say why first (issue 13).
