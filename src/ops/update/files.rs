@@ -168,9 +168,9 @@ impl Vendored {
         source: &dyn Source,
         vendor: &Vendor,
         target: &str,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<FileBytes> {
         if vendor.created {
-            return Ok(Vec::new());
+            return Ok(FileBytes::unhashed(Vec::new()));
         }
         match self
             .listed
@@ -179,7 +179,7 @@ impl Vendored {
             Some(listed) => {
                 ctx.shell
                     .step("Fetching", format!("{} at {target}", vendor.from));
-                upstream::fetch_listed(source, &ctx.cache, target, listed)
+                upstream::fetch_listed(source, &ctx.cache, target, listed).map(FileBytes::unhashed)
             }
             None => {
                 ctx.shell
@@ -353,6 +353,45 @@ fn entry(vendor: &Vendor, bytes: &[u8]) -> (Option<String>, String, String) {
     )
 }
 
+/// A pristine copy's bytes with their sha256 when reading them learnt it
+/// (verified against the lock, or hashed for the download cache), so that
+/// the lock and the cache do not hash the same bytes again (issue 23).
+#[derive(Debug)]
+pub(super) struct FileBytes {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// Their sha256, when known.
+    sha256: Option<String>,
+}
+
+impl FileBytes {
+    /// `bytes`, whose sha256 nobody computed yet.
+    pub fn unhashed(bytes: Vec<u8>) -> FileBytes {
+        FileBytes {
+            bytes,
+            sha256: None,
+        }
+    }
+
+    /// `bytes` with the sha256 learnt of them, if any.
+    pub fn hashed(bytes: Vec<u8>, sha256: Option<String>) -> FileBytes {
+        FileBytes { bytes, sha256 }
+    }
+
+    /// The sha256 of the bytes: the one learnt, else computed now.
+    pub fn sha256(&self) -> String {
+        match &self.sha256 {
+            Some(sha) => sha.clone(),
+            None => Digest::of(&self.bytes).hex().to_owned(),
+        }
+    }
+
+    /// The sha256 the bytes were verified with, if any.
+    pub fn known_sha256(&self) -> Option<&str> {
+        self.sha256.as_deref()
+    }
+}
+
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
 /// the lock names its sha256; by its blob id when `vendored` listed it), which
@@ -364,10 +403,11 @@ pub(super) fn locked_copy(
     vendored: &Vendored,
     vendor: &Vendor,
     version: &str,
-) -> Result<Vec<u8>> {
+) -> Result<FileBytes> {
     if vendor.created {
-        return Ok(Vec::new());
+        return Ok(FileBytes::unhashed(Vec::new()));
     }
+    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
     if let Some(lock) = lock
         && let Pristine::Verified(bytes) =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
@@ -376,13 +416,16 @@ pub(super) fn locked_copy(
             "Verified",
             format!("{} against the lock", vendor.pristine()),
         );
-        return Ok(bytes);
+        return Ok(FileBytes {
+            bytes,
+            sha256: expected.map(str::to_owned),
+        });
     }
-    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
     if let (Some(listed), None) = (vendored.base_listed(vendor), expected) {
         ctx.shell
             .step("Fetching", format!("{} at {version}", vendor.from));
-        return upstream::fetch_listed(source, &ctx.cache, version, listed);
+        return upstream::fetch_listed(source, &ctx.cache, version, listed)
+            .map(FileBytes::unhashed);
     }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
@@ -397,8 +440,12 @@ fn vendored_file(
     vendor: &Vendor,
     tag: &str,
     expected: Option<&str>,
-) -> Result<Vec<u8>> {
-    upstream::fetch_file(source, &ctx.cache, tag, &vendor.from, expected)
+) -> Result<FileBytes> {
+    upstream::fetch_file_hashed(source, &ctx.cache, tag, &vendor.from, expected)
+        .map(|(bytes, sha)| FileBytes {
+            bytes,
+            sha256: Some(sha),
+        })
         .map_err(|e| not_in_upstream(ctx, vendor, tag, e))
 }
 

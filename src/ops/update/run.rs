@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use super::files::{self, Vendored};
+use super::files::{self, FileBytes, Vendored};
 use super::plan::{Action, Step};
 use super::resume::{self, Resume};
 use super::source_conflict::{self, SourceConflict};
@@ -18,7 +18,6 @@ use super::{UpdateOptions, adopt, carry};
 use crate::config::Vendor;
 use crate::config::lock::{Lock, LockedFile};
 use crate::error::Result;
-use crate::image::Digest;
 use crate::ops::render::{edits, removed};
 use crate::paths::{self, Transaction};
 use crate::render::origin::Removed;
@@ -62,21 +61,30 @@ impl Run<'_> {
         let vendor = step.vendor;
         let mv = upstreams::of(self.moves, vendor.upstream.as_deref());
         let base = self.base(package.lock(), mv, step)?;
+        let base_sha256 = base.known_sha256().map(str::to_owned);
+        let base = base.bytes;
         let on_disk = paths::read_opt(&self.ctx.root.join(&vendor.to))?;
         if step.action == Action::Remove {
             return self.remove(package, vendor, &base, on_disk, &mv.target);
         }
-        let theirs = self.theirs(mv, step, &base)?;
-        let current = self.current(package, step, &base, on_disk.clone())?;
+        let theirs = self.theirs(mv, step, &base, base_sha256)?;
+        // The file on disk is read again later only to finish a pending
+        // update or to meet a file upstream adds: not copied otherwise.
+        let later = self.resume.is_some() || step.base.is_none();
+        let (on_disk, for_check) = match later {
+            true => (on_disk.clone(), on_disk),
+            false => (None, on_disk),
+        };
+        let current = self.current(package, step, &base, for_check)?;
         let adopt = self.opts.adopt_edits;
         let edits = edits::fold(package, vendor, &base, current.as_deref(), adopt, "update")?;
         self.report.edits.extend(edits);
         let carried = match &self.resume {
             Some(resume) if step.base.is_some() => {
                 let (at_target, on_disk) = (self.target_stamp, on_disk.as_deref());
-                resume.rebase(package, at_target, vendor, &base, &theirs, on_disk)?
+                resume.rebase(package, at_target, vendor, &base, &theirs.bytes, on_disk)?
             }
-            _ => carry::carry(package, vendor, &base, &theirs, &mv.target)?,
+            _ => carry::carry(package, vendor, &base, &theirs.bytes, &mv.target)?,
         };
         carried
             .reports
@@ -88,7 +96,7 @@ impl Run<'_> {
         let rendered = package.finish_with(&vendor.to, carried.output, self.target_stamp)?;
         if step.base.is_none() {
             files::added(vendor, &rendered, on_disk.as_deref(), &mv.target)?;
-            self.moved_files.arrived(vendor, &theirs);
+            self.moved_files.arrived(vendor, &theirs.bytes);
         }
         if step.action == Action::Delete {
             self.txn.remove(&vendor.to);
@@ -96,8 +104,8 @@ impl Run<'_> {
             self.txn.stage(&vendor.to, rendered);
         }
         if !vendor.created {
-            self.locked_files.push(locked_file(vendor, &theirs));
-            self.txn.stage(&vendor.pristine(), theirs);
+            self.locked_files.push(locked_file(vendor, theirs.sha256()));
+            self.txn.stage(&vendor.pristine(), theirs.bytes);
         }
         Ok(())
     }
@@ -105,9 +113,9 @@ impl Run<'_> {
     /// The pristine copy of `step`'s file at the locked version (empty when
     /// it was not vendored there), kept in the cache and recorded for a
     /// lock written while adopting.
-    fn base(&mut self, lock: Option<&Lock>, mv: &Move<'_>, step: &Step<'_>) -> Result<Vec<u8>> {
+    fn base(&mut self, lock: Option<&Lock>, mv: &Move<'_>, step: &Step<'_>) -> Result<FileBytes> {
         let Some(at_base) = step.base else {
-            return Ok(Vec::new());
+            return Ok(FileBytes::unhashed(Vec::new()));
         };
         let source = mv.base_source();
         let base = files::locked_copy(
@@ -119,23 +127,30 @@ impl Run<'_> {
             &mv.base_version,
         )?;
         if !at_base.created {
-            self.base_files.push(locked_file(step.vendor, &base));
-            self.ctx.cache.put_blob(&base);
+            let sha = base.sha256();
+            self.ctx.cache.put_blob_verified(&base.bytes, &sha);
+            self.base_files.push(locked_file(step.vendor, sha));
         }
         Ok(base)
     }
 
     /// `step`'s file at the target: the locked copy again when the release
     /// is the same, else fetched.
-    fn theirs(&self, mv: &Move<'_>, step: &Step<'_>, base: &[u8]) -> Result<Vec<u8>> {
+    fn theirs(
+        &self,
+        mv: &Move<'_>,
+        step: &Step<'_>,
+        base: &[u8],
+        base_sha256: Option<String>,
+    ) -> Result<FileBytes> {
         let vendor = step.vendor;
         let theirs = if mv.same_release && step.base.is_some_and(|b| b.created == vendor.created) {
-            base.to_vec()
+            FileBytes::hashed(base.to_vec(), base_sha256)
         } else {
             self.vendored
                 .fetch(self.ctx, &*mv.source, vendor, &mv.target)?
         };
-        if theirs.is_empty() && !base.is_empty() && !vendor.created {
+        if theirs.bytes.is_empty() && !base.is_empty() && !vendor.created {
             // Every patch of it conflicts; say why first (issue 13).
             self.ctx.shell.warn(format!(
                 "`{}` is empty at {} (it has {} bytes at {})",
@@ -261,11 +276,11 @@ impl Run<'_> {
     }
 }
 
-/// The lock's `[[file]]` entry of `vendor`, its pristine copy `bytes`.
-fn locked_file(vendor: &Vendor, bytes: &[u8]) -> LockedFile {
+/// The lock's `[[file]]` entry of `vendor`, its pristine copy's `sha256`.
+fn locked_file(vendor: &Vendor, sha256: String) -> LockedFile {
     LockedFile {
         upstream: vendor.upstream.clone(),
         from: vendor.from.clone(),
-        sha256: Digest::of(bytes).hex().to_owned(),
+        sha256,
     }
 }
