@@ -120,6 +120,11 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
             continue;
         };
+        // A file as rendered needs no normalizing: compared as bytes, no text is made of
+        // it (issue 23).
+        if expected == actual {
+            continue;
+        }
         let expected = String::from_utf8_lossy(&expected);
         let actual = normalize(input, &vendor.to, &String::from_utf8_lossy(&actual));
         if expected == actual {
