@@ -20,6 +20,10 @@
 //! many places rather than through one handle; paths are compared made
 //! absolute, `.` components dropped.
 
+mod seen;
+
+pub use seen::{Seen, note_dir, note_missing, record, recorded, unchanged};
+
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -127,6 +131,12 @@ fn key(path: &Path) -> PathBuf {
         .collect()
 }
 
+/// Whether a view is installed: the package is then read as an unfinished
+/// plan leaves it, not as the disk holds it.
+pub fn viewing() -> bool {
+    INSTALLED.load(Ordering::Acquire)
+}
+
 fn redirect(path: &Path) -> Option<Redirect> {
     if !INSTALLED.load(Ordering::Acquire) {
         return None;
@@ -161,6 +171,7 @@ pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     match redirect(path) {
         Some(Redirect::Removed) => Err(std::io::Error::from_raw_os_error(ENOENT)),
         Some(Redirect::Staged(staged)) => std::fs::read(staged),
+        None if seen::recording() => read_identified(path).map(|(bytes, _)| bytes),
         None => read_regular(path),
     }
 }
@@ -173,11 +184,25 @@ pub fn read_identified(path: &Path) -> std::io::Result<(Vec<u8>, Option<FileIden
         Some(Redirect::Removed) => Err(std::io::Error::from_raw_os_error(ENOENT)),
         Some(Redirect::Staged(staged)) => Ok((std::fs::read(staged)?, None)),
         None => {
-            let (bytes, file, before) = open_and_read(path)?;
-            let after = FileIdentity::of(&file.metadata()?);
-            Ok((bytes, (before == after).then_some(after)))
+            let read = open_and_read(path).and_then(|(bytes, file, before)| {
+                let after = FileIdentity::of(&file.metadata()?);
+                Ok((bytes, (before == after).then_some(after)))
+            });
+            if seen::recording() {
+                seen::note(
+                    path,
+                    &read.as_ref().map(|(_, id)| id.clone()).map_err(copy_error),
+                );
+            }
+            read
         }
     }
+}
+
+/// An error's kind and code again, for the record of reads.
+fn copy_error(e: &std::io::Error) -> std::io::Error {
+    e.raw_os_error()
+        .map_or_else(|| e.kind().into(), std::io::Error::from_raw_os_error)
 }
 
 /// What names one version of a file without reading it: device, inode, size, and the
@@ -193,6 +218,11 @@ pub struct FileIdentity {
 }
 
 impl FileIdentity {
+    /// The identity of what is at `path` now (symlinks followed).
+    pub fn of_path(path: &Path) -> std::io::Result<FileIdentity> {
+        std::fs::metadata(path).map(|meta| FileIdentity::of(&meta))
+    }
+
     fn of(meta: &std::fs::Metadata) -> FileIdentity {
         use std::os::unix::fs::MetadataExt;
         FileIdentity {
@@ -212,6 +242,35 @@ impl FileIdentity {
         };
         let changed = std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
         now.duration_since(changed).is_ok_and(|age| age >= settled)
+    }
+}
+
+/// Reads back what [`FileIdentity`]'s `Display` writes; anything else is an error.
+impl std::str::FromStr for FileIdentity {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<FileIdentity, ()> {
+        let mut fields = text.split(' ');
+        let mut number = || fields.next().and_then(|f| f.parse::<u64>().ok()).ok_or(());
+        let (dev, ino, size) = (number()?, number()?, number()?);
+        let mut time = || -> Result<(i64, i64), ()> {
+            let (secs, nanos) = fields.next().and_then(|f| f.split_once('.')).ok_or(())?;
+            Ok((
+                secs.parse().map_err(|_| ())?,
+                nanos.parse().map_err(|_| ())?,
+            ))
+        };
+        let (mtime, ctime) = (time()?, time()?);
+        if fields.next().is_some() {
+            return Err(());
+        }
+        Ok(FileIdentity {
+            dev,
+            ino,
+            size,
+            mtime,
+            ctime,
+        })
     }
 }
 
@@ -242,7 +301,6 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// [`read_regular`], with the open file and its identity before the read.
 fn open_and_read(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::File, FileIdentity)> {
-    use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
     let mut file = std::fs::OpenOptions::new()
@@ -262,9 +320,41 @@ fn open_and_read(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::File, FileId
     if meta.len() > MAX_FILE {
         return Err(std::io::ErrorKind::FileTooLarge.into());
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
+    let bytes = read_sized(&mut file, usize::try_from(meta.len()).unwrap_or(0))?;
     Ok((bytes, file, FileIdentity::of(&meta)))
+}
+
+/// The bytes of `file`, `len` long when it was asked: read to that size, then to the end.
+/// `File::read_to_end` would ask the size and the position again (a statx and an lseek a
+/// file; issue 23).
+fn read_sized(file: &mut std::fs::File, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = vec![0; len];
+    let mut filled = 0;
+    while filled < len {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    if filled == len {
+        // The file may have grown since its size was asked.
+        let mut more = [0; 1];
+        let n = loop {
+            match file.read(&mut more) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => break other?,
+            }
+        };
+        if n > 0 {
+            bytes.extend_from_slice(&more[..n]);
+            file.read_to_end(&mut bytes)?;
+        }
+    }
+    Ok(bytes)
 }
 
 /// [`read`] as UTF-8 text.
@@ -278,6 +368,17 @@ pub fn is_file(path: &Path) -> bool {
     match redirect(path) {
         Some(Redirect::Removed) => false,
         Some(Redirect::Staged(_)) => true,
+        None if seen::recording() => {
+            let meta = std::fs::metadata(path);
+            seen::note(
+                path,
+                &meta
+                    .as_ref()
+                    .map(|m| Some(FileIdentity::of(m)))
+                    .map_err(copy_error),
+            );
+            meta.is_ok_and(|m| m.is_file())
+        }
         None => path.is_file(),
     }
 }
@@ -349,6 +450,28 @@ mod tests {
             let err = steps(plan).unwrap_err();
             assert_eq!(err.line, line, "{plan:?}");
         }
+    }
+
+    #[test]
+    fn a_record_names_each_file_read_and_each_path_found_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, gone) = (dir.path().join("a"), dir.path().join("gone"));
+        std::fs::write(&file, "one").unwrap();
+        record();
+        assert_eq!(read(&file).unwrap(), b"one");
+        assert!(read(&gone).is_err() && !is_file(&gone));
+        let seen = recorded().expect("every read pinned down");
+        assert_eq!(seen.len(), 2);
+        assert!(seen.iter().all(|(path, id)| unchanged(path, id)));
+        let (_, id) = seen.iter().find(|(p, _)| p.ends_with("a")).unwrap();
+        let id = id.clone().expect("a file read has an identity");
+        assert_eq!(id.to_string().parse::<FileIdentity>(), Ok(id.clone()));
+        // Rewritten: another identity; created: no longer missing.
+        std::fs::write(&file, "three").unwrap();
+        std::fs::write(&gone, "").unwrap();
+        assert!(seen.iter().all(|(path, id)| !unchanged(path, id)));
+        assert!(recorded().is_none(), "a record is handed over once");
+        assert!("1 2 3 4.5".parse::<FileIdentity>().is_err());
     }
 
     #[test]

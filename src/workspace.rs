@@ -88,36 +88,7 @@ impl Context {
                 ),
             )
         })?;
-        match recovery {
-            Recovery::Clean => {}
-            Recovery::Deferred { committed: true } => shell.warn(
-                "an interrupted run had committed, and another revendor is reading the package: \
-                 it is read as that run's writes leave it; the next command that writes here \
-                 completes them",
-            ),
-            Recovery::Deferred { committed: false } => {}
-            Recovery::RolledBack => {
-                shell.warn("an interrupted run had not committed; its staged files were discarded")
-            }
-            Recovery::Completed => {
-                shell.warn("an interrupted run had committed; its writes were completed")
-            }
-            Recovery::ReadOnly {
-                committed: true,
-                reason,
-            } => shell.warn(format!(
-                "an interrupted run had committed, and its writes cannot be completed here \
-                 ({reason}): the package is read as they leave it; the files on disk stay \
-                 mixed until a revendor command runs where it can write"
-            )),
-            Recovery::ReadOnly {
-                committed: false,
-                reason,
-            } => shell.warn(format!(
-                "an interrupted run had not committed, and its staged files cannot be \
-                 discarded here ({reason}); the package is as it was before that run"
-            )),
-        }
+        tell_recovery(&shell, recovery);
         if let Some(downloads) = shell.downloads() {
             client.set_progress(Box::new(move |url, done, total| {
                 downloads.advance(url, done, total)
@@ -183,6 +154,41 @@ fn exchange(x: &Exchange<'_>) -> String {
         None => "no answer".to_string(),
     };
     format!("{} {} {outcome}", x.method, x.url)
+}
+
+/// Tells on stderr what settling a killed run's transaction did to the
+/// package (nothing to say when it was clean, or deferred before a commit).
+fn tell_recovery(shell: &Shell, recovery: Recovery) {
+    match recovery {
+        Recovery::Clean => {}
+        Recovery::Deferred { committed: true } => shell.warn(
+            "an interrupted run had committed, and another revendor is reading the package: \
+             it is read as that run's writes leave it; the next command that writes here \
+             completes them",
+        ),
+        Recovery::Deferred { committed: false } => {}
+        Recovery::RolledBack => {
+            shell.warn("an interrupted run had not committed; its staged files were discarded")
+        }
+        Recovery::Completed => {
+            shell.warn("an interrupted run had committed; its writes were completed")
+        }
+        Recovery::ReadOnly {
+            committed: true,
+            reason,
+        } => shell.warn(format!(
+            "an interrupted run had committed, and its writes cannot be completed here \
+             ({reason}): the package is read as they leave it; the files on disk stay \
+             mixed until a revendor command runs where it can write"
+        )),
+        Recovery::ReadOnly {
+            committed: false,
+            reason,
+        } => shell.warn(format!(
+            "an interrupted run had not committed, and its staged files cannot be \
+             discarded here ({reason}); the package is as it was before that run"
+        )),
+    }
 }
 
 #[cfg(test)]

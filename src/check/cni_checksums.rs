@@ -112,6 +112,9 @@ fn check_image(input: &Input<'_>, image: &crate::config::Image, sink: &mut Sink)
     Ok(())
 }
 
+/// One architecture's pinned sha256 against the sidecar `version`
+/// publishes; with `--fix`, rewritten when `CNI_PLUGINS_VERSION` was moved
+/// on purpose.
 fn check_pin(
     input: &Input<'_>,
     file: &str,
@@ -124,41 +127,8 @@ fn check_pin(
         .map(|p| p.architecture)
         .unwrap_or_else(|_| pin.platform.clone());
     let asset = cni_asset(&arch, version);
-    let url = github::release_asset_url(
-        &input.ctx.env,
-        REPOSITORY,
-        version,
-        &format!("{asset}.sha256"),
-    );
-    let what = format!(
-        "{id} could not read the sha256 {version} publishes for {}",
-        pin.platform
-    );
-    let fetched = github::fetch_text(&input.ctx.client, &url);
-    let Some(fetched) = unreachable::answered(fetched, sink, &what, file, pin.line)? else {
+    let Some(published) = published_sha256(input, file, version, pin, &asset, sink)? else {
         return Ok(());
-    };
-    let Some(sidecar) = fetched else {
-        sink.push(
-            Finding::error(
-                id,
-                file,
-                pin.line,
-                format!("`{url}` does not exist: is {version} a release of {REPOSITORY}?"),
-            )
-            .fix(format!("set `{VERSION_ARG}` to a published release")),
-        );
-        return Ok(());
-    };
-    let published = match sidecar_sha256(&sidecar, &asset) {
-        Ok(v) => v.value,
-        Err(e) => {
-            sink.push(
-                Finding::error(id, file, pin.line, format!("cannot read `{url}`: {e}"))
-                    .fix("compare the archive's sha256 by hand"),
-            );
-            return Ok(());
-        }
     };
     if published == pin.sha256 {
         return Ok(());
@@ -176,29 +146,109 @@ fn check_pin(
         );
         return Ok(());
     }
-    let committed = committed_version(input, file);
-    if committed.as_deref() == Some(version) || committed.is_none() {
-        let why = match committed {
-            Some(_) => format!(
-                "`{VERSION_ARG}` is still the committed {version}, so this is no deliberate version change: the published archive changed"
-            ),
-            None => format!(
-                "`{file}` has no committed version in git to tell a deliberate `{VERSION_ARG}` change from a changed archive"
-            ),
-        };
+    if !moved_on_purpose(input, file, version, pin, &mismatch, sink) {
+        return Ok(());
+    }
+    rewrite_sha256(input, file, version, pin, &published, &mismatch, sink)
+}
+
+/// The sha256 of `asset` that release `version` publishes in its sidecar;
+/// `None` after the finding when the sidecar is unreachable, missing or
+/// unreadable.
+fn published_sha256(
+    input: &Input<'_>,
+    file: &str,
+    version: &str,
+    pin: &ArchPin,
+    asset: &str,
+    sink: &mut Sink,
+) -> Result<Option<String>> {
+    let id = CNI_CHECKSUMS.name;
+    let url = github::release_asset_url(
+        &input.ctx.env,
+        REPOSITORY,
+        version,
+        &format!("{asset}.sha256"),
+    );
+    let what = format!(
+        "{id} could not read the sha256 {version} publishes for {}",
+        pin.platform
+    );
+    let fetched = github::fetch_text(&input.ctx.client, &url);
+    let Some(fetched) = unreachable::answered(fetched, sink, &what, file, pin.line)? else {
+        return Ok(None);
+    };
+    let Some(sidecar) = fetched else {
         sink.push(
             Finding::error(
                 id,
                 file,
                 pin.line,
-                format!("{mismatch}; not rewriting it: {why}"),
+                format!("`{url}` does not exist: is {version} a release of {REPOSITORY}?"),
             )
-            .fix(
-                "find out why the archive changed; edit the digest by hand only once you trust it",
-            ),
+            .fix(format!("set `{VERSION_ARG}` to a published release")),
         );
-        return Ok(());
+        return Ok(None);
+    };
+    match sidecar_sha256(&sidecar, asset) {
+        Ok(v) => Ok(Some(v.value)),
+        Err(e) => {
+            sink.push(
+                Finding::error(id, file, pin.line, format!("cannot read `{url}`: {e}"))
+                    .fix("compare the archive's sha256 by hand"),
+            );
+            Ok(None)
+        }
     }
+}
+
+/// Whether `CNI_PLUGINS_VERSION` differs from the committed one, so that
+/// the `mismatch` comes from a deliberate version change; `false` after the
+/// finding when it does not (or git cannot tell): the archive changed.
+fn moved_on_purpose(
+    input: &Input<'_>,
+    file: &str,
+    version: &str,
+    pin: &ArchPin,
+    mismatch: &str,
+    sink: &mut Sink,
+) -> bool {
+    let committed = committed_version(input, file);
+    if committed.as_deref().is_some_and(|c| c != version) {
+        return true;
+    }
+    let why = match committed {
+        Some(_) => format!(
+            "`{VERSION_ARG}` is still the committed {version}, so this is no deliberate version change: the published archive changed"
+        ),
+        None => format!(
+            "`{file}` has no committed version in git to tell a deliberate `{VERSION_ARG}` change from a changed archive"
+        ),
+    };
+    sink.push(
+        Finding::error(
+            CNI_CHECKSUMS.name,
+            file,
+            pin.line,
+            format!("{mismatch}; not rewriting it: {why}"),
+        )
+        .fix("find out why the archive changed; edit the digest by hand only once you trust it"),
+    );
+    false
+}
+
+/// Rewrites the ARG default holding `pin`'s sha256 to `published`; an
+/// error finding when the digest is no ARG default.
+fn rewrite_sha256(
+    input: &Input<'_>,
+    file: &str,
+    version: &str,
+    pin: &ArchPin,
+    published: &str,
+    mismatch: &str,
+    sink: &mut Sink,
+) -> Result<()> {
+    let id = CNI_CHECKSUMS.name;
     let Some(text) = input.text(file)? else {
         return Ok(());
     };
@@ -211,7 +261,7 @@ fn check_pin(
     });
     let rewritten = arg
         .as_deref()
-        .and_then(|name| rewrite_arg(&text, name, &published).ok().map(|t| (name, t)));
+        .and_then(|name| rewrite_arg(&text, name, published).ok().map(|t| (name, t)));
     match rewritten {
         Some((name, new)) => {
             input.edit(file, new.into_bytes());

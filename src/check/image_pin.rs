@@ -23,7 +23,7 @@ use crate::config::Pin;
 use crate::config::lock::LOCK_PATH;
 use crate::error::Result;
 use crate::image::Reference;
-use crate::manifest::Manifest;
+use crate::manifest::{ImageField, Manifest};
 use crate::render::pin::repository_of;
 use crate::upstream::Pristine;
 
@@ -125,6 +125,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     renames.report(id, input, sink)
 }
 
+/// A `[[pin]]` of a whole manifest (no `yaml` keys): it parses, its image
+/// fields are the locked reference, and no other line names the upstream
+/// or the pinned repository.
 fn check_file(
     input: &Input<'_>,
     pin: &Pin,
@@ -155,9 +158,26 @@ fn check_file(
         }
     };
     let upstream = upstream_repositories(input, pin)?;
-    let mut reported = BTreeSet::new();
     let images = manifest.images();
-    for field in &images {
+    let reported = image_fields(pin, locked, &images, renames, sink);
+    let fields: BTreeSet<usize> = images.iter().map(|f| f.line).collect();
+    mentions(pin, &text, &upstream, &reported, &fields, sink);
+    Ok(())
+}
+
+/// Each `image:` field of the pin's repository (or one it replaces) is the
+/// locked reference: a renamed tag is left to `renames`, anything else is a
+/// finding. Returns the lines reported.
+fn image_fields(
+    pin: &Pin,
+    locked: &str,
+    images: &[ImageField],
+    renames: &mut Renames,
+    sink: &mut Sink,
+) -> BTreeSet<usize> {
+    let id = IMAGE_PIN.name;
+    let mut reported = BTreeSet::new();
+    for field in images {
         let repository = repository_of(&field.value);
         if !pin.matches(repository) || field.value == locked {
             continue;
@@ -182,7 +202,21 @@ fn check_file(
                 .fix("run `revendor render` to write the locked pin"),
         );
     }
-    let fields: BTreeSet<usize> = images.iter().map(|f| f.line).collect();
+    reported
+}
+
+/// Lines of `text` not `reported` yet that still name an `upstream`
+/// repository, or name the pin's repository outside the image `fields`
+/// (a script block or comment, where no pin reaches).
+fn mentions(
+    pin: &Pin,
+    text: &str,
+    upstream: &[String],
+    reported: &BTreeSet<usize>,
+    fields: &BTreeSet<usize>,
+    sink: &mut Sink,
+) {
+    let id = IMAGE_PIN.name;
     for (i, line) in text.lines().enumerate() {
         let number = i + 1;
         if reported.contains(&number) {
@@ -216,7 +250,6 @@ fn check_file(
             );
         }
     }
-    Ok(())
 }
 
 /// The upstream repositories `pin` replaces: its `replaces`, and the image

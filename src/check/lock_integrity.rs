@@ -52,7 +52,18 @@ pub(super) const CHECK: Check = Check {
     run: check,
 };
 
+/// In order: the upstreams against the lock's, the vendored directories,
+/// the pristine copies, the patch files, then entries the lock records twice.
 fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    upstreams(input, sink);
+    directories(input, sink);
+    pristine_copies(input, sink)?;
+    patches(input, sink)?;
+    duplicates(input, sink)
+}
+
+/// Each upstream of vendor.toml is in the lock, from the source it names.
+fn upstreams(input: &Input<'_>, sink: &mut Sink) {
     let id = LOCK_INTEGRITY.name;
     for up in &input.config.upstreams {
         let Some(locked) = input.lock.upstream(up.name.as_deref()) else {
@@ -86,6 +97,11 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+}
+
+/// Each vendored directory has a file in the lock.
+fn directories(input: &Input<'_>, sink: &mut Sink) {
+    let id = LOCK_INTEGRITY.name;
     for dir in input.config.vendor.iter().filter(|v| v.is_dir()) {
         if !input
             .lock
@@ -107,6 +123,11 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
         }
     }
+}
+
+/// Each pristine copy under `upstream/` has the sha256 the lock records.
+fn pristine_copies(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let id = LOCK_INTEGRITY.name;
     for vendor in input.files()?.iter().filter(|v| !v.created) {
         let version = input.stamp.version(vendor.upstream.as_deref());
         let path = vendor.pristine();
@@ -147,6 +168,12 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         };
         sink.push(finding);
     }
+    Ok(())
+}
+
+/// Each patch file is the one the lock records as verified.
+fn patches(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
+    let id = LOCK_INTEGRITY.name;
     for p in &input.config.patches {
         let Some(bytes) = input.read(&p.file)? else {
             sink.push(
@@ -192,7 +219,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             Some(_) => {}
         }
     }
-    duplicates(input, sink)
+    Ok(())
 }
 
 /// A lock entry as it must be unique: its upstream (files only) and its

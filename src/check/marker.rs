@@ -25,7 +25,7 @@
 
 use super::{Check, Finding, Id, Input, Sink, unreachable};
 use crate::config::{Expect, Marker};
-use crate::dockerfile::{Dockerfile, rewrite_marker};
+use crate::dockerfile::{Dockerfile, MarkerLine, rewrite_marker};
 use crate::error::Result;
 use crate::github::{self, Rev};
 use crate::marker::{self, PkgsRef};
@@ -93,183 +93,244 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     Ok(())
 }
 
+/// The ARG a marker vouches for, as the Dockerfile declares it: its name,
+/// its default and that default's line.
+type Pin<'a> = (&'a str, String, usize);
+
+/// One `[[marker]]`, step by step: the Dockerfile, its marker line, the ARG
+/// it vouches for, the expected value, the mismatch (moved with `--fix`),
+/// and online what the vouched-for release ships. Each step that finds a
+/// fault reports it and ends the marker's check.
 fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
-    let id = MARKER.member(&m.name);
     let Some((text, df)) = input.dockerfile(&m.file)? else {
         sink.push(
-            Finding::error(&id, &m.file, 1, format!("`{}` is missing", m.file)).fix(format!(
+            Finding::error(
+                MARKER.member(&m.name),
+                &m.file,
+                1,
+                format!("`{}` is missing", m.file),
+            )
+            .fix(format!(
                 "restore it, or fix the [[marker]] at vendor.toml:{}",
                 m.line
             )),
         );
         return Ok(());
     };
+    let Some(line) = marker_line(m, &df, sink) else {
+        return Ok(());
+    };
+    if !pin_has_value(m, &df, sink) {
+        return Ok(());
+    }
+    let Some(expected) = expected_value(input, m, sink)? else {
+        return Ok(());
+    };
+    let pin = m
+        .pin
+        .as_deref()
+        .and_then(|name| pinned(&df, name).map(|(v, l)| (name, v, l)));
+    let Some((vouched, resolved)) =
+        settle_mismatch(input, m, &text, &line, &expected, pin.as_ref(), sink)?
+    else {
+        return Ok(());
+    };
+    confirm_shipped(input, m, line.line, &vouched, resolved, pin.as_ref(), sink)
+}
+
+/// The marker's one `# <key>: <value>` line; `None` after the finding when
+/// it is missing, repeated or has no value.
+fn marker_line(m: &Marker, df: &Dockerfile, sink: &mut Sink) -> Option<MarkerLine> {
+    let id = MARKER.member(&m.name);
     let lines = df.markers(&m.key);
-    let line = match lines.as_slice() {
-        [] => {
-            sink.push(
-                Finding::error(
-                    &id,
-                    &m.file,
-                    1,
-                    format!("no `# {}: <value>` marker line", m.key),
-                )
-                .fix(format!(
-                    "add `# {}: <release>` after comparing by hand",
-                    m.key
-                )),
-            );
-            return Ok(());
-        }
-        [one] => one,
+    let finding = match lines.as_slice() {
+        [] => Finding::error(
+            &id,
+            &m.file,
+            1,
+            format!("no `# {}: <value>` marker line", m.key),
+        )
+        .fix(format!(
+            "add `# {}: <release>` after comparing by hand",
+            m.key
+        )),
+        [one] if one.value.is_empty() => Finding::error(
+            &id,
+            &m.file,
+            one.line,
+            format!("the `{}` marker has no value", m.key),
+        )
+        .fix(format!(
+            "write the release it was compared with after `{}:`",
+            m.key
+        )),
+        [_] => return lines.into_iter().next(),
         [_, second, ..] => {
             let at: Vec<String> = lines.iter().map(|l| l.line.to_string()).collect();
-            sink.push(
-                Finding::error(
-                    &id,
-                    &m.file,
-                    second.line,
-                    format!(
-                        "the `{}` marker appears {} times (lines {}); it must appear once",
-                        m.key,
-                        lines.len(),
-                        at.join(", ")
-                    ),
-                )
-                .fix("keep one marker line"),
-            );
-            return Ok(());
-        }
-    };
-    if line.value.is_empty() {
-        sink.push(
             Finding::error(
                 &id,
                 &m.file,
-                line.line,
-                format!("the `{}` marker has no value", m.key),
+                second.line,
+                format!(
+                    "the `{}` marker appears {} times (lines {}); it must appear once",
+                    m.key,
+                    lines.len(),
+                    at.join(", ")
+                ),
             )
-            .fix(format!(
-                "write the release it was compared with after `{}:`",
-                m.key
-            )),
-        );
-        return Ok(());
-    }
-    // The value the marker vouches for must be there: an empty or missing
-    // ARG vouches for nothing (issue 13: `ARG CNI_PLUGINS_VERSION=` passed).
-    if let Some(name) = &m.pin {
-        let empty = match pinned(&df, name) {
-            None => Some((
-                1,
-                format!(
-                    "no `ARG {name}=<value>` holds the value the `{}` marker vouches for",
-                    m.key
-                ),
-            )),
-            Some((value, at)) if value.trim().is_empty() => Some((
-                at,
-                format!(
-                    "`ARG {name}=` is empty: the `{}` marker vouches for no value",
-                    m.key
-                ),
-            )),
-            Some(_) => None,
-        };
-        if let Some((at, message)) = empty {
-            sink.push(
-                Finding::error(&id, &m.file, at, message)
-                    .fix(format!("set `ARG {name}=` to the value that was compared")),
-            );
-            return Ok(());
+            .fix("keep one marker line")
         }
-    }
+    };
+    sink.push(finding);
+    None
+}
+
+/// Whether the ARG the marker vouches for (`pin`), if it names one, has a
+/// value; `false` after the finding. An empty or missing ARG vouches for
+/// nothing (issue 13: `ARG CNI_PLUGINS_VERSION=` passed).
+fn pin_has_value(m: &Marker, df: &Dockerfile, sink: &mut Sink) -> bool {
+    let Some(name) = &m.pin else {
+        return true;
+    };
+    let (at, message) = match pinned(df, name) {
+        None => (
+            1,
+            format!(
+                "no `ARG {name}=<value>` holds the value the `{}` marker vouches for",
+                m.key
+            ),
+        ),
+        Some((value, at)) if value.trim().is_empty() => (
+            at,
+            format!(
+                "`ARG {name}=` is empty: the `{}` marker vouches for no value",
+                m.key
+            ),
+        ),
+        Some(_) => return true,
+    };
+    sink.push(
+        Finding::error(MARKER.member(&m.name), &m.file, at, message)
+            .fix(format!("set `ARG {name}=` to the value that was compared")),
+    );
+    false
+}
+
+/// The value the marker must equal; `None` after the finding when it
+/// cannot be read or is empty.
+fn expected_value(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<Option<Expected>> {
     let expected = match expected(input, m)? {
         Ok(e) => e,
         Err(finding) => {
             sink.push(finding);
-            return Ok(());
+            return Ok(None);
         }
     };
     if expected.value.is_empty() {
         sink.push(
             Finding::error(
-                &id,
+                MARKER.member(&m.name),
                 &expected.file,
                 expected.line,
                 format!("the value the `{}` marker must equal is empty", m.key),
             )
             .fix("set it, or point `expect` at the right key"),
         );
-        return Ok(());
+        return Ok(None);
     }
-    let pin = m
-        .pin
-        .as_deref()
-        .and_then(|name| pinned(&df, name).map(|(v, l)| (name, v, l)));
-    let subject = subject(m);
-    let online = input.online && m.resolver.is_some();
-    let mut vouched = line.value.clone();
-    let mut resolved = None;
-    if line.value != expected.value {
-        match (&m.resolver, &pin) {
-            (Some(resolver), Some(pin)) if input.fix && input.online => {
-                let what = format!(
-                    "{id} could not resolve what {subject} {} ships",
-                    expected.value
-                );
-                let answer = resolve(input, resolver, &expected.value);
-                let Some(resolution) =
-                    unreachable::answered(answer, sink, &what, &m.file, line.line)?
-                else {
-                    return Ok(());
-                };
-                match fix_marker(input, m, &text, line.line, &expected, pin, resolution, sink)? {
-                    Some(chain) => {
-                        vouched = expected.value.clone();
-                        resolved = Some(chain);
-                    }
-                    None => return Ok(()),
-                }
-            }
-            _ => {
-                let fix = if m.resolver.is_some() {
-                    format!(
-                        "run `revendor check --online --fix`: it moves the marker when {subject} {} ships the pinned CNI plugins version, and explains the decision when it does not",
-                        expected.value
-                    )
-                } else {
-                    format!("compare again, then set the marker to `{}`", expected.value)
-                };
-                sink.push(
-                    Finding::error(
-                        &id,
-                        &m.file,
-                        line.line,
-                        format!(
-                            "the marker says {}, but {}:{} says {}",
-                            line.value, expected.file, expected.line, expected.value
-                        ),
-                    )
-                    .fix(fix),
-                );
-                return Ok(());
-            }
+    Ok(Some(expected))
+}
+
+/// The release the marker vouches for, and the chain that resolved it when
+/// `--fix` moved the marker to `expected`; `None` after the finding when the
+/// marker differs from `expected` and stays so.
+fn settle_mismatch(
+    input: &Input<'_>,
+    m: &Marker,
+    text: &str,
+    line: &MarkerLine,
+    expected: &Expected,
+    pin: Option<&Pin<'_>>,
+    sink: &mut Sink,
+) -> Result<Option<(String, Option<String>)>> {
+    if line.value == expected.value {
+        return Ok(Some((line.value.clone(), None)));
+    }
+    match (&m.resolver, pin) {
+        (Some(resolver), Some(pin)) if input.fix && input.online => {
+            let what = format!(
+                "{} could not resolve what {} {} ships",
+                MARKER.member(&m.name),
+                subject(m),
+                expected.value
+            );
+            let answer = resolve(input, resolver, &expected.value);
+            let Some(resolution) = unreachable::answered(answer, sink, &what, &m.file, line.line)?
+            else {
+                return Ok(None);
+            };
+            let moved = fix_marker(input, m, text, line.line, expected, pin, resolution, sink)?;
+            Ok(moved.map(|chain| (expected.value.clone(), Some(chain))))
+        }
+        _ => {
+            sink.push(stale(m, line, expected));
+            Ok(None)
         }
     }
-    let (Some(resolver), Some((pin_name, pin_value, pin_line)), true) = (&m.resolver, &pin, online)
+}
+
+/// The finding for a marker that differs from its expected value, with the
+/// way to settle it: `--online --fix` when a resolver can check the move.
+fn stale(m: &Marker, line: &MarkerLine, expected: &Expected) -> Finding {
+    let fix = if m.resolver.is_some() {
+        format!(
+            "run `revendor check --online --fix`: it moves the marker when {} {} ships the pinned CNI plugins version, and explains the decision when it does not",
+            subject(m),
+            expected.value
+        )
+    } else {
+        format!("compare again, then set the marker to `{}`", expected.value)
+    };
+    Finding::error(
+        MARKER.member(&m.name),
+        &m.file,
+        line.line,
+        format!(
+            "the marker says {}, but {}:{} says {}",
+            line.value, expected.file, expected.line, expected.value
+        ),
+    )
+    .fix(fix)
+}
+
+/// Online, with a resolver and a pin: the release the marker vouches for
+/// (`vouched`, at `line`) must ship the pinned CNI plugins version.
+/// `resolved` is the chain `--fix` already found for it, if any.
+fn confirm_shipped(
+    input: &Input<'_>,
+    m: &Marker,
+    line: usize,
+    vouched: &str,
+    resolved: Option<String>,
+    pin: Option<&Pin<'_>>,
+    sink: &mut Sink,
+) -> Result<()> {
+    let online = input.online && m.resolver.is_some();
+    let (Some(resolver), Some((pin_name, pin_value, pin_line)), true) = (&m.resolver, pin, online)
     else {
         return Ok(());
     };
+    let id = MARKER.member(&m.name);
+    let subject = subject(m);
     let what = format!("{id} could not resolve what {subject} {vouched} ships");
     let chain = match resolved {
         Some(chain) => chain,
         None => match unreachable::answered(
-            resolve(input, resolver, &vouched),
+            resolve(input, resolver, vouched),
             sink,
             &what,
             &m.file,
-            line.line,
+            line,
         )? {
             None => return Ok(()),
             Some(Resolution::Found { cni, chain }) if &cni == pin_value => chain,
@@ -278,7 +339,7 @@ fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
                     Finding::error(
                         &id,
                         &m.file,
-                        line.line,
+                        line,
                         format!(
                             "{subject} {vouched} ships CNI plugins {cni} ({chain}), but `{pin_name}` is {pin_value} (line {pin_line})"
                         ),
@@ -292,7 +353,7 @@ fn check_marker(input: &Input<'_>, m: &Marker, sink: &mut Sink) -> Result<()> {
                     Finding::error(
                         &id,
                         &m.file,
-                        line.line,
+                        line,
                         format!("cannot tell which CNI plugins {subject} {vouched} ships: {reason}"),
                     )
                     .fix(format!(
@@ -316,7 +377,7 @@ fn fix_marker(
     text: &str,
     line: usize,
     expected: &Expected,
-    (pin_name, pin_value, pin_line): &(&str, String, usize),
+    (pin_name, pin_value, pin_line): &Pin<'_>,
     resolution: Resolution,
     sink: &mut Sink,
 ) -> Result<Option<String>> {

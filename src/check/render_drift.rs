@@ -9,19 +9,19 @@
 //! 3. Compare with the file on disk ([`render::hand_edits`]), one finding
 //!    per differing region, at its line in the file on disk.
 //!
-//! Before comparing, the file on disk has the locked pin put back at every
-//! pin site and stale `[[rewrite]]` results set to the locked version: those
-//! lines are `image-pin`'s and `version-sync`'s to report, so that one
-//! mistake makes one finding. What is left is an edit no patch carries,
-//! unless the lock explains it: a conflict of an update pending since
-//! `update --keep-conflicts` (one finding, pointing to `update --continue`;
-//! a source patch's conflict is reported at its working copy),
-//! or a patch that vendor.toml no longer has (one finding per patch, pointing
-//! to `render`). A file the lock says was rendered, that no `[[vendor]]`
-//! renders any more, is reported too: it has no source. So is a file in a
-//! vendored directory that nothing renders (a stray: not upstream's at the
-//! locked version, created by no patch), and one a patch deletes that is
-//! there.
+//! A file on disk that differs from the render is compared again after the
+//! locked pin is put back at every pin site and stale `[[rewrite]]` results
+//! are set to the locked version: those lines are `image-pin`'s and
+//! `version-sync`'s to report, so that one mistake makes one finding. What
+//! is left is an edit no patch carries, unless the lock explains it: a
+//! conflict of an update pending since `update --keep-conflicts` (one
+//! finding, pointing to `update --continue`; a source patch's conflict is
+//! reported at its working copy), or a patch that vendor.toml no longer has
+//! (one finding per patch, pointing to `render`). A file the lock says was
+//! rendered, that no `[[vendor]]` renders any more, is reported too: it has
+//! no source. So is a file in a vendored directory that nothing renders (a
+//! stray: not upstream's at the locked version, created by no patch), and
+//! one a patch deletes that is there.
 
 use std::collections::HashSet;
 
@@ -120,8 +120,9 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             );
             continue;
         };
-        // A file as rendered needs no normalizing: compared as bytes, no text is made of
-        // it (issue 23).
+        // The file as render writes it has no drift; only one that differs
+        // is normalized (a YAML parse and a pattern per rewrite) to tell
+        // drift from what other checks report.
         if expected == actual {
             continue;
         }

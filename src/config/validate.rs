@@ -1,13 +1,13 @@
 //! `RawConfig` → `Config`: every rule that serde cannot express.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use toml::Spanned;
 
 use super::bounds::{self, Bounds, Resolved};
 use super::context::{Ctx, stays_inside};
-use super::raw::{RawConfig, RawExpect, RawVendor};
+use super::raw::{RawConfig, RawExpect, RawMarker, RawPatch, RawRewrite, RawVendor};
 use super::{
     AppliesTo, Config, ConfigError, Expect, Level, Marker, Patch, Rewrite, RewriteKind, Select,
     SeverityOverride, Upstream, Vendor,
@@ -17,6 +17,11 @@ use super::{asset, named};
 /// vendor.toml's `raw` as a [`Config`]; with `starting` (`--adopt-edits`),
 /// a vendor `[[patch]]` whose file does not exist yet is allowed: the hand
 /// edits start it.
+///
+/// The tables are validated in this order, and the first fault is the
+/// error: upstreams, `[[vendor]]`, `[[patch]]`, the outputs apart from one
+/// another, `[[rewrite]]`, images, `[[pin]]`, `[[marker]]`, `[[contract]]`,
+/// `[checks]`.
 pub(super) fn validate(
     dir: &Path,
     path: &Path,
@@ -26,25 +31,84 @@ pub(super) fn validate(
 ) -> Result<Config, ConfigError> {
     let cx = Ctx::new(path, text, Bounds::new(dir));
     let mut upstreams = named::upstreams(&cx, &raw)?;
-
-    let mut vendor = Vec::new();
-    let mut outputs = Vec::new();
-    for v in &raw.vendor {
-        let (entry, resolved) = vendor_entry(&cx, dir, &upstreams, v)?;
-        outputs.push((resolved, v.get_ref().to.clone(), entry.is_dir()));
-        vendor.push(entry);
-    }
+    let (vendor, outputs) = vendor_entries(&cx, dir, &upstreams, &raw.vendor)?;
     asset::apart_from_files(&cx, &vendor)?;
     for up in &mut upstreams {
         up.assets = asset::of_upstream(up, &vendor);
     }
+    let (patches, patch_files) = patches(&cx, dir, &upstreams, &raw.patch, starting)?;
+    apart(&cx, &outputs, &patch_files)?;
+    let rewrites = raw
+        .rewrite
+        .iter()
+        .map(|w| rewrite(&cx, &upstreams, w))
+        .collect::<Result<_, _>>()?;
+    let images = named::images(&cx, &raw)?;
+    let pins = raw
+        .pin
+        .iter()
+        .map(|p| named::pin(&cx, &images, p))
+        .collect::<Result<_, _>>()?;
+    let markers = markers(&cx, &raw.marker)?;
+    let contracts = super::contract::validate(&cx, &raw.contract)?;
+    let marker_names: HashSet<String> = markers.iter().map(|m| m.name.clone()).collect();
+    let contract_names: HashSet<String> = contracts.iter().map(|c| c.name.clone()).collect();
+    let severities = severities(&cx, &raw.checks, &marker_names, &contract_names)?;
 
+    Ok(Config {
+        severities,
+        root: dir.to_path_buf(),
+        upstreams,
+        vendor,
+        patches,
+        rewrites,
+        images,
+        pins,
+        markers,
+        contracts,
+    })
+}
+
+/// A `[[vendor]]` output for [`apart`]: where its `to` resolves, `to` as
+/// written, and whether it is a directory.
+type Output = (Resolved, Spanned<String>, bool);
+
+/// A `[[patch]]` file for [`apart`]: where it resolves, the patch's name
+/// and its line.
+type PatchFile = (Resolved, String, usize);
+
+/// Every `[[vendor]]`, and its output.
+fn vendor_entries(
+    cx: &Ctx<'_>,
+    dir: &Path,
+    upstreams: &[Upstream],
+    raw: &[Spanned<RawVendor>],
+) -> Result<(Vec<Vendor>, Vec<Output>), ConfigError> {
+    let mut vendor = Vec::new();
+    let mut outputs = Vec::new();
+    for v in raw {
+        let (entry, resolved) = vendor_entry(cx, dir, upstreams, v)?;
+        outputs.push((resolved, v.get_ref().to.clone(), entry.is_dir()));
+        vendor.push(entry);
+    }
+    Ok((vendor, outputs))
+}
+
+/// Every `[[patch]]` (names unique, files present unless `starting` may
+/// start them), and its file.
+fn patches(
+    cx: &Ctx<'_>,
+    dir: &Path,
+    upstreams: &[Upstream],
+    raw: &[Spanned<RawPatch>],
+    starting: bool,
+) -> Result<(Vec<Patch>, Vec<PatchFile>), ConfigError> {
     let mut names = HashSet::new();
     let mut patches = Vec::new();
     let mut patch_files = Vec::new();
-    for p in &raw.patch {
+    for p in raw {
         let r = p.get_ref();
-        let upstream = named::belongs_to(&cx, &upstreams, &r.upstream, "[[patch]]", cx.line(p))?;
+        let upstream = named::belongs_to(cx, upstreams, &r.upstream, "[[patch]]", cx.line(p))?;
         if !names.insert(r.name.get_ref().clone()) {
             return Err(cx
                 .err(
@@ -55,34 +119,10 @@ pub(super) fn validate(
         }
         let (file, resolved) = cx.path_of("file", &r.file, true)?;
         patch_files.push((resolved, r.name.get_ref().clone(), cx.line(&r.file)));
-        let applies_to = match r.applies_to.get_ref().as_str() {
-            "vendor" => AppliesTo::Vendor,
-            "source" => AppliesTo::Source,
-            other => {
-                return Err(cx.err(
-                    &r.applies_to,
-                    format!("`applies-to` = \"{other}\" is not `vendor` or `source`"),
-                ));
-            }
-        };
+        let applies_to = applies_to(cx, &r.applies_to)?;
         let startable = starting && applies_to == AppliesTo::Vendor;
-        if !startable && !crate::journal::is_file(&dir.join(&file)) {
-            let hint = match applies_to {
-                AppliesTo::Vendor => {
-                    "create the patch or fix `file`; or edit the vendored file and run `revendor render --adopt-edits`, which starts the patch from the edit"
-                }
-                AppliesTo::Source => "create the patch or fix `file`",
-            };
-            // A FIFO, socket, device or directory under that name is there, but is no file
-            // revendor reads (issue 21).
-            let what = if dir.join(&file).exists() {
-                "is not a regular file"
-            } else {
-                "does not exist"
-            };
-            return Err(cx
-                .err(&r.file, format!("patch file `{file}` {what}"))
-                .hint(hint));
+        if !startable {
+            patch_file_exists(cx, dir, &r.file, &file, applies_to)?;
         }
         patches.push(Patch {
             upstream,
@@ -93,53 +133,98 @@ pub(super) fn validate(
             line: cx.line(p),
         });
     }
+    Ok((patches, patch_files))
+}
 
-    apart(&cx, &outputs, &patch_files)?;
-
-    let mut rewrites = Vec::new();
-    for w in &raw.rewrite {
-        let r = w.get_ref();
-        let upstream = named::belongs_to(&cx, &upstreams, &r.upstream, "[[rewrite]]", cx.line(w))?;
-        let kind = match (&r.lines_containing, &r.replace, &r.dockerfile_arg) {
-            (Some(_), Some(replace), None) if replace.get_ref().is_empty() => {
-                // An empty `replace` matches nowhere and everywhere: the rewrite would change
-                // nothing, and check would then call the intended edit a hand edit (issue 21).
-                return Err(cx
-                    .err(replace, "`replace` is empty: it must name the text to replace on the matching lines")
-                    .hint("write the text to replace, e.g. `replace = \"snapshot\"`"));
-            }
-            (Some(needle), Some(replace), None) => RewriteKind::Lines {
-                needle: needle.get_ref().clone(),
-                replace: replace.get_ref().clone(),
-            },
-            (None, None, Some(arg)) => RewriteKind::DockerfileArg {
-                name: arg.get_ref().clone(),
-            },
-            _ => {
-                return Err(cx
-                    .err(w, "a [[rewrite]] needs either `lines-containing` with `replace`, or `dockerfile-arg`")
-                    .hint("see the [[rewrite]] examples in docs/reference.md"));
-            }
-        };
-        rewrites.push(Rewrite {
-            upstream,
-            file: cx.written("file", &r.file)?,
-            kind,
-            with: r.with.get_ref().clone(),
-            line: cx.line(w),
-        });
+/// A `[[patch]]`'s `applies-to`.
+fn applies_to(cx: &Ctx<'_>, raw: &Spanned<String>) -> Result<AppliesTo, ConfigError> {
+    match raw.get_ref().as_str() {
+        "vendor" => Ok(AppliesTo::Vendor),
+        "source" => Ok(AppliesTo::Source),
+        other => Err(cx.err(
+            raw,
+            format!("`applies-to` = \"{other}\" is not `vendor` or `source`"),
+        )),
     }
+}
 
-    let images = named::images(&cx, &raw)?;
-
-    let mut pins = Vec::new();
-    for p in &raw.pin {
-        pins.push(named::pin(&cx, &images, p)?);
+/// The `[[patch]]` file `file` (written as `raw`) is a regular file of the
+/// package.
+fn patch_file_exists(
+    cx: &Ctx<'_>,
+    dir: &Path,
+    raw: &Spanned<String>,
+    file: &str,
+    applies_to: AppliesTo,
+) -> Result<(), ConfigError> {
+    if crate::journal::is_file(&dir.join(file)) {
+        return Ok(());
     }
+    let hint = match applies_to {
+        AppliesTo::Vendor => {
+            "create the patch or fix `file`; or edit the vendored file and run `revendor render --adopt-edits`, which starts the patch from the edit"
+        }
+        AppliesTo::Source => "create the patch or fix `file`",
+    };
+    // A FIFO, socket, device or directory under that name is there, but is no file
+    // revendor reads (issue 21).
+    let what = if dir.join(file).exists() {
+        "is not a regular file"
+    } else {
+        "does not exist"
+    };
+    Err(cx
+        .err(raw, format!("patch file `{file}` {what}"))
+        .hint(hint))
+}
 
+/// One `[[rewrite]]`: lines containing a needle have `replace` replaced, or
+/// a Dockerfile ARG is set.
+fn rewrite(
+    cx: &Ctx<'_>,
+    upstreams: &[Upstream],
+    w: &Spanned<RawRewrite>,
+) -> Result<Rewrite, ConfigError> {
+    let r = w.get_ref();
+    let upstream = named::belongs_to(cx, upstreams, &r.upstream, "[[rewrite]]", cx.line(w))?;
+    let kind = match (&r.lines_containing, &r.replace, &r.dockerfile_arg) {
+        (Some(_), Some(replace), None) if replace.get_ref().is_empty() => {
+            // An empty `replace` matches nowhere and everywhere: the rewrite would change
+            // nothing, and check would then call the intended edit a hand edit (issue 21).
+            return Err(cx
+                .err(
+                    replace,
+                    "`replace` is empty: it must name the text to replace on the matching lines",
+                )
+                .hint("write the text to replace, e.g. `replace = \"snapshot\"`"));
+        }
+        (Some(needle), Some(replace), None) => RewriteKind::Lines {
+            needle: needle.get_ref().clone(),
+            replace: replace.get_ref().clone(),
+        },
+        (None, None, Some(arg)) => RewriteKind::DockerfileArg {
+            name: arg.get_ref().clone(),
+        },
+        _ => {
+            return Err(cx
+                .err(w, "a [[rewrite]] needs either `lines-containing` with `replace`, or `dockerfile-arg`")
+                .hint("see the [[rewrite]] examples in docs/reference.md"));
+        }
+    };
+    Ok(Rewrite {
+        upstream,
+        file: cx.written("file", &r.file)?,
+        kind,
+        with: r.with.get_ref().clone(),
+        line: cx.line(w),
+    })
+}
+
+/// Every `[[marker]]`: names unique, resolvers known.
+fn markers(cx: &Ctx<'_>, raw: &[Spanned<RawMarker>]) -> Result<Vec<Marker>, ConfigError> {
     let mut marker_names = HashSet::new();
     let mut markers = Vec::new();
-    for m in &raw.marker {
+    for m in raw {
         let r = m.get_ref();
         if !marker_names.insert(r.name.get_ref().clone()) {
             return Err(cx.err(
@@ -158,18 +243,25 @@ pub(super) fn validate(
             name: r.name.get_ref().clone(),
             file: cx.written("file", &r.file)?,
             key: r.key.get_ref().clone(),
-            expect: expect(&cx, &r.expect)?,
+            expect: expect(cx, &r.expect)?,
             pin: r.pin.as_ref().map(|p| p.get_ref().clone()),
             resolver: r.resolver.as_ref().map(|p| p.get_ref().clone()),
             line: cx.line(m),
         });
     }
+    Ok(markers)
+}
 
-    let contracts = super::contract::validate(&cx, &raw.contract)?;
-    let contract_names: HashSet<String> = contracts.iter().map(|c| c.name.clone()).collect();
-
+/// `[checks]`: each key a check id (or a declared marker's or contract's),
+/// each value a level.
+fn severities(
+    cx: &Ctx<'_>,
+    checks: &BTreeMap<Spanned<String>, Spanned<String>>,
+    marker_names: &HashSet<String>,
+    contract_names: &HashSet<String>,
+) -> Result<Vec<SeverityOverride>, ConfigError> {
     let mut severities = Vec::new();
-    for (id, level) in &raw.checks {
+    for (id, level) in checks {
         let level = match level.get_ref().as_str() {
             "error" => Level::Error,
             "warning" => Level::Warning,
@@ -184,7 +276,7 @@ pub(super) fn validate(
                     .hint("use error, warning, info or allow"));
             }
         };
-        if !known_check(id.get_ref(), &marker_names, &contract_names) {
+        if !known_check(id.get_ref(), marker_names, contract_names) {
             return Err(cx
                 .err(id, format!("[checks] names `{}`, which is not a check id", id.get_ref()))
                 .hint("the ids are listed in docs/checks.md; `marker` and `contract` cover every marker or contract"));
@@ -194,19 +286,7 @@ pub(super) fn validate(
             level,
         });
     }
-
-    Ok(Config {
-        severities,
-        root: dir.to_path_buf(),
-        upstreams,
-        vendor,
-        patches,
-        rewrites,
-        images,
-        pins,
-        markers,
-        contracts,
-    })
+    Ok(severities)
 }
 
 /// One `[[vendor]]`: a file, or a directory when `from` and `to` end with
@@ -238,6 +318,37 @@ fn vendor_entry(
             .err(checksums, "`checksums` names the asset listing a release asset's sha256, but this [[vendor]] has no `asset`")
             .hint("remove `checksums`; a repository file is verified by the lock's sha256"));
     }
+    let from_text = from.get_ref();
+    let dir = directory(cx, r, from)?;
+    let copy = match &upstream {
+        Some(name) => format!("upstream/{name}/{from_text}"),
+        None => format!("upstream/{from_text}"),
+    };
+    pristine_copy(cx, from, &copy)?;
+    let (to, resolved) = rendered_to(cx, package, r, from_text, dir.is_some())?;
+    let from = from_text.trim_start_matches("./").to_string();
+    Ok((
+        Vendor {
+            upstream,
+            from,
+            to,
+            line: cx.line(v),
+            dir,
+            created: false,
+            asset: None,
+        },
+        resolved,
+    ))
+}
+
+/// What a repository `[[vendor]]` selects: `None` for a file, the
+/// directory's globs when `from` ends with `/`. `from` must be a path
+/// inside the repository, and `to` of the same kind.
+fn directory(
+    cx: &Ctx<'_>,
+    r: &RawVendor,
+    from: &Spanned<String>,
+) -> Result<Option<Select>, ConfigError> {
     let (from_text, to_text) = (from.get_ref(), r.to.get_ref());
     if !stays_inside(Path::new(from_text)) || from_text.is_empty() || from_text == "." {
         return Err(cx
@@ -271,29 +382,38 @@ fn vendor_entry(
         }
         _ => {}
     }
-    let dir = if is_dir {
-        Some(select(cx, r)?)
-    } else {
-        if let Some(globs) = r.include.as_ref().or(r.exclude.as_ref()) {
-            let key = if r.include.is_some() {
-                "include"
-            } else {
-                "exclude"
-            };
-            return Err(cx
-                .err(
-                    globs,
-                    format!("`{key}` selects files of a directory, but `from` = \"{from_text}\" is a file"),
-                )
-                .hint("end `from` and `to` with `/` to vendor a directory"));
-        }
-        None
-    };
-    let copy = match &upstream {
-        Some(name) => format!("upstream/{name}/{from_text}"),
-        None => format!("upstream/{from_text}"),
-    };
-    pristine_copy(cx, from, &copy)?;
+    if is_dir {
+        return Ok(Some(select(cx, r)?));
+    }
+    if let Some(globs) = r.include.as_ref().or(r.exclude.as_ref()) {
+        let key = if r.include.is_some() {
+            "include"
+        } else {
+            "exclude"
+        };
+        return Err(cx
+            .err(
+                globs,
+                format!(
+                    "`{key}` selects files of a directory, but `from` = \"{from_text}\" is a file"
+                ),
+            )
+            .hint("end `from` and `to` with `/` to vendor a directory"));
+    }
+    Ok(None)
+}
+
+/// A repository `[[vendor]]`'s `to`, as written and resolved: a directory
+/// of the package (not the package itself) for a directory, a file's name
+/// (not an existing directory) for a file.
+fn rendered_to(
+    cx: &Ctx<'_>,
+    package: &Path,
+    r: &RawVendor,
+    from_text: &str,
+    is_dir: bool,
+) -> Result<(String, Resolved), ConfigError> {
+    let to_text = r.to.get_ref();
     let (to, resolved) = cx.path_of("to", &r.to, true)?;
     if is_dir && resolved.is_empty() {
         return Err(cx
@@ -315,19 +435,7 @@ fn vendor_entry(
                 from_text.rsplit('/').next().unwrap_or_default()
             )));
     }
-    let from = from_text.trim_start_matches("./").to_string();
-    Ok((
-        Vendor {
-            upstream,
-            from,
-            to,
-            line: cx.line(v),
-            dir,
-            created: false,
-            asset: None,
-        },
-        resolved,
-    ))
+    Ok((to, resolved))
 }
 
 /// The `include` and `exclude` globs of a directory `[[vendor]]`.

@@ -152,6 +152,44 @@ fn continued(text: &str, escape: char) -> Option<&str> {
 /// Split a file into instructions and comments.
 pub(crate) fn lex(text: &str) -> Result<Lexed, Error> {
     let all = lines(text);
+    let (escape, mut i) = directives(&all)?;
+    let mut out = Lexed {
+        instructions: Vec::new(),
+        comments: Vec::new(),
+    };
+    while i < all.len() {
+        let line = all[i];
+        i += 1;
+        if line.text.trim().is_empty() {
+            continue;
+        }
+        if let Some(comment) = comment_of(&line) {
+            out.comments.push(comment);
+            continue;
+        }
+        let (keyword, args_at) = keyword(&line)?;
+        let args = joined_args(&all, &mut i, &line, args_at, escape, &mut out.comments);
+        let keyword = keyword.to_ascii_uppercase();
+        let mut heredocs = Vec::new();
+        if matches!(keyword.as_str(), "RUN" | "COPY" | "ADD") {
+            for (word, strip_tabs) in heredoc_words(&args.text) {
+                let body = heredoc_body(&all, &mut i, line.number, &word, strip_tabs)?;
+                heredocs.push(Heredoc { word, body });
+            }
+        }
+        out.instructions.push(Instruction {
+            keyword,
+            args,
+            line: line.number,
+            heredocs,
+        });
+    }
+    Ok(out)
+}
+
+/// The escape character the parser directives at the top of the file pick
+/// (`\` by default), and the index of the first line after them.
+fn directives(all: &[Line<'_>]) -> Result<(char, usize), Error> {
     let mut escape = '\\';
     let mut i = 0;
     while let Some((key, value)) = all.get(i).and_then(|l| directive(l.text)) {
@@ -169,99 +207,102 @@ pub(crate) fn lex(text: &str) -> Result<Lexed, Error> {
         }
         i += 1;
     }
-    let mut out = Lexed {
-        instructions: Vec::new(),
-        comments: Vec::new(),
-    };
-    while i < all.len() {
-        let line = all[i];
-        i += 1;
-        if line.text.trim().is_empty() {
-            continue;
-        }
-        if let Some(comment) = comment_of(&line) {
-            out.comments.push(comment);
-            continue;
-        }
-        let lead = line.text.len() - line.text.trim_start().len();
-        let body = &line.text[lead..];
-        let word_len = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
-        let keyword = &body[..word_len];
-        if !keyword.chars().all(|c| c.is_ascii_alphabetic()) {
-            return Err(Error::Syntax {
-                line: line.number,
-                message: format!("`{keyword}` is not an instruction"),
-            });
-        }
-        let args_at =
-            lead + word_len + (body.len() - word_len - body[word_len..].trim_start().len());
-        let mut args = Text::default();
-        let mut piece = &line.text[args_at..];
-        let mut piece_offset = line.offset + args_at;
-        let mut piece_line = line.number;
-        while let Some(head) = continued(piece, escape) {
-            args.push(head, piece_offset, piece_line);
-            // Blank and comment lines inside a continuation are dropped.
-            while let Some(next) = all.get(i) {
-                if next.text.trim().is_empty() {
-                    i += 1;
-                } else if let Some(comment) = comment_of(next) {
-                    out.comments.push(comment);
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            match all.get(i) {
-                Some(next) => {
-                    piece = next.text;
-                    piece_offset = next.offset;
-                    piece_line = next.number;
-                    i += 1;
-                }
-                None => {
-                    piece = "";
-                    break;
-                }
-            }
-        }
-        args.push(piece, piece_offset, piece_line);
-        let keyword = keyword.to_ascii_uppercase();
-        let mut heredocs = Vec::new();
-        if matches!(keyword.as_str(), "RUN" | "COPY" | "ADD") {
-            for (word, strip_tabs) in heredoc_words(&args.text) {
-                let mut doc = Text::default();
-                loop {
-                    let Some(next) = all.get(i) else {
-                        return Err(Error::Syntax {
-                            line: line.number,
-                            message: format!("heredoc `{word}` is never terminated"),
-                        });
-                    };
-                    i += 1;
-                    let content = if strip_tabs {
-                        next.text.trim_start_matches('\t')
-                    } else {
-                        next.text
-                    };
-                    if content == word {
-                        break;
-                    }
-                    let skipped = next.text.len() - content.len();
-                    doc.push(content, next.offset + skipped, next.number);
-                    doc.text.push('\n');
-                }
-                heredocs.push(Heredoc { word, body: doc });
-            }
-        }
-        out.instructions.push(Instruction {
-            keyword,
-            args,
+    Ok((escape, i))
+}
+
+/// The keyword opening an instruction `line`, as written, and the byte
+/// offset in the line where its arguments start.
+fn keyword<'a>(line: &Line<'a>) -> Result<(&'a str, usize), Error> {
+    let lead = line.text.len() - line.text.trim_start().len();
+    let body = &line.text[lead..];
+    let word_len = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
+    let keyword = &body[..word_len];
+    if !keyword.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Err(Error::Syntax {
             line: line.number,
-            heredocs,
+            message: format!("`{keyword}` is not an instruction"),
         });
     }
-    Ok(out)
+    let args_at = lead + word_len + (body.len() - word_len - body[word_len..].trim_start().len());
+    Ok((keyword, args_at))
+}
+
+/// The arguments of the instruction on `line` from byte `args_at`, joined
+/// across continued lines from `all[*i]` on; `*i` ends past the last line
+/// joined. Blank and comment lines inside a continuation are dropped (the
+/// comments kept in `comments`).
+fn joined_args<'a>(
+    all: &[Line<'a>],
+    i: &mut usize,
+    line: &Line<'a>,
+    args_at: usize,
+    escape: char,
+    comments: &mut Vec<Comment>,
+) -> Text {
+    let mut args = Text::default();
+    let mut piece = &line.text[args_at..];
+    let mut piece_offset = line.offset + args_at;
+    let mut piece_line = line.number;
+    while let Some(head) = continued(piece, escape) {
+        args.push(head, piece_offset, piece_line);
+        while let Some(next) = all.get(*i) {
+            if next.text.trim().is_empty() {
+                *i += 1;
+            } else if let Some(comment) = comment_of(next) {
+                comments.push(comment);
+                *i += 1;
+            } else {
+                break;
+            }
+        }
+        match all.get(*i) {
+            Some(next) => {
+                piece = next.text;
+                piece_offset = next.offset;
+                piece_line = next.number;
+                *i += 1;
+            }
+            None => {
+                piece = "";
+                break;
+            }
+        }
+    }
+    args.push(piece, piece_offset, piece_line);
+    args
+}
+
+/// The body of heredoc `word` opened by the instruction at line `opened`:
+/// the lines from `all[*i]` up to its terminator (leading tabs stripped for
+/// `<<-`); `*i` ends past the terminator.
+fn heredoc_body(
+    all: &[Line<'_>],
+    i: &mut usize,
+    opened: usize,
+    word: &str,
+    strip_tabs: bool,
+) -> Result<Text, Error> {
+    let mut doc = Text::default();
+    loop {
+        let Some(next) = all.get(*i) else {
+            return Err(Error::Syntax {
+                line: opened,
+                message: format!("heredoc `{word}` is never terminated"),
+            });
+        };
+        *i += 1;
+        let content = if strip_tabs {
+            next.text.trim_start_matches('\t')
+        } else {
+            next.text
+        };
+        if content == word {
+            return Ok(doc);
+        }
+        let skipped = next.text.len() - content.len();
+        doc.push(content, next.offset + skipped, next.number);
+        doc.text.push('\n');
+    }
 }
 
 /// Heredoc openers (`<<WORD`, `<<-WORD`, quoted words) outside quotes, in

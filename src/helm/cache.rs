@@ -3,7 +3,8 @@
 //!
 //! The key covers the helm binary (its real path, size and modification
 //! time), the command line, each values file's bytes, and every file of the
-//! chart Helm reads (`ignore::chart_files`), each by path and bytes. A
+//! chart Helm reads (`ignore::chart_files`), each by path and bytes, hashed
+//! once per run into the chart's digest (`Chart`). A
 //! second `check --offline` on an unchanged package spawns no helm at all.
 //! An entry is `rendered` or `refused` on its first line, then Helm's
 //! output; an entry that does not start so is ignored and rendered again.
@@ -21,7 +22,7 @@ impl Key {
     /// A key for renders of this format.
     pub(super) fn new() -> Key {
         let mut key = Key(Sha256::new());
-        key.field(b"revendor helm template 1");
+        key.field(b"revendor helm template 2");
         key
     }
 

@@ -16,19 +16,73 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::{Error, Result};
 
-/// The rules of one `.helmignore`.
+/// The rules of one `.helmignore`, each kind in one [`GlobSet`]: a set
+/// matches its literal patterns by lookup and compiles the rest as one
+/// pattern, where a matcher per rule compiled one each (issue 23: a
+/// `.helmignore` of 26 lines was 26 compilations per render).
 #[derive(Debug, Default)]
 pub(super) struct Rules {
-    patterns: Vec<Pattern>,
+    /// `!` rules: what they match is never left out.
+    keep: Subjects,
+    /// Rules that leave out files and directories.
+    leave: Subjects,
+    /// Rules with a trailing `/`: they leave out directories only.
+    leave_dirs: Subjects,
+}
+
+/// The patterns of one kind, by what they are matched against.
+#[derive(Debug, Default)]
+struct Subjects {
+    /// Patterns with a `/`: matched against the whole relative path.
+    whole_path: GlobSet,
+    /// Patterns without: matched against the base name.
+    base_name: GlobSet,
+}
+
+impl Subjects {
+    fn matches(&self, rel: &str) -> bool {
+        let base = rel.rsplit('/').next().unwrap_or(rel);
+        self.whole_path.is_match(rel) || self.base_name.is_match(base)
+    }
+}
+
+/// [`Subjects`] being collected.
+struct Builder {
+    whole_path: GlobSetBuilder,
+    base_name: GlobSetBuilder,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            whole_path: GlobSetBuilder::new(),
+            base_name: GlobSetBuilder::new(),
+        }
+    }
+
+    fn add(&mut self, pattern: Pattern) {
+        if pattern.whole_path {
+            self.whole_path.add(pattern.glob);
+        } else {
+            self.base_name.add(pattern.glob);
+        }
+    }
+
+    fn build(self) -> Option<Subjects> {
+        Some(Subjects {
+            whole_path: self.whole_path.build().ok()?,
+            base_name: self.base_name.build().ok()?,
+        })
+    }
 }
 
 #[derive(Debug)]
 struct Pattern {
-    glob: GlobMatcher,
+    glob: Glob,
     /// Matched against the whole relative path, else the base name.
     whole_path: bool,
     /// Only directories match.
@@ -38,34 +92,35 @@ struct Pattern {
 }
 
 impl Rules {
-    /// Parses a `.helmignore`'s text.
+    /// Parses a `.helmignore`'s text. Should a set of patterns not compile
+    /// as a whole, nothing is left out, which keeps the superset promise.
     pub(super) fn parse(text: &str) -> Rules {
-        let patterns = text.lines().filter_map(pattern).collect();
-        Rules { patterns }
+        let (mut keep, mut leave, mut leave_dirs) =
+            (Builder::new(), Builder::new(), Builder::new());
+        for p in text.lines().filter_map(pattern) {
+            let builder = match (p.keep, p.dir_only) {
+                (true, _) => &mut keep,
+                (false, false) => &mut leave,
+                (false, true) => &mut leave_dirs,
+            };
+            builder.add(p);
+        }
+        Rules::built(keep, leave, leave_dirs).unwrap_or_default()
+    }
+
+    fn built(keep: Builder, leave: Builder, leave_dirs: Builder) -> Option<Rules> {
+        Some(Rules {
+            keep: keep.build()?,
+            leave: leave.build()?,
+            leave_dirs: leave_dirs.build()?,
+        })
     }
 
     /// Whether Helm leaves `rel` (`/`-separated, from the chart directory)
     /// out.
     pub(super) fn ignores(&self, rel: &str, is_dir: bool) -> bool {
-        let matching = |p: &&Pattern| {
-            let subject = if p.whole_path {
-                rel
-            } else {
-                rel.rsplit('/').next().unwrap_or(rel)
-            };
-            p.glob.is_match(subject)
-        };
-        let kept = self
-            .patterns
-            .iter()
-            .filter(|p| p.keep)
-            .any(|p| matching(&p));
-        !kept
-            && self
-                .patterns
-                .iter()
-                .filter(|p| !p.keep && (is_dir || !p.dir_only))
-                .any(|p| matching(&p))
+        !self.keep.matches(rel)
+            && (self.leave.matches(rel) || (is_dir && self.leave_dirs.matches(rel)))
     }
 }
 
@@ -88,8 +143,7 @@ fn pattern(line: &str) -> Option<Pattern> {
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .ok()?
-        .compile_matcher();
+        .ok()?;
     Some(Pattern {
         glob,
         whole_path,

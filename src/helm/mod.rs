@@ -6,12 +6,14 @@
 //!
 //! 1. [`Helm::locate`] finds it: `REVENDOR_HELM`, else `helm` on `PATH`
 //!    ([`Missing`] says which was looked for when there is none);
-//! 2. [`Helm::template`] renders the chart with its values.yaml and, when
+//! 2. [`Chart::read`] hashes the files of the chart Helm reads, once per
+//!    run (`ignore.rs`);
+//! 3. [`Helm::template`] renders the chart with its values.yaml and, when
 //!    given, one values file on top (`helm template release-name CHART
 //!    --values FILE`, in the package directory, offline), reading the
 //!    result from the cache when nothing it depends on changed
-//!    (`cache.rs`, `ignore.rs`);
-//! 3. [`output::documents`] splits the output into documents, each with the
+//!    (`cache.rs`);
+//! 4. [`output::documents`] splits the output into documents, each with the
 //!    template it came from.
 //!
 //! Helm's refusal (a `fail` in a template, a values file that is not YAML)
@@ -34,6 +36,35 @@ pub const RELEASE_NAME: &str = "release-name";
 #[derive(Debug, Clone)]
 pub struct Helm {
     program: PathBuf,
+    /// What a render's cache key knows the binary by: the hash of its real
+    /// path, size and modification time, taken once.
+    identity: String,
+}
+
+/// A chart's files as a render's cache key covers them (`ignore.rs`), read
+/// and hashed once for every values set a run renders it with (issue 23:
+/// each render walked and hashed the chart again).
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// The chart directory, relative to the package directory.
+    dir: String,
+    /// The hash of every file Helm reads there, by path and bytes.
+    digest: String,
+}
+
+impl Chart {
+    /// Reads the chart at `dir` (relative to the package directory `root`).
+    pub fn read(root: &Path, dir: &str) -> Result<Chart> {
+        let mut key = cache::Key::new();
+        for (rel, path) in ignore::chart_files(&root.join(dir))? {
+            key.field(rel.as_bytes());
+            key.field(&read(path)?);
+        }
+        Ok(Chart {
+            dir: dir.to_owned(),
+            digest: key.finish(),
+        })
+    }
 }
 
 /// Why there is no helm binary to run.
@@ -80,9 +111,28 @@ impl Helm {
             None => on_path(env, Path::new("helm")),
         };
         match (found, &env.helm) {
-            (Some(program), _) => Ok(Helm { program }),
+            (Some(program), _) => Ok(Helm::new(program)),
             (None, Some(named)) => Err(Missing::NotFound(named.clone())),
             (None, None) => Err(Missing::NotOnPath),
+        }
+    }
+
+    fn new(program: PathBuf) -> Helm {
+        let mut key = cache::Key::new();
+        let real = program.canonicalize().unwrap_or(program.clone());
+        key.field(real.to_string_lossy().as_bytes());
+        if let Ok(meta) = std::fs::metadata(&real) {
+            key.field(&meta.len().to_le_bytes());
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            key.field(&modified.as_nanos().to_le_bytes());
+        }
+        Helm {
+            program,
+            identity: key.finish(),
         }
     }
 
@@ -91,20 +141,19 @@ impl Helm {
         &self.program
     }
 
-    /// Renders the chart at `chart` (relative to the package directory
-    /// `root`) with its values.yaml and, when given, the values file
-    /// `values` (relative to `root`) on top; from the cache in `cache_dir`
-    /// when the binary, the chart's files and the values file are as they
-    /// were. An error is only a file that cannot be read or a helm that
-    /// cannot be run.
+    /// Renders `chart` (read from the package directory `root`) with its
+    /// values.yaml and, when given, the values file `values` (relative to
+    /// `root`) on top; from the cache in `cache_dir` when the binary, the
+    /// chart's files and the values file are as they were. An error is only
+    /// a file that cannot be read or a helm that cannot be run.
     pub fn template(
         &self,
         root: &Path,
-        chart: &str,
+        chart: &Chart,
         values: Option<&str>,
         cache_dir: &Path,
     ) -> Result<Outcome> {
-        let mut args = vec!["template", RELEASE_NAME, chart];
+        let mut args = vec!["template", RELEASE_NAME, chart.dir.as_str()];
         args.extend(values.iter().flat_map(|v| ["--values", v]));
         let key = self.key(root, &args, chart, values)?;
         if let Some(hit) = cache::get(cache_dir, &key) {
@@ -142,36 +191,31 @@ impl Helm {
     }
 
     /// The cache key of one render: binary, arguments, values file, chart.
-    fn key(&self, root: &Path, args: &[&str], chart: &str, values: Option<&str>) -> Result<String> {
-        let read = |path: PathBuf| {
-            std::fs::read(&path).map_err(|source| Error::Io {
-                action: "read",
-                path,
-                source,
-            })
-        };
+    fn key(
+        &self,
+        root: &Path,
+        args: &[&str],
+        chart: &Chart,
+        values: Option<&str>,
+    ) -> Result<String> {
         let mut key = cache::Key::new();
-        let real = self.program.canonicalize().unwrap_or(self.program.clone());
-        key.field(real.to_string_lossy().as_bytes());
-        if let Ok(meta) = std::fs::metadata(&real) {
-            key.field(&meta.len().to_le_bytes());
-            let modified = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .unwrap_or_default();
-            key.field(&modified.as_nanos().to_le_bytes());
-        }
+        key.field(self.identity.as_bytes());
         args.iter().for_each(|a| key.field(a.as_bytes()));
         if let Some(values) = values {
             key.field(&read(root.join(values))?);
         }
-        for (rel, path) in ignore::chart_files(&root.join(chart))? {
-            key.field(rel.as_bytes());
-            key.field(&read(path)?);
-        }
+        key.field(chart.digest.as_bytes());
         Ok(key.finish())
     }
+}
+
+/// A file a render's key covers.
+fn read(path: PathBuf) -> Result<Vec<u8>> {
+    std::fs::read(&path).map_err(|source| Error::Io {
+        action: "read",
+        path,
+        source,
+    })
 }
 
 /// The first executable file named `name` in a directory of `PATH`.
@@ -246,9 +290,10 @@ mod tests {
             "helm",
             &format!("echo x >>{}\necho \"$@\"", count.display()),
         );
-        let helm = Helm { program: helm };
+        let helm = Helm::new(helm);
         let render = || {
-            helm.template(pkg.path(), ".", Some("v.yaml"), cache.path())
+            let chart = Chart::read(pkg.path(), ".").unwrap();
+            helm.template(pkg.path(), &chart, Some("v.yaml"), cache.path())
                 .unwrap()
         };
         let runs = || std::fs::read_to_string(&count).unwrap().lines().count();
@@ -273,16 +318,16 @@ mod tests {
     fn a_refusal_keeps_what_helm_said() {
         let pkg = tempfile::tempdir().unwrap();
         let bin = tempfile::tempdir().unwrap();
-        let helm = Helm {
-            program: script(
-                bin.path(),
-                "helm",
-                "echo 'Error: no memory limit' >&2\nexit 1",
-            ),
-        };
+        let helm = Helm::new(script(
+            bin.path(),
+            "helm",
+            "echo 'Error: no memory limit' >&2\nexit 1",
+        ));
         let cache = tempfile::tempdir().unwrap();
+        let chart = Chart::read(pkg.path(), ".").unwrap();
         assert_eq!(
-            helm.template(pkg.path(), ".", None, cache.path()).unwrap(),
+            helm.template(pkg.path(), &chart, None, cache.path())
+                .unwrap(),
             Outcome::Refused("Error: no memory limit".into())
         );
     }

@@ -240,6 +240,36 @@ impl Builder {
             },
         }
     }
+
+    /// A copy of the node anchored as `id`, unless the copies made so far
+    /// pass the bound on what aliases may expand to (a billion laughs):
+    /// then, or for an unknown anchor, the error at `line`.
+    fn alias(&mut self, id: usize, line: usize, col: usize) {
+        match self.anchors.get(&id) {
+            Some(node) => {
+                self.copied = add(self.copied, weight(node));
+                if self.copied.0 > MAX_ALIAS_NODES || self.copied.1 > MAX_ALIAS_BYTES {
+                    self.error = Some(Error::Yaml {
+                        line,
+                        col: col + 1,
+                        message: format!(
+                            "its aliases expand to more than {MAX_ALIAS_NODES} nodes or {} MiB of text, the most revendor reads",
+                            MAX_ALIAS_BYTES >> 20
+                        ),
+                    });
+                } else {
+                    self.insert(node.clone(), 0);
+                }
+            }
+            None => {
+                self.error.get_or_insert(Error::Yaml {
+                    line,
+                    col: col + 1,
+                    message: "alias to an unknown anchor".to_owned(),
+                });
+            }
+        }
+    }
 }
 
 fn position(mark: Marker) -> (usize, usize) {
@@ -304,30 +334,7 @@ impl MarkedEventReceiver for Builder {
                 }
                 None => {}
             },
-            Event::Alias(id) => match self.anchors.get(&id) {
-                Some(node) => {
-                    self.copied = add(self.copied, weight(node));
-                    if self.copied.0 > MAX_ALIAS_NODES || self.copied.1 > MAX_ALIAS_BYTES {
-                        self.error = Some(Error::Yaml {
-                            line,
-                            col: col + 1,
-                            message: format!(
-                                "its aliases expand to more than {MAX_ALIAS_NODES} nodes or {} MiB of text, the most revendor reads",
-                                MAX_ALIAS_BYTES >> 20
-                            ),
-                        });
-                    } else {
-                        self.insert(node.clone(), 0);
-                    }
-                }
-                None => {
-                    self.error.get_or_insert(Error::Yaml {
-                        line,
-                        col: col + 1,
-                        message: "alias to an unknown anchor".to_owned(),
-                    });
-                }
-            },
+            Event::Alias(id) => self.alias(id, line, col),
             Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
         }
     }

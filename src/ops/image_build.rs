@@ -49,7 +49,7 @@ use crate::config::lock::Lock;
 use crate::config::{AppliesTo, Config, ConfigError, Image};
 use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
-use crate::image::{Digest, Reference};
+use crate::image::{Digest, Platform, Reference};
 use crate::paths;
 use crate::registry;
 use crate::workspace::Context;
@@ -266,20 +266,13 @@ fn build_one(
             pinned_bases(&df),
         )
     };
-    if let Some(client) = &client {
-        let may_move = opts.move_tag || ctx.env.publish_versioned;
-        if let Existing::SameContent(digest) =
-            tag_guard::existing(ctx, client, &reference, &content_hash, may_move)?
-        {
-            ctx.shell.status(
-                "Reusing",
-                format!("{reference} ({digest}), built from content {content_hash}"),
-            );
-            let verified = client.resolve_index(&reference, &platform_list, Some(&digest))?;
-            report.pin = Some(pin(&verified)?);
-            report.outcome = Outcome::Reused;
-            return Ok(report);
-        }
+    if let Some(client) = &client
+        && let Some(verified) =
+            reusable(ctx, client, opts, &reference, &content_hash, &platform_list)?
+    {
+        report.pin = Some(pin(&verified)?);
+        report.outcome = Outcome::Reused;
+        return Ok(report);
     }
     run_steps(ctx, &report, &digest_file)?;
     let Some(client) = client else {
@@ -522,10 +515,47 @@ fn preflight(
             .into());
     }
 
-    let locked = &crate::render::Stamp::of_lock(config, lock).version_arg(config, image);
+    let locked = crate::render::Stamp::of_lock(config, lock).version_arg(config, image);
+    version_arg_is(&path, &df, &locked)?;
+    source_patches_inside(ctx, config, image, name)?;
+    Ok((df, locked))
+}
+
+/// The image `reference` already holds, verified, when it was built from
+/// the same `content_hash`: pushing it again would change nothing. A tag
+/// holding other content is an error unless it may move
+/// ([`tag_guard::existing`]).
+fn reusable(
+    ctx: &Context,
+    client: &registry::Client,
+    opts: &BuildOptions,
+    reference: &Reference,
+    content_hash: &Digest,
+    platform_list: &[Platform],
+) -> Result<Option<registry::VerifiedIndex>> {
+    let may_move = opts.move_tag || ctx.env.publish_versioned;
+    let Existing::SameContent(digest) =
+        tag_guard::existing(ctx, client, reference, content_hash, may_move)?
+    else {
+        return Ok(None);
+    };
+    ctx.shell.status(
+        "Reusing",
+        format!("{reference} ({digest}), built from content {content_hash}"),
+    );
+    Ok(Some(client.resolve_index(
+        reference,
+        platform_list,
+        Some(&digest),
+    )?))
+}
+
+/// The Dockerfile at `path` declares `ARG VERSION`, and every default it
+/// gives is the `locked` version (a digest it pins kept).
+fn version_arg_is(path: &Path, df: &Dockerfile, locked: &str) -> Result<()> {
     if !df.args.iter().any(|a| a.name == "VERSION") {
         return Err(ConfigError::at(
-            &path,
+            path,
             None,
             format!(
                 "the Dockerfile declares no `ARG VERSION`, so the build cannot use the locked version {locked}"
@@ -539,7 +569,7 @@ fn preflight(
         value != crate::dockerfile::kept_digest(value, locked)
     }) {
         return Err(ConfigError::at(
-            &path,
+            path,
             Some(arg.line),
             format!(
                 "`ARG VERSION={}` but the lock says {locked}",
@@ -549,7 +579,17 @@ fn preflight(
         .hint("run `revendor render` to rewrite it to the locked version")
         .into());
     }
+    Ok(())
+}
 
+/// Each source patch of the image's upstream (`name`) lies inside its build
+/// context, where the build can apply it.
+fn source_patches_inside(
+    ctx: &Context,
+    config: &Config,
+    image: &Image,
+    name: Option<&str>,
+) -> Result<()> {
     // Compared as real paths: `images/x/../../patches/p.diff` is not in `images/x`.
     let real = |rel: &str| {
         let path = ctx.root.join(rel);
@@ -573,7 +613,7 @@ fn preflight(
             .into());
         }
     }
-    Ok((df, locked.clone()))
+    Ok(())
 }
 
 /// The pinned reference when the lock pins `reference`'s repository and tag,

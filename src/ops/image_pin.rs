@@ -237,32 +237,8 @@ fn stage_pin(
         let text = String::from_utf8(current).map_err(|_| {
             ConfigError::at(ctx.root.join(&p.file), None, "not UTF-8 text; cannot pin")
         })?;
-        let pinned = match &p.yaml {
-            Some(keys) => {
-                let (lines, pinned) = pin_keys(ctx, p, keys, &text, &reference)?;
-                sites.extend(lines.into_iter().map(|l| (p.file.clone(), l)));
-                pinned
-            }
-            None => {
-                let sites_of = moved(p, &verified.reference);
-                let found =
-                    pin::pin_sites(&text, &sites_of).map_err(|e| pin_error(ctx, &p.file, &e))?;
-                if found.is_empty() {
-                    return Err(ConfigError::at(
-                        config.root.join("vendor.toml"),
-                        Some(p.line),
-                        format!(
-                            "[[pin]] of `{}` matches no container image: field naming `{}`",
-                            p.file, p.repository
-                        ),
-                    )
-                    .hint("fix the pin's `repository`/`replaces`, or render the file first")
-                    .into());
-                }
-                sites.extend(found.iter().map(|s| (p.file.clone(), s.line)));
-                pin::apply(&text, &sites_of, &reference).map_err(|e| pin_error(ctx, &p.file, &e))?
-            }
-        };
+        let (lines, pinned) = pinned_text(ctx, config, p, verified, &text, &reference)?;
+        sites.extend(lines.into_iter().map(|l| (p.file.clone(), l)));
         txn.stage(&p.file, pinned.into_bytes());
     }
     let platforms: BTreeMap<String, String> = image
@@ -298,6 +274,38 @@ fn stage_pin(
         sites,
         changed: Vec::new(),
     })
+}
+
+/// `text`, the file of pin `p`, with `reference` written at its sites (its
+/// `yaml` keys, or the image fields of its repository), and the lines
+/// written. A whole-file pin that finds no site is a configuration error.
+fn pinned_text(
+    ctx: &Context,
+    config: &Config,
+    p: &Pin,
+    verified: &VerifiedIndex,
+    text: &str,
+    reference: &str,
+) -> Result<(Vec<usize>, String)> {
+    if let Some(keys) = &p.yaml {
+        return pin_keys(ctx, p, keys, text, reference);
+    }
+    let sites_of = moved(p, &verified.reference);
+    let found = pin::pin_sites(text, &sites_of).map_err(|e| pin_error(ctx, &p.file, &e))?;
+    if found.is_empty() {
+        return Err(ConfigError::at(
+            config.root.join("vendor.toml"),
+            Some(p.line),
+            format!(
+                "[[pin]] of `{}` matches no container image: field naming `{}`",
+                p.file, p.repository
+            ),
+        )
+        .hint("fix the pin's `repository`/`replaces`, or render the file first")
+        .into());
+    }
+    let pinned = pin::apply(text, &sites_of, reference).map_err(|e| pin_error(ctx, &p.file, &e))?;
+    Ok((found.iter().map(|s| s.line).collect(), pinned))
 }
 
 /// `text` with `keys` set for `reference`, and the lines written.

@@ -316,24 +316,7 @@ fn pin_recipe(
 ) -> Result<Pinned> {
     let path = ctx.root.join(recipe.dockerfile);
     let (text, df) = (&recipe.text, &recipe.df);
-    let mut wrong_go = Vec::new();
-    let mut platforms_wanted: Vec<Platform> = Vec::new();
-    for image in &recipe.images {
-        for problem in builder_on_other_go(df, image, go_flag) {
-            let advice = check::builder_advice(
-                &problem,
-                image.go.as_ref(),
-                check::builder_command_name(config, image),
-            );
-            wrong_go.push((problem, advice));
-        }
-        for p in platforms(config, image)? {
-            if !platforms_wanted.contains(&p) {
-                platforms_wanted.push(p);
-            }
-        }
-    }
-
+    let (wrong_go, platforms_wanted) = demands(config, recipe, go_flag)?;
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut bases = Vec::new();
     for stage in &df.stages {
@@ -391,15 +374,52 @@ fn pin_recipe(
         });
     }
 
-    let mut new_text = text.clone();
+    Ok(Pinned {
+        text: edited(text, edits),
+        bases,
+    })
+}
+
+/// A golang stage on another Go release than vendor.toml's, and the advice
+/// for it.
+type WrongGo = (BuilderProblem, String);
+
+/// What the images built from `recipe` ask of its bases: the golang stages
+/// on another Go release than vendor.toml's (with the advice for each),
+/// and every platform the bases must hold.
+fn demands(
+    config: &Config,
+    recipe: &Recipe<'_>,
+    go_flag: Option<&go::Version>,
+) -> Result<(Vec<WrongGo>, Vec<Platform>)> {
+    let mut wrong_go = Vec::new();
+    let mut platforms_wanted: Vec<Platform> = Vec::new();
+    for image in &recipe.images {
+        for problem in builder_on_other_go(&recipe.df, image, go_flag) {
+            let advice = check::builder_advice(
+                &problem,
+                image.go.as_ref(),
+                check::builder_command_name(config, image),
+            );
+            wrong_go.push((problem, advice));
+        }
+        for p in platforms(config, image)? {
+            if !platforms_wanted.contains(&p) {
+                platforms_wanted.push(p);
+            }
+        }
+    }
+    Ok((wrong_go, platforms_wanted))
+}
+
+/// `text` with each span of `edits` replaced (the spans do not overlap).
+fn edited(text: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
+    let mut new_text = text.to_owned();
     edits.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
     for (span, replacement) in edits {
         new_text.replace_range(span, &replacement);
     }
-    Ok(Pinned {
-        text: new_text,
-        bases,
-    })
+    new_text
 }
 
 /// `name:tag` → digest of every stage base pinned by digest, for the lock.

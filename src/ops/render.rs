@@ -31,6 +31,7 @@
 //! edit: render follows the edited patch and names each line it replaced.
 
 pub(super) mod edits;
+mod memo;
 pub(super) mod removed;
 
 use std::path::Path;
@@ -75,10 +76,21 @@ pub struct RenderReport {
 pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     ctx.shell
         .step("Reading", "vendor.toml and upstream/lock.toml");
+    let mut memo = memo::Memo::start(ctx, opts.adopt_edits);
     let config = match opts.adopt_edits {
         true => Config::load_starting(&ctx.root)?,
         false => Config::load(&ctx.root)?,
     };
+    if let Some((report, steps)) = memo.recall() {
+        for (verb, message) in steps {
+            ctx.shell.step(&verb, message);
+        }
+        ctx.shell.step(
+            "Remembered",
+            "nothing this render reads changed since it last found nothing to write",
+        );
+        return Ok(report);
+    }
     let Some(lock) = Lock::load(&ctx.root)? else {
         return Err(Error::usage(
             "this package has no upstream/lock.toml yet",
@@ -106,6 +118,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
     };
     let mut txn = Transaction::new(&ctx.root);
     let mut notes = Vec::new();
+    let mut steps = Vec::new();
     let removed = Removed::find(&config, &files, &lock);
     for vendor in &files {
         let mut file = OneFile {
@@ -114,6 +127,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
             txn: &mut txn,
             report: &mut report,
             notes: &mut notes,
+            steps: &mut steps,
         };
         file.render(&mut package, vendor, opts.adopt_edits)?;
     }
@@ -133,6 +147,7 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         .extend(gone_sources.iter().map(|o| o.deleted_note()));
     report.notes.extend(edits::started_notes(package.patches()));
     report.changed = txn.commit()?;
+    memo.keep(&report, &steps, !notes.is_empty());
     // Said once the render is written, so that a render stopped by a hand
     // edit in another file does not claim what it did not do.
     for note in notes {
@@ -148,9 +163,18 @@ struct OneFile<'r, 'a> {
     txn: &'r mut Transaction,
     report: &'r mut RenderReport,
     notes: &'r mut Vec<String>,
+    /// The `-v` steps said, for the memo to say again.
+    steps: &'r mut Vec<(String, String)>,
 }
 
 impl OneFile<'_, '_> {
+    /// Says a `-v` step, and keeps it.
+    fn step(&mut self, verb: &str, message: impl std::fmt::Display) {
+        let message = message.to_string();
+        self.ctx.shell.step(verb, &message);
+        self.steps.push((verb.to_owned(), message));
+    }
+
     /// Renders `vendor` from its verified pristine copy and stages it: a
     /// file a patch deletes is removed, hand edits stop the render unless
     /// `adopt` folds them into `package`'s patches.
@@ -159,7 +183,7 @@ impl OneFile<'_, '_> {
         let pristine =
             Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?.verified(vendor)?;
         if !vendor.created {
-            ctx.shell.step(
+            self.step(
                 "Verified",
                 format!("{} against the lock", vendor.pristine()),
             );
@@ -169,7 +193,7 @@ impl OneFile<'_, '_> {
             for step in package.deleted(vendor, &pristine, current)? {
                 let result =
                     PatchResult::new(package.patch_name(step.id), &vendor.to, &step.outcome);
-                ctx.shell.step("Applying", &result);
+                self.step("Applying", &result);
                 self.report.patches.push(result);
             }
             self.txn.remove(&vendor.to);
@@ -188,17 +212,16 @@ impl OneFile<'_, '_> {
             (results, rendered) = render_walk(package, vendor, &pristine)?;
         }
         for (_, result) in results {
-            ctx.shell.step("Applying", &result);
+            self.step("Applying", &result);
             self.report.patches.push(result);
         }
         // The file on disk was read once already: the commit need not read it again to
         // find that nothing changed.
         if current.as_deref() != Some(rendered.as_slice()) {
-            self.txn.stage(&vendor.to, rendered);
+            self.txn.stage_changed(&vendor.to, rendered);
         }
-        let copy = vendor.pristine();
-        if !vendor.created && !ctx.root.join(&copy).exists() {
-            self.txn.stage(&copy, pristine);
+        if !vendor.created {
+            self.txn.stage_missing(&vendor.pristine(), pristine);
         }
         Ok(())
     }

@@ -18,18 +18,37 @@ use crate::error::{Error, Result};
 /// not looked at again: a commit of 10,000 files in one directory asks
 /// about that directory once (issue 23).
 pub(super) fn check_all<'a>(root: &Path, paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    check_listed(root, paths, |_| None)
+}
+
+/// [`check_all`], told by `symlink` whether a path's last component is a
+/// symlink when a listing of its directory already said so: a file known to
+/// be absent or plain is not looked at again (issue 23: a commit of 1,000 new
+/// files asked the disk about each one, twice).
+pub(super) fn check_listed<'a>(
+    root: &Path,
+    paths: impl IntoIterator<Item = &'a str>,
+    symlink: impl Fn(&str) -> Option<bool>,
+) -> Result<()> {
     // No package directory yet: nothing on disk to follow.
     let root = root.canonicalize().ok();
     let mut plain_dirs = HashSet::new();
     for path in paths {
-        check(root.as_deref(), path, &mut plain_dirs)?;
+        let plain_file = symlink(path) == Some(false);
+        check(root.as_deref(), path, plain_file, &mut plain_dirs)?;
     }
     Ok(())
 }
 
 /// [`check_all`] for one `path` in the package at the resolved `root`;
-/// `plain_dirs` holds the directories known not to be symlinks.
-fn check(root: Option<&Path>, path: &str, plain_dirs: &mut HashSet<PathBuf>) -> Result<()> {
+/// `plain_dirs` holds the directories known not to be symlinks, and
+/// `plain_file` says the last component is known not to be one.
+fn check(
+    root: Option<&Path>,
+    path: &str,
+    plain_file: bool,
+    plain_dirs: &mut HashSet<PathBuf>,
+) -> Result<()> {
     let refuse = |why: String| {
         Err(Error::usage(
             format!("refusing to write `{path}`: {why}"),
@@ -56,10 +75,15 @@ fn check(root: Option<&Path>, path: &str, plain_dirs: &mut HashSet<PathBuf>) -> 
         return Ok(());
     };
     let mut at = root.to_path_buf();
-    for c in rel.components() {
+    // What the listing knows holds for the path as written, not once a
+    // symlink or `..` moved the walk elsewhere.
+    let mut as_written = true;
+    let last = rel.components().count().saturating_sub(1);
+    for (i, c) in rel.components().enumerate() {
         match c {
             Component::Normal(name) => at.push(name),
             Component::ParentDir => {
+                as_written = false;
                 at.pop();
             }
             Component::CurDir => continue,
@@ -67,7 +91,7 @@ fn check(root: Option<&Path>, path: &str, plain_dirs: &mut HashSet<PathBuf>) -> 
                 return refuse("it is not relative to the package".into());
             }
         }
-        if plain_dirs.contains(&at) {
+        if plain_dirs.contains(&at) || (i == last && plain_file && as_written) {
             continue;
         }
         let kind = at.symlink_metadata().map(|m| m.file_type());
@@ -75,6 +99,7 @@ fn check(root: Option<&Path>, path: &str, plain_dirs: &mut HashSet<PathBuf>) -> 
             plain_dirs.insert(at.clone());
         }
         if kind.is_ok_and(|k| k.is_symlink()) {
+            as_written = false;
             match at.canonicalize() {
                 Ok(target) if target.starts_with(root) => at = target,
                 Ok(target) => {

@@ -18,7 +18,7 @@ pub use collide::collisions;
 pub use lock::{Access, PackageLock, hold};
 pub use transaction::{Recovery, Transaction, recover};
 
-pub use crate::journal::FileIdentity;
+pub use crate::journal::{FileIdentity, Seen, record, recorded, unchanged};
 
 use std::path::Path;
 
@@ -85,6 +85,7 @@ pub fn list(root: &Path, dir: &str) -> Result<Vec<String>> {
     let mut pending = vec![dir.to_string()];
     while let Some(rel) = pending.pop() {
         let path = root.join(&rel);
+        journal::note_dir(&path);
         let entries = match std::fs::read_dir(&path) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,

@@ -35,7 +35,7 @@
 //! directly (helm, git, CI) see a mixed one only while `.revendor-txn/plan`
 //! exists.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -48,7 +48,28 @@ use crate::journal::{self, Step, steps};
 #[derive(Debug)]
 pub struct Transaction {
     root: PathBuf,
-    changes: BTreeMap<String, Option<Vec<u8>>>,
+    changes: BTreeMap<String, Change>,
+}
+
+/// One staged change.
+#[derive(Debug)]
+struct Change {
+    /// The new bytes; `None` removes the file.
+    new: Option<Vec<u8>>,
+    /// When it is a change.
+    when: When,
+}
+
+/// When a staged change changes the file on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// When the file holds other bytes: read to find out.
+    Differs,
+    /// Always: the caller compared them, or [`Transaction::changed_paths`]
+    /// did, so nothing reads the file again to find out.
+    Known,
+    /// When no file is there, whatever one there holds.
+    Missing,
 }
 
 /// What [`recover`] found and did.
@@ -89,43 +110,67 @@ impl Transaction {
         }
     }
 
-    /// Stages `bytes` for the package-relative `path`.
+    /// Stages `bytes` for the package-relative `path`; the commit leaves the
+    /// file alone if it already holds them.
     pub fn stage(&mut self, path: &str, bytes: Vec<u8>) {
-        self.changes.insert(path.to_string(), Some(bytes));
+        self.put(path, Some(bytes), When::Differs);
+    }
+
+    /// Stages `bytes` for `path`, which the caller read and found to hold
+    /// other bytes, or missing: the commit writes it without reading the
+    /// file again (a 5 MB render was read twice).
+    pub fn stage_changed(&mut self, path: &str, bytes: Vec<u8>) {
+        self.put(path, Some(bytes), When::Known);
+    }
+
+    /// Stages `bytes` for `path` when no file is there; a file there, whatever
+    /// it holds, is left alone (a pristine copy the caller read and verified
+    /// from it), and not looked for again when a listing answers.
+    pub fn stage_missing(&mut self, path: &str, bytes: Vec<u8>) {
+        self.put(path, Some(bytes), When::Missing);
     }
 
     /// Stages the removal of `path`.
     pub fn remove(&mut self, path: &str) {
-        self.changes.insert(path.to_string(), None);
+        self.put(path, None, When::Differs);
+    }
+
+    fn put(&mut self, path: &str, new: Option<Vec<u8>>, when: When) {
+        self.changes.insert(path.to_string(), Change { new, when });
     }
 
     /// The staged contents of `path`, if staged for writing.
     pub fn staged(&self, path: &str) -> Option<&[u8]> {
-        self.changes.get(path).and_then(|c| c.as_deref())
+        self.changes.get(path).and_then(|c| c.new.as_deref())
     }
 
     /// Drops the changes that would leave a file as it is; returns the paths
     /// that will really change, in order.
     pub fn changed_paths(&mut self) -> Result<Vec<String>> {
-        Ok(self.drop_unchanged()?.0)
+        let disk = OnDisk::look(&self.root, self.changes.keys());
+        self.drop_unchanged(&disk)?;
+        Ok(self.changes.keys().cloned().collect())
     }
 
-    /// [`Transaction::changed_paths`], and which of them are files on disk
-    /// now (read once for both).
-    fn drop_unchanged(&mut self) -> Result<(Vec<String>, BTreeSet<String>)> {
+    /// [`Transaction::changed_paths`] with what is on disk looked at
+    /// already: a file `disk` knows to be missing is not read.
+    fn drop_unchanged(&mut self, disk: &OnDisk) -> Result<()> {
         let mut keep = BTreeMap::new();
-        let mut existing = BTreeSet::new();
-        for (path, new) in std::mem::take(&mut self.changes) {
-            let current = super::read_opt(&self.root.join(&path))?;
-            if current != new {
-                if current.is_some() {
-                    existing.insert(path.clone());
-                }
-                keep.insert(path, new);
+        for (path, change) in std::mem::take(&mut self.changes) {
+            let differs = match (change.when, disk.entry(&path)) {
+                (When::Known, _) => true,
+                (_, Entry::Absent) => change.new.is_some(),
+                (When::Missing, Entry::Unknown) => !super::is_file(&self.root.join(&path)),
+                (When::Missing, _) => false,
+                (When::Differs, _) => super::read_opt(&self.root.join(&path))? != change.new,
+            };
+            if differs {
+                let when = When::Known;
+                keep.insert(path, Change { when, ..change });
             }
         }
         self.changes = keep;
-        Ok((self.changes.keys().cloned().collect(), existing))
+        Ok(())
     }
 
     /// Writes every staged change, all or nothing. Returns the changed paths.
@@ -135,8 +180,14 @@ impl Transaction {
     /// before anything is written: vendor.toml validation names such paths
     /// first, with their line; this is the writer keeping its own promise.
     pub fn commit(mut self) -> Result<Vec<String>> {
-        super::bounds::check_all(&self.root, self.changes.keys().map(String::as_str))?;
-        let (changed, existing) = self.drop_unchanged()?;
+        let disk = OnDisk::look(&self.root, self.changes.keys());
+        super::bounds::check_listed(
+            &self.root,
+            self.changes.keys().map(String::as_str),
+            |path| disk.symlink(path),
+        )?;
+        self.drop_unchanged(&disk)?;
+        let changed: Vec<String> = self.changes.keys().cloned().collect();
         if changed.is_empty() {
             return Ok(changed);
         }
@@ -151,7 +202,7 @@ impl Transaction {
         }
         fs::create_dir(&staging).map_err(io("create", &staging))?;
         let plan_path = staging.join("plan");
-        let plan = match self.write_staged(&staging, &plan_path, &existing) {
+        let plan = match self.write_staged(&staging, &plan_path, &disk) {
             Ok(plan) => plan,
             Err(e) => {
                 // Before the commit point nothing in the tree has changed:
@@ -163,33 +214,51 @@ impl Transaction {
                 return Err(e);
             }
         };
-
-        roll_forward(&self.root, &staging, &plan)?;
+        // The plan is this run's own, made of paths checked above: read back
+        // without asking the disk about them again.
+        let steps = steps(&plan).map_err(|bad| {
+            Error::usage(
+                format!(
+                    "{}:{}: `{}` is not a step",
+                    plan_path.display(),
+                    bad.line,
+                    bad.text
+                ),
+                "report this: revendor wrote a plan it cannot read",
+            )
+        })?;
+        roll_forward(
+            &self.root,
+            &staging,
+            &steps,
+            &Run::Commit { dirs: &disk.dirs },
+        )?;
         Ok(changed)
     }
 
     /// Writes every staged file under `staging`, then the plan (`plan.tmp`
     /// renamed to `plan_path`, the commit point); returns the plan.
     ///
-    /// Only a file `existing` holds is asked for its mode (kept on the new
-    /// copy): a new one has none to keep, and is not looked for.
-    fn write_staged(
-        &self,
-        staging: &Path,
-        plan_path: &Path,
-        existing: &BTreeSet<String>,
-    ) -> Result<String> {
+    /// Only a file that exists (`disk`) is asked for its mode (kept on the
+    /// new copy): a new one has none to keep, and is not looked for.
+    fn write_staged(&self, staging: &Path, plan_path: &Path, disk: &OnDisk) -> Result<String> {
         let mut plan = String::new();
-        for (n, (path, new)) in self.changes.iter().enumerate() {
-            match new {
+        for (n, (path, change)) in self.changes.iter().enumerate() {
+            match &change.new {
                 Some(bytes) => {
                     let staged = staging.join(n.to_string());
                     write_synced(&staged, bytes)?;
-                    if existing.contains(path)
-                        && let Ok(meta) = fs::metadata(self.root.join(path))
-                    {
-                        fs::set_permissions(&staged, meta.permissions())
-                            .map_err(io("chmod", &staged))?;
+                    let mode = match disk.entry(path) {
+                        Entry::Absent | Entry::Other => None,
+                        Entry::File(Some(mode)) => Some(mode),
+                        Entry::File(None) | Entry::Symlink | Entry::Unknown => {
+                            fs::metadata(self.root.join(path))
+                                .ok()
+                                .map(|m| m.permissions())
+                        }
+                    };
+                    if let Some(mode) = mode {
+                        fs::set_permissions(&staged, mode).map_err(io("chmod", &staged))?;
                     }
                     plan.push_str(
                         &Step::Write {
@@ -208,6 +277,133 @@ impl Transaction {
         sync_dir(staging)?;
         Ok(plan)
     }
+}
+
+/// What is at a changed path, as [`OnDisk::look`] found it.
+#[derive(Debug, Clone)]
+enum Entry {
+    /// Nothing.
+    Absent,
+    /// A regular file, with its mode when the look read it.
+    File(Option<fs::Permissions>),
+    /// A symlink (followed where it is read or its mode kept).
+    Symlink,
+    /// A directory, FIFO or other thing a write will fail on.
+    Other,
+    /// Not looked at: the package is read through an unfinished plan's
+    /// view, or its directory could not be listed.
+    Unknown,
+}
+
+/// What is at each changed path of a commit, and which of their directories
+/// exist: one listing of each directory holding several changed paths, one
+/// look at a path alone in its directory, and nothing asked twice (issue 23:
+/// a commit of 1,000 files made 10,012 statx calls, 6,009 of them failing).
+#[derive(Debug, Default)]
+struct OnDisk {
+    entries: HashMap<String, Entry>,
+    /// The destination directories known to exist.
+    dirs: HashSet<PathBuf>,
+}
+
+impl OnDisk {
+    fn look<'a>(root: &Path, paths: impl Iterator<Item = &'a String>) -> OnDisk {
+        let mut disk = OnDisk::default();
+        if journal::viewing() {
+            // The disk is not what the package reads: every read goes through the view.
+            return disk;
+        }
+        let mut by_dir: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for path in paths {
+            let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+            by_dir.entry(dir).or_default().push(name);
+        }
+        for (dir, names) in by_dir {
+            let at = root.join(dir);
+            let join = |name: &str| {
+                if dir.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{dir}/{name}")
+                }
+            };
+            if let [name] = names[..] {
+                let entry = match fs::symlink_metadata(at.join(name)) {
+                    Ok(meta) => {
+                        disk.dirs.insert(at.clone());
+                        Entry::of(meta.file_type(), Some(meta.permissions()))
+                    }
+                    Err(e) if e.kind() == ErrorKind::NotFound => Entry::Absent,
+                    Err(_) => Entry::Unknown,
+                };
+                disk.note(root, join(name), entry);
+                continue;
+            }
+            let listed = match listing_kinds(&at) {
+                Ok(listed) => {
+                    disk.dirs.insert(at.clone());
+                    Some(listed)
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound => Some(HashMap::new()),
+                Err(_) => None,
+            };
+            for name in names {
+                let entry = match &listed {
+                    Some(listed) => listed
+                        .get(name)
+                        .map_or(Entry::Absent, |kind| Entry::of(*kind, None)),
+                    None => Entry::Unknown,
+                };
+                disk.note(root, join(name), entry);
+            }
+        }
+        disk
+    }
+
+    /// Keeps what is at `path`; a missing file is also noted in the record
+    /// of what this run read ([`journal::record`]), as a read would.
+    fn note(&mut self, root: &Path, path: String, entry: Entry) {
+        if matches!(entry, Entry::Absent) {
+            journal::note_missing(&root.join(&path));
+        }
+        self.entries.insert(path, entry);
+    }
+
+    fn entry(&self, path: &str) -> Entry {
+        self.entries.get(path).cloned().unwrap_or(Entry::Unknown)
+    }
+
+    /// Whether `path` is a symlink, when the look knows.
+    fn symlink(&self, path: &str) -> Option<bool> {
+        match self.entries.get(path)? {
+            Entry::Unknown => None,
+            entry => Some(matches!(entry, Entry::Symlink)),
+        }
+    }
+}
+
+impl Entry {
+    fn of(kind: fs::FileType, mode: Option<fs::Permissions>) -> Entry {
+        if kind.is_symlink() {
+            Entry::Symlink
+        } else if kind.is_file() {
+            Entry::File(mode)
+        } else {
+            Entry::Other
+        }
+    }
+}
+
+/// Each entry of `dir` by name, with its type as the listing gives it.
+fn listing_kinds(dir: &Path) -> std::io::Result<HashMap<String, fs::FileType>> {
+    let mut kinds = HashMap::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if let Ok(name) = entry.file_name().into_string() {
+            kinds.insert(name, entry.file_type()?);
+        }
+    }
+    Ok(kinds)
 }
 
 /// Finishes or discards a transaction a killed process left behind.
@@ -274,7 +470,11 @@ fn finish(root: &Path) -> Result<Recovery> {
     let plan_path = staging.join("plan");
     match fs::read_to_string(&plan_path) {
         Ok(plan) => {
-            roll_forward(root, &staging, &plan)?;
+            let steps = plan_steps(root, &plan_path, &plan)?;
+            // The staged files not yet renamed, from one listing: after a
+            // kill, those already renamed are gone.
+            let staged = listing(&staging)?;
+            roll_forward(root, &staging, &steps, &Run::Recover { staged })?;
             Ok(Recovery::Completed)
         }
         Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -285,38 +485,69 @@ fn finish(root: &Path) -> Result<Recovery> {
     }
 }
 
-fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
-    // Every directory an entry was renamed into or removed from, and those
-    // above it up to the package: a new directory's own entry needs its
-    // parent synced too.
+/// Who rolls a plan forward, which decides what it must sync.
+enum Run<'a> {
+    /// The commit that wrote the plan, in the same process: every staged
+    /// file is there, `dirs` are the destination directories known to
+    /// exist, and a directory's parent needs syncing only when this run
+    /// made the directory.
+    Commit {
+        /// The destination directories known to exist.
+        dirs: &'a HashSet<PathBuf>,
+    },
+    /// [`recover`], after a kill: `staged` are the staged files not yet
+    /// renamed, and every directory up to the package is synced, since the
+    /// killed run may have made any of them without syncing its parent.
+    Recover {
+        /// The names left in the staging directory.
+        staged: BTreeSet<String>,
+    },
+}
+
+fn roll_forward(root: &Path, staging: &Path, steps: &[Step<'_>], run: &Run<'_>) -> Result<()> {
+    // Every directory an entry was renamed into or removed from, and the
+    // parent of each directory made or removed: a directory's own entry
+    // needs its parent synced too.
     let mut touched = BTreeSet::new();
-    // The staged files not yet renamed, from one listing (after a kill,
-    // those already renamed are gone), and the directories made or found
-    // so far: nothing is asked about twice.
-    let staged = listing(staging)?;
-    let mut made = BTreeSet::new();
-    for step in plan_steps(root, &staging.join("plan"), plan)? {
+    let touch = |touched: &mut BTreeSet<PathBuf>, path: &Path| match run {
+        Run::Commit { .. } => {
+            touched.extend(path.parent().map(Path::to_path_buf));
+        }
+        Run::Recover { .. } => touched.extend(ancestors(root, path)),
+    };
+    // The directories made or found so far: none is asked about twice.
+    let mut found: HashSet<PathBuf> = HashSet::new();
+    for step in steps {
         match step {
             Step::Write { n, path } => {
                 let to = root.join(path);
-                touched.extend(ancestors(root, &to));
-                if !staged.contains(n) {
+                touch(&mut touched, &to);
+                if let Run::Recover { staged } = run
+                    && !staged.contains(*n)
+                {
                     continue;
                 }
                 let from = staging.join(n);
                 if let Some(parent) = to.parent()
-                    && !made.contains(parent)
+                    && !found.contains(parent)
                 {
-                    fs::create_dir_all(parent).map_err(io("create", parent))?;
-                    made.insert(parent.to_path_buf());
+                    let known = matches!(run, Run::Commit { dirs } if dirs.contains(parent));
+                    if !known {
+                        make_dir(root, parent, &mut touched)?;
+                    }
+                    found.insert(parent.to_path_buf());
                 }
                 fs::rename(&from, &to).map_err(io("rename", &from))?;
             }
             Step::Remove { path } => {
                 let target = root.join(path);
-                touched.extend(ancestors(root, &target));
+                touch(&mut touched, &target);
                 match fs::remove_file(&target) {
-                    Ok(()) => prune(root, &target),
+                    Ok(()) => {
+                        for dir in prune(root, &target) {
+                            touch(&mut touched, &dir);
+                        }
+                    }
                     Err(e) if e.kind() == ErrorKind::NotFound => {}
                     Err(source) => return Err(io("remove", &target)(source)),
                 }
@@ -332,8 +563,40 @@ fn roll_forward(root: &Path, staging: &Path, plan: &str) -> Result<()> {
             other => other?,
         }
     }
-    fs::remove_dir_all(staging).map_err(io("remove", staging))?;
+    match run {
+        // Every staged file was renamed, and `plan.tmp` became the plan: the plan is all
+        // that is left, and removing it is the end of the transaction.
+        Run::Commit { .. } => {
+            let plan = staging.join("plan");
+            fs::remove_file(&plan).map_err(io("remove", &plan))?;
+            fs::remove_dir(staging).map_err(io("remove", staging))?;
+        }
+        Run::Recover { .. } => fs::remove_dir_all(staging).map_err(io("remove", staging))?,
+    }
     sync_dir(root)
+}
+
+/// Makes the directory `dir` inside `root` and those missing above it; the
+/// parent of each one made goes into `touched`, to be synced.
+fn make_dir(root: &Path, dir: &Path, touched: &mut BTreeSet<PathBuf>) -> Result<()> {
+    match fs::create_dir(dir) {
+        Ok(()) => {}
+        // A file in its place fails at the rename, naming it.
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => return Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound && dir != root => {
+            let parent = dir.parent().unwrap_or(root);
+            make_dir(root, parent, touched)?;
+            match fs::create_dir(dir) {
+                Err(e) if e.kind() != ErrorKind::AlreadyExists => {
+                    return Err(io("create", dir)(e));
+                }
+                _ => {}
+            }
+        }
+        Err(source) => return Err(io("create", dir)(source)),
+    }
+    touched.extend(dir.parent().map(Path::to_path_buf));
+    Ok(())
 }
 
 /// The names of the entries of `dir`.
@@ -391,14 +654,18 @@ fn ancestors(root: &Path, path: &Path) -> Vec<PathBuf> {
 /// Removes the directories that removing `file` left empty, up to (not
 /// including) the package root: a vendored directory whose last file in a
 /// subdirectory upstream removed leaves no empty subdirectory behind.
-fn prune(root: &Path, file: &Path) {
+/// Returns the directories removed.
+fn prune(root: &Path, file: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
     let mut dir = file.parent();
     while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
         if fs::remove_dir(d).is_err() {
             break;
         }
+        removed.push(d.to_path_buf());
         dir = d.parent();
     }
+    removed
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -442,6 +709,55 @@ mod tests {
         t.commit().unwrap();
         assert!(!dir.path().join("c/sub").exists());
         assert!(dir.path().join("c/b").exists());
+    }
+
+    /// Paths several to a directory are answered by one listing of it, a path alone by one
+    /// look at it; either way an unchanged file is left alone, a missing one is not read, an
+    /// existing one keeps its mode, and a new directory is made (issue 23).
+    #[cfg(unix)]
+    #[test]
+    fn a_commit_asks_each_directory_once_and_keeps_what_it_finds() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let at = |p: &str| dir.path().join(p);
+        fs::create_dir(at("many")).unwrap();
+        fs::write(at("many/same"), "x").unwrap();
+        fs::write(at("many/changed"), "old").unwrap();
+        fs::write(at("many/kept"), "old").unwrap();
+        fs::write(at("alone"), "old").unwrap();
+        fs::set_permissions(at("many/changed"), fs::Permissions::from_mode(0o751)).unwrap();
+        fs::set_permissions(at("alone"), fs::Permissions::from_mode(0o700)).unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.stage("many/same", b"x".to_vec());
+        t.stage("many/changed", b"new".to_vec());
+        t.stage("many/new", b"n".to_vec());
+        t.remove("many/never-there");
+        t.stage_missing("many/kept", b"other".to_vec());
+        t.stage_missing("many/copy", b"c".to_vec());
+        t.stage_changed("alone", b"new".to_vec());
+        t.stage("fresh/sub/file", b"f".to_vec());
+        assert_eq!(
+            t.commit().unwrap(),
+            [
+                "alone",
+                "fresh/sub/file",
+                "many/changed",
+                "many/copy",
+                "many/new"
+            ]
+        );
+        let mode = |p: &str| fs::metadata(at(p)).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode("many/changed"), mode("alone")), (0o751, 0o700));
+        for (path, bytes) in [
+            ("many/changed", "new"),
+            ("many/kept", "old"),
+            ("many/copy", "c"),
+            ("alone", "new"),
+            ("fresh/sub/file", "f"),
+        ] {
+            assert_eq!(fs::read_to_string(at(path)).unwrap(), bytes);
+        }
+        assert!(!at(STAGING_DIR).exists());
     }
 
     #[test]

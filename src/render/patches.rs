@@ -74,28 +74,23 @@ fn check_sections(
     bytes: &[u8],
     set: &PatchSet,
 ) -> Result<()> {
-    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
-    let mut cursor = 0;
+    let mut cursor = Line::first(bytes);
     for fp in &set.files {
         let header = fp.new_line.as_deref().or(fp.old_line.as_deref());
-        let found = |needle: &dyn Fn(&[u8]) -> bool, from: usize| {
-            (from..lines.len()).find(|&i| needle(lines[i]))
-        };
-        let at = header
-            .and_then(|h| found(&|l| l == h, cursor))
-            .or_else(|| found(&|l| l.starts_with(b"diff --git "), cursor))
+        let line = header
+            .and_then(|h| cursor.find(|l| l == h))
+            .or_else(|| cursor.find(|l| l.starts_with(b"diff --git ")))
             .unwrap_or(cursor);
-        cursor = at + 1;
+        cursor = line.next();
+        let at = line.number;
         let name = fp.name();
         if fp.is_binary() {
-            let line = found(
-                &|l| l.starts_with(b"GIT binary patch") || l.starts_with(b"Binary files "),
-                at,
-            )
-            .unwrap_or(at);
+            let binary = line
+                .find(|l| l.starts_with(b"GIT binary patch") || l.starts_with(b"Binary files "))
+                .unwrap_or(line);
             return Err(ConfigError::at(
                 path,
-                Some(line + 1),
+                Some(binary.number + 1),
                 format!("`{name}` is a binary patch; revendor applies text patches only"),
             )
             .hint("vendor the file as it is, or change it with a text patch (`git diff` without --binary)")
@@ -147,6 +142,54 @@ fn check_sections(
         }
     }
     Ok(())
+}
+
+/// A line of a patch file, by its 0-based number and where it starts: what
+/// [`check_sections`] looks for each section's header from, line by line from
+/// the previous one, without splitting the whole file first (issue 23). Past
+/// the last line it is empty.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    bytes: &'a [u8],
+    number: usize,
+    at: usize,
+}
+
+impl<'a> Line<'a> {
+    fn first(bytes: &'a [u8]) -> Line<'a> {
+        Line {
+            bytes,
+            number: 0,
+            at: 0,
+        }
+    }
+
+    /// The line's bytes, with its newline.
+    fn text(&self) -> &'a [u8] {
+        let rest = &self.bytes[self.at..];
+        &rest[..memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1)]
+    }
+
+    /// The line after it (past the last line, an empty one).
+    fn next(&self) -> Line<'a> {
+        Line {
+            number: self.number + 1,
+            at: self.at + self.text().len(),
+            ..*self
+        }
+    }
+
+    /// The first line from this one on whose bytes `needle` accepts.
+    fn find(self, needle: impl Fn(&[u8]) -> bool) -> Option<Line<'a>> {
+        let mut line = self;
+        while line.at < line.bytes.len() {
+            if needle(line.text()) {
+                return Some(line);
+            }
+            line = line.next();
+        }
+        None
+    }
 }
 
 /// All patches of one kind of a package.

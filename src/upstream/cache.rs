@@ -25,6 +25,7 @@ pub struct Cache {
     dir: PathBuf,
     trees: PathBuf,
     blobs: PathBuf,
+    verdicts: PathBuf,
     known: KnownSha256,
 }
 
@@ -47,6 +48,7 @@ impl Cache {
             dir: cache_dir.join("sha256"),
             trees: cache_dir.join("tree"),
             blobs: cache_dir.join("git-blob"),
+            verdicts: cache_dir.join("verdict"),
             known: KnownSha256::new(cache_dir),
         }
     }
@@ -54,6 +56,23 @@ impl Cache {
     /// The sha256s of package files remembered by their identity.
     pub(super) fn known_sha256(&self) -> &KnownSha256 {
         &self.known
+    }
+
+    /// What a command remembered of its own work under `<cache>/verdict/<kind>/<key>`
+    /// ([`Cache::remember`]); `key` is a hex digest. The command that wrote it checks it
+    /// before trusting it: a lost or damaged entry costs only the work again.
+    pub fn remembered(&self, kind: &str, key: &str) -> Option<Vec<u8>> {
+        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        std::fs::read(self.verdicts.join(kind).join(key)).ok()
+    }
+
+    /// Remembers `bytes` under `kind` and `key`; a failure to write only costs the work again.
+    pub fn remember(&self, kind: &str, key: &str, bytes: &[u8]) {
+        if !key.is_empty() && key.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let _ = write_atomic(&self.verdicts.join(kind).join(key), bytes);
+        }
     }
 
     /// The bytes stored under `sha256`, if present and intact.

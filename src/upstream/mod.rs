@@ -68,6 +68,7 @@ mod select;
 mod suggest;
 pub mod tree_hash;
 
+pub use known::SETTLED;
 pub use pristine::Pristine;
 pub use select::{Newer, Resolved, choose, nearest, newer_release, resolve};
 

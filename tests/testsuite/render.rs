@@ -464,3 +464,99 @@ fn issue21_a_refreshed_patch_names_the_blobs_it_was_refreshed_against() {
     assert_eq!(index, expected, "{refreshed}");
     assert!(refreshed.contains("@@ -2,7 +2,7 @@"), "{refreshed}");
 }
+
+// A render remembered by its inputs (issue 23).
+
+/// Longer than the 3 s a file must be left unchanged before a render that read it is
+/// remembered: what a tree a user renders again looks like.
+const SETTLED: std::time::Duration = std::time::Duration::from_millis(3500);
+
+/// The `-v` note of a render said again from its memo.
+const REMEMBERED: &str = "Remembered";
+
+#[test]
+fn issue23_an_unchanged_render_is_remembered_and_every_change_is_seen() {
+    let (_gh, pkg, rv) = adopted();
+    std::thread::sleep(SETTLED);
+    let full = rv.run(&["-v", "render"]).expect(0);
+    assert!(!full.stderr.contains(REMEMBERED), "{}", full.stderr);
+    let again = rv.run(&["-v", "render"]).expect(0);
+    assert!(again.stderr.contains(REMEMBERED), "{}", again.stderr);
+    assert_eq!(again.stdout, full.stdout);
+    assert_eq!(
+        again.stderr.replace(&remembered_line(&again.stderr), ""),
+        full.stderr,
+        "the same steps are said"
+    );
+    let json = rv.run(&["--format", "json", "render"]).expect(0);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["patches"][0]["result"], "exact", "{}", json.stdout);
+
+    // A hand edit made just now, of the same size, its mtime put back: still seen.
+    let template = pkg.join(TEMPLATE);
+    let mtime = std::fs::metadata(&template).unwrap().modified().unwrap();
+    pkg.write(TEMPLATE, rendered().replace("memory: 64Mi", "memory: 65Mi"));
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&template)
+        .unwrap();
+    file.set_modified(mtime).unwrap();
+    drop(file);
+    let edited = refused(&pkg, &rv, &["-v", "render"], 1);
+    assert!(edited.stderr.contains("hand edits"), "{}", edited.stderr);
+    pkg.write(TEMPLATE, rendered());
+
+    // The patch touched, vendor.toml changed, the lock rewritten, the output removed:
+    // each renders again.
+    let touched = std::fs::File::options()
+        .write(true)
+        .open(pkg.join(PATCH))
+        .unwrap();
+    touched.set_modified(std::time::SystemTime::now()).unwrap();
+    drop(touched);
+    let run = rv.run(&["-v", "render"]).expect(0);
+    assert!(!run.stderr.contains(REMEMBERED), "{}", run.stderr);
+    pkg.write(
+        "vendor.toml",
+        format!("# a comment\n{}", vendor_toml(VENDOR)),
+    );
+    let run = rv.run(&["-v", "render"]).expect(0);
+    assert!(!run.stderr.contains(REMEMBERED), "{}", run.stderr);
+    pkg.write(LOCK, pkg.read_string(LOCK));
+    let run = rv.run(&["-v", "render"]).expect(0);
+    assert!(!run.stderr.contains(REMEMBERED), "{}", run.stderr);
+    std::fs::remove_file(&template).unwrap();
+    let run = rv.run(&["-v", "render"]).expect(0);
+    assert!(
+        run.stdout.contains("wrote templates/app.yml"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(pkg.read_string(TEMPLATE), rendered());
+}
+
+#[test]
+fn issue23_a_render_that_writes_is_not_remembered() {
+    let (_gh, pkg, rv) = adopted();
+    std::fs::remove_file(pkg.join(TEMPLATE)).unwrap();
+    std::thread::sleep(SETTLED);
+    let wrote = rv.run(&["-v", "render"]).expect(0);
+    assert!(
+        wrote.stdout.contains("wrote templates/app.yml"),
+        "{}",
+        wrote.stdout
+    );
+    // The file it wrote has not settled: the next render reads it again, and finds it.
+    let run = rv.run(&["-v", "render"]).expect(0);
+    assert!(!run.stderr.contains(REMEMBERED), "{}", run.stderr);
+    assert!(run.stdout.contains("no file changed"), "{}", run.stdout);
+}
+
+/// The line of `stderr` holding the memo's note, with its line break.
+fn remembered_line(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(REMEMBERED))
+        .unwrap_or_else(|| panic!("no {REMEMBERED} note in:\n{stderr}"));
+    format!("{line}\n")
+}

@@ -6,8 +6,9 @@
 //!    contract is a finding that says how to get one: a contract nobody can
 //!    evaluate must not pass.
 //! 2. Render each (chart, values set) once, whatever number of contracts
-//!    read it ([`Renders`]); Helm's cache makes an unchanged package's
-//!    second check spawn nothing.
+//!    read it, and read each chart's files once for all its values sets
+//!    ([`Renders`]); Helm's cache makes an unchanged package's second check
+//!    spawn nothing.
 //! 3. Select documents as a file contract does, only among those of the
 //!    template `file` names when it is given, and evaluate the same
 //!    [`manifest::Contract`]. A violation names its values set, and points at
@@ -24,7 +25,7 @@ use super::{CONTRACT, assertion};
 use crate::check::{Finding, Input, Sink};
 use crate::config::{Contract, HelmRender};
 use crate::error::Result;
-use crate::helm::{Helm, Outcome, output};
+use crate::helm::{Chart, Helm, Outcome, output};
 use crate::manifest::Manifest;
 
 /// How many document names a "Helm rendered it" finding lists.
@@ -62,6 +63,7 @@ pub(super) fn check(
     let mut renders = Renders {
         input,
         helm,
+        charts: HashMap::new(),
         done: HashMap::new(),
     };
     for (c, render) in contracts {
@@ -78,6 +80,8 @@ pub(super) fn check(
 struct Renders<'a, 'i> {
     input: &'a Input<'i>,
     helm: Helm,
+    /// Each chart's files, read once.
+    charts: HashMap<String, Chart>,
     done: HashMap<(String, Option<String>), Rc<Outcome>>,
 }
 
@@ -88,10 +92,16 @@ impl Renders<'_, '_> {
             return Ok(Rc::clone(done));
         }
         let ctx = self.input.ctx;
-        let outcome = Rc::new(
-            self.helm
-                .template(&ctx.root, chart, values, &ctx.env.cache_dir)?,
-        );
+        if !self.charts.contains_key(chart) {
+            let read = Chart::read(&ctx.root, chart)?;
+            self.charts.insert(chart.to_owned(), read);
+        }
+        let outcome = Rc::new(self.helm.template(
+            &ctx.root,
+            &self.charts[chart],
+            values,
+            &ctx.env.cache_dir,
+        )?);
         self.done.insert(key, Rc::clone(&outcome));
         Ok(outcome)
     }

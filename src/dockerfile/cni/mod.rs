@@ -313,39 +313,7 @@ fn examine(
     args: &HashMap<String, (String, usize)>,
     platforms: &[&str],
 ) -> Option<CniChecksums> {
-    let mut vars: HashMap<String, String> = HashMap::new();
-    let mut download = None;
-    for (k, located) in cmds.iter().enumerate() {
-        let lookup = |name: &str| resolve(&vars, args, name);
-        let cmd = &located.cmd;
-        let name = cmd.name();
-        if let Some(name @ ("curl" | "wget")) = name.as_deref() {
-            let argv: Vec<String> = cmd
-                .argv()
-                .iter()
-                .map(|w| expand(&w.unquoted(), &lookup))
-                .collect();
-            if let Some(url) = argv.iter().skip(1).find(|a| is_cni_url(a)) {
-                let output = download_output(name, &argv, url, cmd);
-                download = Some((k, output));
-                break;
-            }
-        }
-        if cmd.argv().is_empty() && cmd.arm.is_none() {
-            for (n, v) in cmd.assignments() {
-                let value = expand(&v, &|name: &str| resolve(&vars, args, name));
-                // `x=$x$x`, repeated, doubles a value each time (fuzzing found 3 GB
-                // in 2 KB of script): a value longer than any path or URL is not
-                // followed, and later `$x`s stay as written.
-                if value.len() <= MAX_VALUE {
-                    vars.insert(n, value);
-                } else {
-                    vars.remove(&n);
-                }
-            }
-        }
-    }
-    let (k, output) = download?;
+    let (k, output, vars) = download(cmds, args)?;
     let download_line = cmds[k].line;
     let mut out = CniChecksums::default();
     let archive = match output {
@@ -392,6 +360,46 @@ fn examine(
     }
     pins(df, cmds, j, &digest, args, platforms, &mut out);
     Some(out)
+}
+
+/// The first of `cmds` that downloads the CNI plugins archive (`curl` or
+/// `wget` on its URL): its index, where it writes the archive, and the
+/// shell variables assigned before it.
+fn download(
+    cmds: &[Located],
+    args: &HashMap<String, (String, usize)>,
+) -> Option<(usize, Output, HashMap<String, String>)> {
+    let mut vars: HashMap<String, String> = HashMap::new();
+    for (k, located) in cmds.iter().enumerate() {
+        let lookup = |name: &str| resolve(&vars, args, name);
+        let cmd = &located.cmd;
+        let name = cmd.name();
+        if let Some(name @ ("curl" | "wget")) = name.as_deref() {
+            let argv: Vec<String> = cmd
+                .argv()
+                .iter()
+                .map(|w| expand(&w.unquoted(), &lookup))
+                .collect();
+            if let Some(url) = argv.iter().skip(1).find(|a| is_cni_url(a)) {
+                let output = download_output(name, &argv, url, cmd);
+                return Some((k, output, vars));
+            }
+        }
+        if cmd.argv().is_empty() && cmd.arm.is_none() {
+            for (n, v) in cmd.assignments() {
+                let value = expand(&v, &|name: &str| resolve(&vars, args, name));
+                // `x=$x$x`, repeated, doubles a value each time (fuzzing found 3 GB
+                // in 2 KB of script): a value longer than any path or URL is not
+                // followed, and later `$x`s stay as written.
+                if value.len() <= MAX_VALUE {
+                    vars.insert(n, value);
+                } else {
+                    vars.remove(&n);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Why a failing verification at `j` would not stop the build, if it would not.

@@ -262,6 +262,18 @@ fn written(k: &Known<'_>, now: &Lock) -> String {
 
 /// Each value of the lock that this change moved, `before` → `now`.
 fn changed(before: &Lock, now: &Lock) -> String {
+    let mut parts = fields_changed(before, now);
+    parts.extend(entries_changed(before, now));
+    if parts.is_empty() {
+        "rewritten, same values".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Each upstream's version, commit and go directive, and each image's
+/// reference, that differs between the two locks, with both values.
+fn fields_changed(before: &Lock, now: &Lock) -> Vec<String> {
     let mut parts = Vec::new();
     let mut field = |name: &str, a: Option<&str>, b: Option<&str>| {
         if a != b {
@@ -307,6 +319,13 @@ fn changed(before: &Lock, now: &Lock) -> String {
             Some(&image.reference),
         );
     }
+    parts
+}
+
+/// The files, patches and per-platform digests whose entries differ
+/// between the two locks.
+fn entries_changed(before: &Lock, now: &Lock) -> Vec<String> {
+    let mut parts = Vec::new();
     let files: Vec<&str> = now
         .files
         .iter()
@@ -338,11 +357,7 @@ fn changed(before: &Lock, now: &Lock) -> String {
     if platforms(before) != platforms(now) {
         parts.push("per-platform digests".to_owned());
     }
-    if parts.is_empty() {
-        "rewritten, same values".to_owned()
-    } else {
-        parts.join(", ")
-    }
+    parts
 }
 
 fn patch(p: &Patch) -> String {

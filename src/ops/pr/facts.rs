@@ -108,24 +108,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         Some(old) => (arrived(&lock, old), arrived(old, &lock)),
         None => (Vec::new(), Vec::new()),
     };
-    let mut upstreams: Vec<pr::Upstream> = sides
-        .iter()
-        .map(|side| {
-            let mine = |files: &[(Option<String>, String)]| {
-                files
-                    .iter()
-                    .filter(|(u, _)| *u == side.up.name)
-                    .map(|(_, f)| f.clone())
-                    .collect()
-            };
-            pr::Upstream {
-                added: mine(&arrived_now),
-                removed: mine(&gone_now),
-                chart: chart_facts(ctx, side, &lock, before.lock.as_ref()),
-                ..upstream_facts(side, &lock)
-            }
-        })
-        .collect();
+    let mut upstreams = upstream_summaries(ctx, &sides, &lock, &before, &arrived_now, &gone_now);
     let known = Known {
         config: &config,
         base_lock: before.lock.as_ref(),
@@ -143,22 +126,7 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
     if images.len() == 1 {
         images.clear();
     }
-    let mut builders: Vec<pr::ImageBuilder> = config
-        .images
-        .iter()
-        .map(|image| pr::ImageBuilder {
-            name: image.name.clone(),
-            builder: builder(
-                ctx,
-                repo,
-                &tree,
-                &config,
-                image,
-                &lock,
-                before.lock.as_ref(),
-            ),
-        })
-        .collect();
+    let mut builders = image_builders(ctx, repo, &tree, &config, &lock, before.lock.as_ref());
     let builder = builders.first().map(|b| b.builder.clone());
     if builders.len() == 1 {
         builders.clear();
@@ -186,6 +154,55 @@ pub(super) fn gather(ctx: &Context, repo: &Repo, base: git2::Oid, scope: &str) -
         findings,
         config,
     })
+}
+
+/// Each upstream's facts, with the files that arrived (`arrived_now`) and
+/// went (`gone_now`) with it.
+fn upstream_summaries(
+    ctx: &Context,
+    sides: &[Side<'_>],
+    lock: &Lock,
+    before: &Before,
+    arrived_now: &[(Option<String>, String)],
+    gone_now: &[(Option<String>, String)],
+) -> Vec<pr::Upstream> {
+    sides
+        .iter()
+        .map(|side| {
+            let mine = |files: &[(Option<String>, String)]| {
+                files
+                    .iter()
+                    .filter(|(u, _)| *u == side.up.name)
+                    .map(|(_, f)| f.clone())
+                    .collect()
+            };
+            pr::Upstream {
+                added: mine(arrived_now),
+                removed: mine(gone_now),
+                chart: chart_facts(ctx, side, lock, before.lock.as_ref()),
+                ..upstream_facts(side, lock)
+            }
+        })
+        .collect()
+}
+
+/// Each image's Go builder, before and after.
+fn image_builders(
+    ctx: &Context,
+    repo: &Repo,
+    tree: &git2::Tree<'_>,
+    config: &Config,
+    lock: &Lock,
+    base_lock: Option<&Lock>,
+) -> Vec<pr::ImageBuilder> {
+    config
+        .images
+        .iter()
+        .map(|image| pr::ImageBuilder {
+            name: image.name.clone(),
+            builder: builder(ctx, repo, tree, config, image, lock, base_lock),
+        })
+        .collect()
 }
 
 /// What each of `changes` adapts, told from its bytes in the base commit
