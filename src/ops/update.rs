@@ -59,6 +59,8 @@ pub use summary::{
     UpstreamedReport,
 };
 
+use std::collections::HashSet;
+
 use crate::config::Config;
 use crate::config::lock::Lock;
 use crate::error::Result;
@@ -155,6 +157,9 @@ fn run(ctx: &Context, opts: &UpdateOptions, stage: Stage<'_>) -> Result<UpdateRe
     let (base_stamp, target_stamp) = upstreams::stamps(&moves, pins.clone());
     let mut package = Package::new(&config, lock.as_ref(), base_stamp, patches);
     let vendored = Vendored::new(ctx, &config, lock.as_ref(), package.patches(), &moves)?;
+    // One set of the locked version's outputs, not a search of them per
+    // target: a directory of 10,000 files has as many of each (issue 23).
+    let at_base: HashSet<&str> = vendored.base.iter().map(|b| b.to.as_str()).collect();
     let both: Vec<crate::config::Vendor> = vendored
         .base
         .iter()
@@ -162,7 +167,7 @@ fn run(ctx: &Context, opts: &UpdateOptions, stage: Stage<'_>) -> Result<UpdateRe
             vendored
                 .target
                 .iter()
-                .filter(|t| !vendored.base.iter().any(|b| b.to == t.to)),
+                .filter(|t| !at_base.contains(t.to.as_str())),
         )
         .cloned()
         .collect();

@@ -7,6 +7,8 @@
 //! vendored directory is listed from the mirror's tree at the rev, each file
 //! with its blob id, so nothing but the rev is fetched for it.
 
+use std::cell::{OnceCell, RefCell};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -30,6 +32,13 @@ pub struct Git {
     mirror: PathBuf,
     transport: Arc<Transport>,
     offline: bool,
+    /// The mirror, opened once a run: a directory of 10,000 files is read
+    /// file by file, and opening it for each was most of the reading
+    /// (issue 23).
+    repo: OnceCell<Repository>,
+    /// The revs the mirror is known to hold, so that each file read does
+    /// not look its rev up again.
+    held: RefCell<BTreeSet<String>>,
 }
 
 impl std::fmt::Debug for Git {
@@ -51,6 +60,8 @@ impl Git {
             mirror: cache_dir.join("git").join(key),
             transport: client.transport(),
             offline: client.offline(),
+            repo: OnceCell::new(),
+            held: RefCell::default(),
         }
     }
 
@@ -110,22 +121,34 @@ impl Git {
         Ok(())
     }
 
-    fn repo(&self) -> Result<Repository> {
-        match Repository::open_bare(&self.mirror) {
-            Ok(r) => Ok(r),
-            Err(_) => {
-                std::fs::create_dir_all(&self.mirror)
-                    .map_err(crate::paths::io("create", &self.mirror))?;
-                Repository::init_bare(&self.mirror).map_err(|e| self.git2("", e))
-            }
+    /// The mirror when this machine has one, opened on first use.
+    fn kept(&self) -> Option<&Repository> {
+        if self.repo.get().is_none()
+            && let Ok(r) = Repository::open_bare(&self.mirror)
+        {
+            let _ = self.repo.set(r);
         }
+        self.repo.get()
+    }
+
+    /// The mirror, created when this machine has none.
+    fn repo(&self) -> Result<&Repository> {
+        if let Some(r) = self.kept() {
+            return Ok(r);
+        }
+        std::fs::create_dir_all(&self.mirror).map_err(crate::paths::io("create", &self.mirror))?;
+        let created = Repository::init_bare(&self.mirror).map_err(|e| self.git2("", e))?;
+        Ok(self.repo.get_or_init(|| created))
     }
 
     /// The mirror with `rev` present: `refs/tags/<tag>`, or the commit
     /// itself (fetched by its sha, which a branch's old head needs).
-    fn with_tag(&self, rev: &str) -> Result<Repository> {
+    fn with_tag(&self, rev: &str) -> Result<&Repository> {
         let repo = self.repo()?;
-        if !self.has(&repo, rev) {
+        if self.held.borrow().contains(rev) {
+            return Ok(repo);
+        }
+        if !self.has(repo, rev) {
             let spec = if is_commit(rev) {
                 rev.to_owned()
             } else {
@@ -138,6 +161,7 @@ impl Git {
             let what = format!("cannot fetch {rev}: ");
             self.remote_call(&what, || remote.fetch(&[spec], None, None))?;
         }
+        self.held.borrow_mut().insert(rev.to_owned());
         Ok(repo)
     }
 
@@ -170,7 +194,7 @@ impl Git {
     /// there, else read from the mirror (and then kept in `cache`).
     fn blob_at(&self, tag: &str, path: &str, cache: Option<&Cache>) -> Result<Vec<u8>> {
         let repo = self.with_tag(tag)?;
-        let tree = self.tree_at(&repo, tag)?;
+        let tree = self.tree_at(repo, tag)?;
         let entry = tree
             .get_path(Path::new(path))
             .map_err(|_| Error::NotFound {
@@ -184,7 +208,7 @@ impl Git {
             return Ok(bytes);
         }
         let blob = entry
-            .to_object(&repo)
+            .to_object(repo)
             .and_then(|o| o.peel_to_blob())
             .map_err(|e| self.git2(&format!("`{path}` at {tag} is not a file: "), e))?;
         let bytes = blob.content().to_vec();
@@ -221,13 +245,13 @@ impl Source for Git {
     /// rev; a mirror whose tree there is not the locked one is an
     /// [`Error::Checksum`] (the tag was moved upstream and fetched since).
     fn kept_tree(&self, locked: &LockedUpstream, _cache: &Cache) -> Result<Option<SourceTree>> {
-        let Ok(repo) = Repository::open_bare(&self.mirror) else {
+        let Some(repo) = self.kept() else {
             return Ok(None);
         };
-        if !self.has(&repo, &locked.version) {
+        if !self.has(repo, &locked.version) {
             return Ok(None);
         }
-        let tree = self.read_tree(&repo, &locked.version)?;
+        let tree = self.read_tree(repo, &locked.version)?;
         super::verify_tree(tree, &locked.version, Some(locked)).map(Some)
     }
 
@@ -282,7 +306,7 @@ impl Source for Git {
     fn commit(&self, tag: &str) -> Result<Option<String>> {
         let repo = self.with_tag(tag)?;
         let commit = self
-            .object_at(&repo, tag)?
+            .object_at(repo, tag)?
             .peel_to_commit()
             .map_err(|e| self.git2("", e))?;
         Ok(Some(commit.id().to_string()))
@@ -302,7 +326,7 @@ impl Source for Git {
 
     fn list(&self, tag: &str, dir: &str, _cache: &Cache) -> Result<Vec<Listed>> {
         let repo = self.with_tag(tag)?;
-        let root = self.tree_at(&repo, tag)?;
+        let root = self.tree_at(repo, tag)?;
         let missing = || Error::NotFound {
             what: format!("directory `{dir}` at {tag}"),
             url: crate::net::redact(&self.url),
@@ -311,7 +335,7 @@ impl Source for Git {
             "" => root,
             sub => root
                 .get_path(Path::new(sub))
-                .and_then(|e| e.to_object(&repo))
+                .and_then(|e| e.to_object(repo))
                 .and_then(|o| o.peel_to_tree())
                 .map_err(|_| missing())?,
         };
@@ -347,7 +371,7 @@ impl Source for Git {
     /// differently here than in its GitHub archive.
     fn tree(&self, tag: &str) -> Result<SourceTree> {
         let repo = self.with_tag(tag)?;
-        self.read_tree(&repo, tag)
+        self.read_tree(repo, tag)
     }
 }
 

@@ -9,7 +9,8 @@
 //! changed twice within one tick of the clock that stamps it would keep its times, so a file
 //! is remembered only once its last change is [`SETTLED`] in the past (git's rule for a
 //! "racily clean" entry). The lock's sha256 is still what the remembered one is compared
-//! with: the memo only stands in for hashing the bytes.
+//! with: the memo only stands in for hashing the bytes. Only a large copy is looked up: a
+//! small one is hashed faster than its entry is read (`pristine.rs`, `REMEMBERED_FROM`).
 //!
 //! Entries live under `<cache>/verdict/file-sha256/<sha256 of path and identity>` and hold
 //! the hex sha256. Like every verdict, a lost entry costs only the hash, and one that is not

@@ -33,7 +33,7 @@ use crate::image::Digest;
 use crate::ops::render::edits;
 use crate::paths;
 use crate::render::{self, Package, Patches};
-use crate::upstream::{self, Listed, Pristine, Source};
+use crate::upstream::{self, Listed, Pristine, Source, cache};
 
 /// An upstream path with the name of its upstream (`None`: the unnamed
 /// `[upstream]`): two upstreams may both have a `charts/`.
@@ -161,13 +161,17 @@ impl Vendored {
     }
 
     /// `vendor`'s bytes at the target: empty for a file a patch creates,
-    /// by blob id for a file of a listed directory, else the file at the tag.
+    /// by blob id for a file of a listed directory (`base`, the locked copy,
+    /// when it has that id: most of a directory is the same in two
+    /// releases, and reading each file again from the cache was most of an
+    /// update's reading, issue 23), else the file at the tag.
     pub fn fetch(
         &self,
         ctx: &Context,
         source: &dyn Source,
         vendor: &Vendor,
         target: &str,
+        base: &[u8],
     ) -> Result<FileBytes> {
         if vendor.created {
             return Ok(FileBytes::unhashed(Vec::new()));
@@ -179,6 +183,9 @@ impl Vendored {
             Some(listed) => {
                 ctx.shell
                     .step("Fetching", format!("{} at {target}", vendor.from));
+                if cache::blob_id(base) == listed.blob {
+                    return Ok(FileBytes::unhashed(base.to_vec()));
+                }
                 upstream::fetch_listed(source, &ctx.cache, target, listed).map(FileBytes::unhashed)
             }
             None => {
@@ -395,7 +402,8 @@ impl FileBytes {
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
 /// the lock names its sha256; by its blob id when `vendored` listed it), which
-/// also restores an edited copy.
+/// also restores an edited copy. The flag says whether the copy on disk holds
+/// these bytes ([`Pristine::read_kept`]).
 pub(super) fn locked_copy(
     ctx: &Context,
     source: &dyn Source,
@@ -403,33 +411,32 @@ pub(super) fn locked_copy(
     vendored: &Vendored,
     vendor: &Vendor,
     version: &str,
-) -> Result<FileBytes> {
+) -> Result<(FileBytes, bool)> {
     if vendor.created {
-        return Ok(FileBytes::unhashed(Vec::new()));
+        return Ok((FileBytes::unhashed(Vec::new()), false));
     }
     let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
     if let Some(lock) = lock
-        && let Pristine::Verified(bytes) =
-            Pristine::read(&ctx.root, lock, vendor, &ctx.cache, None)?
+        && let (Pristine::Verified(bytes), on_disk) =
+            Pristine::read_kept(&ctx.root, lock, vendor, &ctx.cache, None)?
     {
         ctx.shell.step(
             "Verified",
             format!("{} against the lock", vendor.pristine()),
         );
-        return Ok(FileBytes {
-            bytes,
-            sha256: expected.map(str::to_owned),
-        });
+        let verified = FileBytes::hashed(bytes, expected.map(str::to_owned));
+        return Ok((verified, on_disk));
     }
     if let (Some(listed), None) = (vendored.base_listed(vendor), expected) {
         ctx.shell
             .step("Fetching", format!("{} at {version}", vendor.from));
-        return upstream::fetch_listed(source, &ctx.cache, version, listed)
-            .map(FileBytes::unhashed);
+        let bytes = upstream::fetch_listed(source, &ctx.cache, version, listed)?;
+        return Ok((FileBytes::unhashed(bytes), false));
     }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
-    vendored_file(ctx, source, vendor, version, expected)
+    let bytes = vendored_file(ctx, source, vendor, version, expected)?;
+    Ok((bytes, false))
 }
 
 /// `vendor`'s upstream file at `tag` ([`upstream::fetch_file`]), a 404
@@ -442,10 +449,7 @@ fn vendored_file(
     expected: Option<&str>,
 ) -> Result<FileBytes> {
     upstream::fetch_file_hashed(source, &ctx.cache, tag, &vendor.from, expected)
-        .map(|(bytes, sha)| FileBytes {
-            bytes,
-            sha256: Some(sha),
-        })
+        .map(|(bytes, sha)| FileBytes::hashed(bytes, Some(sha)))
         .map_err(|e| not_in_upstream(ctx, vendor, tag, e))
 }
 

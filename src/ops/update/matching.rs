@@ -16,6 +16,8 @@
 //!    how many were checked. A release that cannot be fetched ends the
 //!    search, and the refusal is said as it was.
 
+use std::collections::HashSet;
+
 use super::run::Run;
 use super::summary::UpdateReport;
 use super::{Probe, Stage, UpdateOptions};
@@ -116,7 +118,7 @@ fn found(up: &Upstream, version: &str, tag: &str) -> String {
 /// The end of a [`Stage::Probe`] run: its report, `changed` listing the
 /// rendered files the release does not render as they are committed.
 pub(super) fn unmatched(mut run: Run<'_>) -> Result<UpdateReport> {
-    let rendered: Vec<&str> = run.vendored.target.iter().map(|v| v.to.as_str()).collect();
+    let rendered: HashSet<&str> = run.vendored.target.iter().map(|v| v.to.as_str()).collect();
     run.report.changed = run
         .txn
         .changed_paths()?

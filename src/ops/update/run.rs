@@ -60,22 +60,19 @@ impl Run<'_> {
     pub fn file(&mut self, package: &mut Package<'_>, step: &Step<'_>) -> Result<()> {
         let vendor = step.vendor;
         let mv = upstreams::of(self.moves, vendor.upstream.as_deref());
-        let base = self.base(package.lock(), mv, step)?;
-        let base_sha256 = base.known_sha256().map(str::to_owned);
-        let base = base.bytes;
+        let (base, kept) = self.base(package.lock(), mv, step)?;
         let on_disk = paths::read_opt(&self.ctx.root.join(&vendor.to))?;
         if step.action == Action::Remove {
-            return self.remove(package, vendor, &base, on_disk, &mv.target);
+            self.keep_in_cache(step, &base);
+            return self.remove(package, vendor, &base.bytes, on_disk, &mv.target);
         }
-        let theirs = self.theirs(mv, step, &base, base_sha256)?;
-        // The file on disk is read again later only to finish a pending
-        // update or to meet a file upstream adds: not copied otherwise.
-        let later = self.resume.is_some() || step.base.is_none();
-        let (on_disk, for_check) = match later {
-            true => (on_disk.clone(), on_disk),
-            false => (None, on_disk),
-        };
-        let current = self.current(package, step, &base, for_check)?;
+        let theirs = self.theirs(mv, step, &base)?;
+        if theirs.bytes != base.bytes {
+            self.keep_in_cache(step, &base);
+        }
+        let base_sha256 = base.known_sha256().map(str::to_owned);
+        let base = base.bytes;
+        let current = self.current(package, step, &base, on_disk.clone())?;
         let adopt = self.opts.adopt_edits;
         let edits = edits::fold(package, vendor, &base, current.as_deref(), adopt, "update")?;
         self.report.edits.extend(edits);
@@ -98,27 +95,42 @@ impl Run<'_> {
             files::added(vendor, &rendered, on_disk.as_deref(), &mv.target)?;
             self.moved_files.arrived(vendor, &theirs.bytes);
         }
+        // What is already on disk is not staged: the commit would read each
+        // file again only to drop it, and most of a directory stays as it is
+        // (issue 23).
         if step.action == Action::Delete {
             self.txn.remove(&vendor.to);
-        } else {
+        } else if on_disk.as_deref() != Some(rendered.as_slice()) {
             self.txn.stage(&vendor.to, rendered);
         }
         if !vendor.created {
-            self.locked_files.push(locked_file(vendor, theirs.sha256()));
-            self.txn.stage(&vendor.pristine(), theirs.bytes);
+            let sha256 = match (theirs.known_sha256(), &base_sha256) {
+                (Some(sha), _) => sha.to_owned(),
+                (None, Some(sha)) if theirs.bytes == base => sha.clone(),
+                _ => theirs.sha256(),
+            };
+            self.locked_files.push(locked_file(vendor, sha256));
+            if !kept || theirs.bytes != base {
+                self.txn.stage(&vendor.pristine(), theirs.bytes);
+            }
         }
         Ok(())
     }
 
     /// The pristine copy of `step`'s file at the locked version (empty when
-    /// it was not vendored there), kept in the cache and recorded for a
-    /// lock written while adopting.
-    fn base(&mut self, lock: Option<&Lock>, mv: &Move<'_>, step: &Step<'_>) -> Result<FileBytes> {
+    /// it was not vendored there), recorded for a lock written while
+    /// adopting; and whether the copy on disk holds it.
+    fn base(
+        &mut self,
+        lock: Option<&Lock>,
+        mv: &Move<'_>,
+        step: &Step<'_>,
+    ) -> Result<(FileBytes, bool)> {
         let Some(at_base) = step.base else {
-            return Ok(FileBytes::unhashed(Vec::new()));
+            return Ok((FileBytes::unhashed(Vec::new()), false));
         };
         let source = mv.base_source();
-        let base = files::locked_copy(
+        let (base, kept) = files::locked_copy(
             self.ctx,
             source,
             lock,
@@ -127,28 +139,39 @@ impl Run<'_> {
             &mv.base_version,
         )?;
         if !at_base.created {
-            let sha = base.sha256();
-            self.ctx.cache.put_blob_verified(&base.bytes, &sha);
-            self.base_files.push(locked_file(step.vendor, sha));
+            self.base_files
+                .push(locked_file(step.vendor, base.sha256()));
         }
-        Ok(base)
+        Ok((base, kept))
+    }
+
+    /// Keeps `base`, the pristine copy of `step`'s file at the locked
+    /// version, in the cache by its blob id when the target has other
+    /// bytes: a copy the target keeps stays on disk, and storing each one
+    /// again cost every file of a directory two hashes and two lookups.
+    /// A sha256 verified before is not computed again (issue 23).
+    fn keep_in_cache(&self, step: &Step<'_>, base: &FileBytes) {
+        if step.base.is_some_and(|b| !b.created) {
+            match base.known_sha256() {
+                Some(sha) => self.ctx.cache.put_blob_verified(&base.bytes, sha),
+                None => {
+                    self.ctx.cache.put_blob(&base.bytes);
+                }
+            }
+        }
     }
 
     /// `step`'s file at the target: the locked copy again when the release
     /// is the same, else fetched.
-    fn theirs(
-        &self,
-        mv: &Move<'_>,
-        step: &Step<'_>,
-        base: &[u8],
-        base_sha256: Option<String>,
-    ) -> Result<FileBytes> {
+    fn theirs(&self, mv: &Move<'_>, step: &Step<'_>, base: &FileBytes) -> Result<FileBytes> {
         let vendor = step.vendor;
+        let sha256 = base.known_sha256().map(str::to_owned);
+        let base = &base.bytes;
         let theirs = if mv.same_release && step.base.is_some_and(|b| b.created == vendor.created) {
-            FileBytes::hashed(base.to_vec(), base_sha256)
+            FileBytes::hashed(base.to_vec(), sha256)
         } else {
             self.vendored
-                .fetch(self.ctx, &*mv.source, vendor, &mv.target)?
+                .fetch(self.ctx, &*mv.source, vendor, &mv.target, base)?
         };
         if theirs.bytes.is_empty() && !base.is_empty() && !vendor.created {
             // Every patch of it conflicts; say why first (issue 13).
