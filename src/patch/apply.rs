@@ -12,7 +12,7 @@
 //! Fuzz is never applied: a line that changed upstream is a conflict for the 3-way merge to
 //! show, not something to paper over.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use thiserror::Error;
 
@@ -160,7 +160,26 @@ pub fn hunks_already_applied(patch: &FilePatch, text: &[u8]) -> Vec<usize> {
     (0..patch.hunks.len())
         .filter(|&i| {
             let alone = std::slice::from_ref(&patch.hunks[i]);
-            place(patch, alone, &text, false).is_err() && place(patch, alone, &text, true).is_ok()
+            // Undone first: a hunk upstream does not have (the common case) is then one
+            // search, not two.
+            place(patch, alone, &text, true).is_ok() && place(patch, alone, &text, false).is_err()
+        })
+        .collect()
+}
+
+/// Where each hunk of `patch` lands in `text` applied alone, as [`apply`] of a patch of that
+/// one hunk would say: its offset, or `None` where it does not apply. What an update reports
+/// of a patch that conflicts; `text` is split and indexed once for all the hunks.
+pub fn hunks_alone(patch: &FilePatch, text: &[u8]) -> Vec<Option<isize>> {
+    let text = Text::new(text);
+    patch
+        .hunks
+        .iter()
+        .map(|hunk| {
+            let alone = std::slice::from_ref(hunk);
+            place(patch, alone, &text, false)
+                .ok()
+                .map(|offsets| offsets[0])
         })
         .collect()
 }
@@ -171,12 +190,14 @@ fn run(patch: &FilePatch, base: &[u8], reverse: bool) -> Result<Applied, ApplyEr
     Ok(text.rewrite(&patch.hunks, offsets, reverse))
 }
 
-/// A file's bytes split into lines once, and indexed ([`LineIndex`]) the first time a hunk is
-/// searched for beyond [`NEAR`] lines of where it should be.
+/// A file's bytes split into lines once, and indexed ([`LineIndex`]) the second time a hunk
+/// is searched for beyond [`NEAR`] lines of where it should be.
 struct Text<'a> {
     bytes: &'a [u8],
     lines: Vec<&'a [u8]>,
     index: OnceCell<LineIndex>,
+    /// Whether a search went past [`NEAR`] lines already (the next one indexes the file).
+    searched_far: Cell<bool>,
 }
 
 /// The sides of a hunk as the apply sees them: the lines it looks for, the lines it puts
@@ -276,6 +297,7 @@ impl<'a> Text<'a> {
             bytes,
             lines,
             index: OnceCell::new(),
+            searched_far: Cell::new(false),
         }
     }
 
@@ -337,6 +359,16 @@ struct Search<'a> {
 /// its rarest line is ([`LineIndex`]).
 const NEAR: isize = 64;
 
+/// How a walk out from a hunk's expected place ended.
+enum Walked {
+    /// The pattern is at this line.
+    Found(usize),
+    /// Every place in the file was tried.
+    Everywhere,
+    /// Places farther out are left.
+    NotYet,
+}
+
 enum Fail {
     Mismatch {
         line: usize,
@@ -381,19 +413,19 @@ impl Search<'_> {
         // time would never end. Outside the file only one direction holds candidates, so
         // the order of the places tried is the same.
         let from = guess.min(highest).max(lowest);
-        for distance in 0..=NEAR {
-            let (later, earlier) = (from + distance, from - distance);
-            if later > highest && earlier < lowest {
-                return Err(self.fail_at(guess));
-            }
-            if let Some(at) = self.try_at(later) {
-                return Ok(at);
-            }
-            if distance > 0
-                && let Some(at) = self.try_at(earlier)
-            {
-                return Ok(at);
-            }
+        match self.outward(from, (lowest, highest), 0..=NEAR) {
+            Walked::Found(at) => return Ok(at),
+            Walked::Everywhere => return Err(self.fail_at(guess)),
+            Walked::NotYet => {}
+        }
+        // The first search past NEAR lines walks on through the file, as cheap as indexing
+        // it: a strict apply that fails at a hunk (the try before a 3-way merge) stops
+        // there, and never needed the index (issue 23).
+        if self.text.index.get().is_none() && !self.text.searched_far.replace(true) {
+            return match self.outward(from, (lowest, highest), NEAR + 1..=isize::MAX) {
+                Walked::Found(at) => Ok(at),
+                _ => Err(self.fail_at(guess)),
+            };
         }
         // Farther out, the same places in the same order, less those without the hunk's
         // rarest line: linear in the file for the whole patch, not per hunk (issue 23).
@@ -406,6 +438,31 @@ impl Search<'_> {
             .into_iter()
             .find_map(|at| self.try_at(at))
             .ok_or_else(|| self.fail_at(guess))
+    }
+
+    /// Walks out from `from`, at each of `distances` the later place first, within
+    /// `lowest..=highest`.
+    fn outward(
+        &self,
+        from: isize,
+        (lowest, highest): (isize, isize),
+        distances: std::ops::RangeInclusive<isize>,
+    ) -> Walked {
+        for distance in distances {
+            let (later, earlier) = (from + distance, from - distance);
+            if later > highest && earlier < lowest {
+                return Walked::Everywhere;
+            }
+            if let Some(at) = self.try_at(later) {
+                return Walked::Found(at);
+            }
+            if distance > 0
+                && let Some(at) = self.try_at(earlier)
+            {
+                return Walked::Found(at);
+            }
+        }
+        Walked::NotYet
     }
 
     fn try_at(&self, at: isize) -> Option<usize> {
@@ -606,6 +663,37 @@ mod tests {
         assert!(matches!(err, ApplyError::Mismatch { hunk: 2, .. }), "{err}");
     }
 
+    /// The first far search walks the file, the later ones read the index: both put every
+    /// hunk where walking out would.
+    #[test]
+    fn walked_and_indexed_far_searches_agree() {
+        let hunk =
+            |k: usize, start: usize| format!("@@ -{start},3 +{start},3 @@\n }}\n-x{k}\n+y\n }}\n");
+        let p = file(&format!(
+            "--- a/x\n+++ b/x\n{}{}{}",
+            hunk(1, 10),
+            hunk(2, 200),
+            hunk(3, 300)
+        ));
+        // Each hunk's line 100 lines past where the hunk before leaves it, and farther out
+        // a decoy of it.
+        let places = [(109, 1), (399, 2), (599, 3), (250, 1), (560, 2), (40, 3)];
+        let text: String = (0..700)
+            .map(|i| match places.iter().find(|(at, _)| *at == i) {
+                Some((_, k)) => format!("x{k}\n"),
+                None => "}\n".to_owned(),
+            })
+            .collect();
+        assert_eq!(apply(&p, text.as_bytes()).unwrap().offsets, [99, 199, 299]);
+        // Undone alone, each is found as far out; with its decoy left, each still applies.
+        let done = apply(&p, text.as_bytes()).unwrap().content;
+        assert!(hunks_already_applied(&p, &done).is_empty());
+        let plain = String::from_utf8(done).unwrap().replace("x1\n", "}\n");
+        let plain = plain.replace("x2\n", "}\n").replace("x3\n", "}\n");
+        assert_eq!(hunks_already_applied(&p, plain.as_bytes()), [0, 1, 2]);
+        assert!(hunks_already_applied(&p, text.as_bytes()).is_empty());
+    }
+
     #[test]
     fn hunks_already_applied_are_those_undone_alone() {
         let p = file(
@@ -617,6 +705,9 @@ mod tests {
         );
         let second = BASE.replace("8\n", "eight\n");
         assert_eq!(hunks_already_applied(&p, second.as_bytes()), [1]);
+        assert_eq!(hunks_alone(&p, second.as_bytes()), [Some(0), None]);
+        let moved = format!("0\n{second}");
+        assert_eq!(hunks_alone(&p, moved.as_bytes()), [Some(1), None]);
         let both = second.replace("3\n", "three\n");
         assert_eq!(hunks_already_applied(&p, both.as_bytes()), [0, 1]);
     }

@@ -40,7 +40,7 @@ pub mod result;
 mod tree;
 mod write;
 
-pub use apply::{Applied, ApplyError, apply, apply_reverse, hunks_already_applied};
+pub use apply::{Applied, ApplyError, apply, apply_reverse, hunks_alone, hunks_already_applied};
 pub use conflict::{ConflictHunk, Labels, marker_lines};
 pub use fuzz::{Fuzzed, Landing, apply_fuzzy};
 pub use merge::{Merge, Outcome, merge3, rebase, rebase_applied};

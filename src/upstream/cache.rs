@@ -121,6 +121,26 @@ impl Cache {
         self.put(bytes);
         id
     }
+
+    /// Stores `bytes` by the git blob id `id` alone, which the caller read
+    /// from a git object store that verified it: nothing is hashed here.
+    pub fn put_blob_named(&self, id: &str, bytes: &[u8]) {
+        if !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            store(&self.blobs, id, bytes);
+        }
+    }
+
+    /// Stores `bytes`, whose sha256 the caller verified as `sha256`, by
+    /// their git blob id and by that sha256 (as [`Cache::put_blob`], without
+    /// hashing them a second time: issue 23). Bytes stored under that sha256
+    /// already are left as they are, blob id and all.
+    pub fn put_blob_verified(&self, bytes: &[u8], sha256: &str) {
+        if Digest::from_hex(sha256).is_err() || self.dir.join(sha256).exists() {
+            return;
+        }
+        store(&self.blobs, &blob_id(bytes), bytes);
+        store(&self.dir, sha256, bytes);
+    }
 }
 
 /// The entry `name` of `dir` when `hash` of its bytes is its name; a
@@ -186,5 +206,27 @@ mod tests {
         std::fs::write(dir.path().join("git-blob").join(&id), b"tampered").unwrap();
         assert_eq!(cache.get_blob(&id), None);
         assert_eq!(cache.get_blob("../sha256"), None);
+    }
+
+    #[test]
+    fn bytes_hashed_before_are_kept_under_the_names_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let sha = Digest::of(b"hello\n").hex().to_owned();
+        cache.put_blob_verified(b"hello\n", &sha);
+        assert_eq!(cache.get(&sha).unwrap(), b"hello\n");
+        let id = "ce013625030ba8dba906f756967f9e9ca394464a";
+        assert_eq!(cache.get_blob(id).unwrap(), b"hello\n");
+        // A name that is no hash is not a path to write to.
+        cache.put_blob_named("../escape", b"x");
+        cache.put_blob_verified(b"y", "../escape");
+        assert!(!dir.path().join("escape").exists());
+        // Known by its sha256 already: nothing is hashed or written again.
+        std::fs::remove_file(dir.path().join("git-blob").join(id)).unwrap();
+        cache.put_blob_verified(b"hello\n", &sha);
+        assert_eq!(cache.get_blob(id), None);
+        // A wrong name is stored, and never read back as those bytes.
+        cache.put_blob_named(&"0".repeat(40), b"z");
+        assert_eq!(cache.get_blob(&"0".repeat(40)), None);
     }
 }

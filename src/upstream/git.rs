@@ -190,6 +190,34 @@ impl Git {
             .map_err(|e| self.git2("", e))
     }
 
+    /// The file `path` at `tag`: from `cache` by its blob id when given and
+    /// there, else read from the mirror (and then kept in `cache`).
+    fn blob_at(&self, tag: &str, path: &str, cache: Option<&Cache>) -> Result<Vec<u8>> {
+        let repo = self.with_tag(tag)?;
+        let tree = self.tree_at(repo, tag)?;
+        let entry = tree
+            .get_path(Path::new(path))
+            .map_err(|_| Error::NotFound {
+                what: format!("`{path}` at {tag}"),
+                url: crate::net::redact(&self.url),
+            })?;
+        let id = entry.id().to_string();
+        if entry.kind() == Some(ObjectType::Blob)
+            && let Some(bytes) = cache.and_then(|c| c.get_blob(&id))
+        {
+            return Ok(bytes);
+        }
+        let blob = entry
+            .to_object(repo)
+            .and_then(|o| o.peel_to_blob())
+            .map_err(|e| self.git2(&format!("`{path}` at {tag} is not a file: "), e))?;
+        let bytes = blob.content().to_vec();
+        if let Some(cache) = cache {
+            cache.put_blob_named(&id, &bytes);
+        }
+        Ok(bytes)
+    }
+
     /// Every ref the remote advertises, with the commit it names.
     fn remote_heads(&self) -> Result<Vec<(String, String)>> {
         self.may_fetch()?;
@@ -253,19 +281,14 @@ impl Source for Git {
     }
 
     fn file(&self, tag: &str, path: &str) -> Result<Vec<u8>> {
-        let repo = self.with_tag(tag)?;
-        let tree = self.tree_at(repo, tag)?;
-        let entry = tree
-            .get_path(Path::new(path))
-            .map_err(|_| Error::NotFound {
-                what: format!("`{path}` at {tag}"),
-                url: crate::net::redact(&self.url),
-            })?;
-        let blob = entry
-            .to_object(repo)
-            .and_then(|o| o.peel_to_blob())
-            .map_err(|e| self.git2(&format!("`{path}` at {tag} is not a file: "), e))?;
-        Ok(blob.content().to_vec())
+        self.blob_at(tag, path, None)
+    }
+
+    /// By the blob id the tree names, from `cache` when it holds those
+    /// bytes: libgit2 would inflate the blob and hash it again (issue 23).
+    /// Read from the mirror, it is put in `cache` by that id.
+    fn file_cached(&self, tag: &str, path: &str, cache: &Cache) -> Result<Vec<u8>> {
+        self.blob_at(tag, path, Some(cache))
     }
 
     /// By its blob id from the mirror: finding it by its path re-read and

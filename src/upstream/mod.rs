@@ -158,6 +158,12 @@ pub trait Source {
     }
     /// One file at a rev.
     fn file(&self, rev: &str, path: &str) -> Result<Vec<u8>>;
+    /// [`Source::file`], for a kind that knows a file's git blob id before
+    /// reading it: from `cache` when it holds it. Provided:
+    /// [`Source::file`].
+    fn file_cached(&self, rev: &str, path: &str, _cache: &cache::Cache) -> Result<Vec<u8>> {
+        self.file(rev, path)
+    }
     /// One file of [`Source::list`]'s listing at a rev. Provided:
     /// [`Source::file`] of its path; a kind that can read a file by its
     /// blob id overrides it, so that a directory's files are not each found
@@ -359,12 +365,25 @@ pub fn fetch_file(
     path: &str,
     expected: Option<&str>,
 ) -> Result<Vec<u8>> {
+    fetch_file_hashed(source, cache, tag, path, expected).map(|(bytes, _)| bytes)
+}
+
+/// [`fetch_file`] with the sha256 of the bytes, which it knows either way
+/// (the cache entry's name, or the hash of the download): a caller that
+/// records it does not hash the same bytes again (issue 23).
+pub fn fetch_file_hashed(
+    source: &dyn Source,
+    cache: &cache::Cache,
+    tag: &str,
+    path: &str,
+    expected: Option<&str>,
+) -> Result<(Vec<u8>, String)> {
     if let Some(sha) = expected
         && let Some(bytes) = cache.get(sha)
     {
-        return Ok(bytes);
+        return Ok((bytes, sha.to_owned()));
     }
-    let bytes = within_bound(source, tag, path, source.file(tag, path)?)?;
+    let bytes = within_bound(source, tag, path, source.file_cached(tag, path, cache)?)?;
     let actual = cache.put(&bytes);
     if let Some(expected) = expected
         && expected != actual
@@ -376,7 +395,7 @@ pub fn fetch_file(
             actual,
         });
     }
-    Ok(bytes)
+    Ok((bytes, actual))
 }
 
 /// The source tree at `tag`. When `locked` (the upstream as the lock has

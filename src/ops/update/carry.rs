@@ -26,16 +26,16 @@ pub(super) struct Carried {
 /// Where each hunk of `fp` lands on `content` when applied alone:
 /// `hunk 1 +9, …, hunk 5 does not apply`. Says which hunks upstream moved
 /// and which one it changed under the patch.
+/// The file is split once for all the hunks ([`patch::hunks_alone`]), not
+/// once per hunk with a copy of the patch (issue 23).
 fn placement(fp: &FilePatch, content: &[u8]) -> String {
-    let parts: Vec<String> = (0..fp.hunks.len())
-        .map(|i| {
-            let mut single = fp.clone();
-            single.hunks = vec![fp.hunks[i].clone()];
-            match patch::apply(&single, content) {
-                Ok(a) if a.offsets[0] == 0 => format!("hunk {} exact", i + 1),
-                Ok(a) => format!("hunk {} offset {:+}", i + 1, a.offsets[0]),
-                Err(_) => format!("hunk {} does not apply", i + 1),
-            }
+    let parts: Vec<String> = patch::hunks_alone(fp, content)
+        .into_iter()
+        .enumerate()
+        .map(|(i, offset)| match offset {
+            Some(0) => format!("hunk {} exact", i + 1),
+            Some(offset) => format!("hunk {} offset {offset:+}", i + 1),
+            None => format!("hunk {} does not apply", i + 1),
         })
         .collect();
     parts.join(", ")

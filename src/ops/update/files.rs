@@ -172,9 +172,9 @@ impl Vendored {
         vendor: &Vendor,
         target: &str,
         base: &[u8],
-    ) -> Result<Vec<u8>> {
+    ) -> Result<FileBytes> {
         if vendor.created {
-            return Ok(Vec::new());
+            return Ok(FileBytes::unhashed(Vec::new()));
         }
         match self
             .listed
@@ -184,9 +184,9 @@ impl Vendored {
                 ctx.shell
                     .step("Fetching", format!("{} at {target}", vendor.from));
                 if cache::blob_id(base) == listed.blob {
-                    return Ok(base.to_vec());
+                    return Ok(FileBytes::unhashed(base.to_vec()));
                 }
-                upstream::fetch_listed(source, &ctx.cache, target, listed)
+                upstream::fetch_listed(source, &ctx.cache, target, listed).map(FileBytes::unhashed)
             }
             None => {
                 ctx.shell
@@ -360,6 +360,45 @@ fn entry(vendor: &Vendor, bytes: &[u8]) -> (Option<String>, String, String) {
     )
 }
 
+/// A pristine copy's bytes with their sha256 when reading them learnt it
+/// (verified against the lock, or hashed for the download cache), so that
+/// the lock and the cache do not hash the same bytes again (issue 23).
+#[derive(Debug)]
+pub(super) struct FileBytes {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// Their sha256, when known.
+    sha256: Option<String>,
+}
+
+impl FileBytes {
+    /// `bytes`, whose sha256 nobody computed yet.
+    pub fn unhashed(bytes: Vec<u8>) -> FileBytes {
+        FileBytes {
+            bytes,
+            sha256: None,
+        }
+    }
+
+    /// `bytes` with the sha256 learnt of them, if any.
+    pub fn hashed(bytes: Vec<u8>, sha256: Option<String>) -> FileBytes {
+        FileBytes { bytes, sha256 }
+    }
+
+    /// The sha256 of the bytes: the one learnt, else computed now.
+    pub fn sha256(&self) -> String {
+        match &self.sha256 {
+            Some(sha) => sha.clone(),
+            None => Digest::of(&self.bytes).hex().to_owned(),
+        }
+    }
+
+    /// The sha256 the bytes were verified with, if any.
+    pub fn known_sha256(&self) -> Option<&str> {
+        self.sha256.as_deref()
+    }
+}
+
 /// The pristine copy of `vendor` at the locked version: the verified copy
 /// when there is one ([`Pristine::read`]), else downloaded (and verified when
 /// the lock names its sha256; by its blob id when `vendored` listed it), which
@@ -372,10 +411,11 @@ pub(super) fn locked_copy(
     vendored: &Vendored,
     vendor: &Vendor,
     version: &str,
-) -> Result<(Vec<u8>, bool)> {
+) -> Result<(FileBytes, bool)> {
     if vendor.created {
-        return Ok((Vec::new(), false));
+        return Ok((FileBytes::unhashed(Vec::new()), false));
     }
+    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
     if let Some(lock) = lock
         && let (Pristine::Verified(bytes), on_disk) =
             Pristine::read_kept(&ctx.root, lock, vendor, &ctx.cache, None)?
@@ -384,14 +424,14 @@ pub(super) fn locked_copy(
             "Verified",
             format!("{} against the lock", vendor.pristine()),
         );
-        return Ok((bytes, on_disk));
+        let verified = FileBytes::hashed(bytes, expected.map(str::to_owned));
+        return Ok((verified, on_disk));
     }
-    let expected = lock.and_then(|l| l.file_sha256(vendor.upstream.as_deref(), &vendor.from));
     if let (Some(listed), None) = (vendored.base_listed(vendor), expected) {
         ctx.shell
             .step("Fetching", format!("{} at {version}", vendor.from));
         let bytes = upstream::fetch_listed(source, &ctx.cache, version, listed)?;
-        return Ok((bytes, false));
+        return Ok((FileBytes::unhashed(bytes), false));
     }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
@@ -407,8 +447,9 @@ fn vendored_file(
     vendor: &Vendor,
     tag: &str,
     expected: Option<&str>,
-) -> Result<Vec<u8>> {
-    upstream::fetch_file(source, &ctx.cache, tag, &vendor.from, expected)
+) -> Result<FileBytes> {
+    upstream::fetch_file_hashed(source, &ctx.cache, tag, &vendor.from, expected)
+        .map(|(bytes, sha)| FileBytes::hashed(bytes, Some(sha)))
         .map_err(|e| not_in_upstream(ctx, vendor, tag, e))
 }
 

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use super::files::{self, Vendored};
+use super::files::{self, FileBytes, Vendored};
 use super::plan::{Action, Step};
 use super::resume::{self, Resume};
 use super::source_conflict::{self, SourceConflict};
@@ -18,7 +18,6 @@ use super::{UpdateOptions, adopt, carry};
 use crate::config::Vendor;
 use crate::config::lock::{Lock, LockedFile};
 use crate::error::Result;
-use crate::image::Digest;
 use crate::ops::render::{edits, removed};
 use crate::paths::{self, Transaction};
 use crate::render::origin::Removed;
@@ -65,12 +64,14 @@ impl Run<'_> {
         let on_disk = paths::read_opt(&self.ctx.root.join(&vendor.to))?;
         if step.action == Action::Remove {
             self.keep_in_cache(step, &base);
-            return self.remove(package, vendor, &base, on_disk, &mv.target);
+            return self.remove(package, vendor, &base.bytes, on_disk, &mv.target);
         }
         let theirs = self.theirs(mv, step, &base)?;
-        if theirs != base {
+        if theirs.bytes != base.bytes {
             self.keep_in_cache(step, &base);
         }
+        let base_sha256 = base.known_sha256().map(str::to_owned);
+        let base = base.bytes;
         let current = self.current(package, step, &base, on_disk.clone())?;
         let adopt = self.opts.adopt_edits;
         let edits = edits::fold(package, vendor, &base, current.as_deref(), adopt, "update")?;
@@ -78,9 +79,9 @@ impl Run<'_> {
         let carried = match &self.resume {
             Some(resume) if step.base.is_some() => {
                 let (at_target, on_disk) = (self.target_stamp, on_disk.as_deref());
-                resume.rebase(package, at_target, vendor, &base, &theirs, on_disk)?
+                resume.rebase(package, at_target, vendor, &base, &theirs.bytes, on_disk)?
             }
-            _ => carry::carry(package, vendor, &base, &theirs, &mv.target)?,
+            _ => carry::carry(package, vendor, &base, &theirs.bytes, &mv.target)?,
         };
         carried
             .reports
@@ -92,7 +93,7 @@ impl Run<'_> {
         let rendered = package.finish_with(&vendor.to, carried.output, self.target_stamp)?;
         if step.base.is_none() {
             files::added(vendor, &rendered, on_disk.as_deref(), &mv.target)?;
-            self.moved_files.arrived(vendor, &theirs);
+            self.moved_files.arrived(vendor, &theirs.bytes);
         }
         // What is already on disk is not staged: the commit would read each
         // file again only to drop it, and most of a directory stays as it is
@@ -103,9 +104,14 @@ impl Run<'_> {
             self.txn.stage(&vendor.to, rendered);
         }
         if !vendor.created {
-            self.locked_files.push(locked_file(vendor, &theirs));
-            if !kept || theirs != base {
-                self.txn.stage(&vendor.pristine(), theirs);
+            let sha256 = match (theirs.known_sha256(), &base_sha256) {
+                (Some(sha), _) => sha.to_owned(),
+                (None, Some(sha)) if theirs.bytes == base => sha.clone(),
+                _ => theirs.sha256(),
+            };
+            self.locked_files.push(locked_file(vendor, sha256));
+            if !kept || theirs.bytes != base {
+                self.txn.stage(&vendor.pristine(), theirs.bytes);
             }
         }
         Ok(())
@@ -119,9 +125,9 @@ impl Run<'_> {
         lock: Option<&Lock>,
         mv: &Move<'_>,
         step: &Step<'_>,
-    ) -> Result<(Vec<u8>, bool)> {
+    ) -> Result<(FileBytes, bool)> {
         let Some(at_base) = step.base else {
-            return Ok((Vec::new(), false));
+            return Ok((FileBytes::unhashed(Vec::new()), false));
         };
         let source = mv.base_source();
         let (base, kept) = files::locked_copy(
@@ -133,7 +139,8 @@ impl Run<'_> {
             &mv.base_version,
         )?;
         if !at_base.created {
-            self.base_files.push(locked_file(step.vendor, &base));
+            self.base_files
+                .push(locked_file(step.vendor, base.sha256()));
         }
         Ok((base, kept))
     }
@@ -142,23 +149,31 @@ impl Run<'_> {
     /// version, in the cache by its blob id when the target has other
     /// bytes: a copy the target keeps stays on disk, and storing each one
     /// again cost every file of a directory two hashes and two lookups.
-    fn keep_in_cache(&self, step: &Step<'_>, base: &[u8]) {
+    /// A sha256 verified before is not computed again (issue 23).
+    fn keep_in_cache(&self, step: &Step<'_>, base: &FileBytes) {
         if step.base.is_some_and(|b| !b.created) {
-            self.ctx.cache.put_blob(base);
+            match base.known_sha256() {
+                Some(sha) => self.ctx.cache.put_blob_verified(&base.bytes, sha),
+                None => {
+                    self.ctx.cache.put_blob(&base.bytes);
+                }
+            }
         }
     }
 
     /// `step`'s file at the target: the locked copy again when the release
     /// is the same, else fetched.
-    fn theirs(&self, mv: &Move<'_>, step: &Step<'_>, base: &[u8]) -> Result<Vec<u8>> {
+    fn theirs(&self, mv: &Move<'_>, step: &Step<'_>, base: &FileBytes) -> Result<FileBytes> {
         let vendor = step.vendor;
+        let sha256 = base.known_sha256().map(str::to_owned);
+        let base = &base.bytes;
         let theirs = if mv.same_release && step.base.is_some_and(|b| b.created == vendor.created) {
-            base.to_vec()
+            FileBytes::hashed(base.to_vec(), sha256)
         } else {
             self.vendored
                 .fetch(self.ctx, &*mv.source, vendor, &mv.target, base)?
         };
-        if theirs.is_empty() && !base.is_empty() && !vendor.created {
+        if theirs.bytes.is_empty() && !base.is_empty() && !vendor.created {
             // Every patch of it conflicts; say why first (issue 13).
             self.ctx.shell.warn(format!(
                 "`{}` is empty at {} (it has {} bytes at {})",
@@ -284,11 +299,11 @@ impl Run<'_> {
     }
 }
 
-/// The lock's `[[file]]` entry of `vendor`, its pristine copy `bytes`.
-fn locked_file(vendor: &Vendor, bytes: &[u8]) -> LockedFile {
+/// The lock's `[[file]]` entry of `vendor`, its pristine copy's `sha256`.
+fn locked_file(vendor: &Vendor, sha256: String) -> LockedFile {
     LockedFile {
         upstream: vendor.upstream.clone(),
         from: vendor.from.clone(),
-        sha256: Digest::of(bytes).hex().to_owned(),
+        sha256,
     }
 }
