@@ -1,12 +1,17 @@
 //! All-or-nothing writes of several files.
 //!
 //! 1. [`Transaction::stage`] collects new contents in memory.
-//! 2. [`Transaction::commit`] writes them under `<package>/.revendor-txn/`,
-//!    fsyncs them, then writes the plan (`plan.tmp` renamed to `plan`, the
-//!    staging directory fsynced): the commit point.
+//! 2. [`Transaction::commit`] looks at what is at each path once (one listing
+//!    of each directory holding several, one look at a path alone), drops the
+//!    changes that change nothing, writes the rest under
+//!    `<package>/.revendor-txn/`, fsyncs them, then writes the plan
+//!    (`plan.tmp` renamed to `plan`, the staging directory fsynced): the
+//!    commit point.
 //! 3. Each staged file is renamed over its destination (one atomic rename per
 //!    file) and deletions are carried out; every directory renamed into or
-//!    removed from is fsynced, and only then is the staging directory removed.
+//!    removed from, and the parent of every directory made or removed, is
+//!    fsynced, and only then is the plan removed, then the staging directory.
+//!    One fsync per file written and one per directory (issue 23).
 //!
 //! What holds when a run is killed at any moment (and after a power loss):
 //!
@@ -177,20 +182,21 @@ impl Transaction {
     ///
     /// A change that would land outside the package (through a symlink, or
     /// `..`), in git's directory or in the staging directory is refused
-    /// before anything is written: vendor.toml validation names such paths
+    /// before anything is written (one that changes nothing is dropped
+    /// first, and writes nowhere): vendor.toml validation names such paths
     /// first, with their line; this is the writer keeping its own promise.
     pub fn commit(mut self) -> Result<Vec<String>> {
         let disk = OnDisk::look(&self.root, self.changes.keys());
-        super::bounds::check_listed(
-            &self.root,
-            self.changes.keys().map(String::as_str),
-            |path| disk.symlink(path),
-        )?;
         self.drop_unchanged(&disk)?;
         let changed: Vec<String> = self.changes.keys().cloned().collect();
         if changed.is_empty() {
             return Ok(changed);
         }
+        // Only what will be written or removed: a change that changes nothing
+        // touches nothing, wherever it points.
+        super::bounds::check_listed(&self.root, changed.iter().map(String::as_str), |path| {
+            disk.symlink(path)
+        })?;
         let staging = self.root.join(STAGING_DIR);
         if staging.exists() {
             // Only when `recover` could not finish it (a read-only package): never
