@@ -429,7 +429,6 @@ impl Lock {
     /// that unchanged bytes stay unchanged. A lock that changes (or is new)
     /// leads with `schema = 1`; one that does not is returned as it was.
     pub fn to_toml(&self, previous: Option<&str>) -> String {
-        let old: Option<Lock> = previous.and_then(|p| toml::from_str(p).ok());
         let mut doc: DocumentMut = previous.and_then(|p| p.parse().ok()).unwrap_or_else(|| {
             let mut d = DocumentMut::new();
             d.decor_mut().set_prefix(
@@ -445,17 +444,19 @@ impl Lock {
             .collect();
         write_entries(&mut doc, "upstream", &upstreams);
 
-        let mut files = ArrayOfTables::new();
-        for f in &self.files {
-            let mut t = Table::new();
-            if let Some(upstream) = &f.upstream {
-                t["upstream"] = value(upstream);
+        if !files_in(&doc, &self.files) {
+            let mut files = ArrayOfTables::new();
+            for f in &self.files {
+                let mut t = Table::new();
+                if let Some(upstream) = &f.upstream {
+                    t["upstream"] = value(upstream);
+                }
+                t["from"] = value(&f.from);
+                t["sha256"] = value(&f.sha256);
+                files.push(t);
             }
-            t["from"] = value(&f.from);
-            t["sha256"] = value(&f.sha256);
-            files.push(t);
+            set_array(&mut doc, "file", files);
         }
-        replace_array(&mut doc, "file", files);
 
         let mut patches = ArrayOfTables::new();
         for p in &self.patches {
@@ -473,14 +474,25 @@ impl Lock {
             .collect();
         write_entries(&mut doc, "image", &images);
 
-        if old.as_ref().map(|o| &o.outputs) != Some(&self.outputs) {
+        // The rows already there are compared as the document holds them: a
+        // second parse of the old lock, for these two tables alone, was a
+        // third of writing a 10,000-file lock (issue 23).
+        if outputs_in(&doc).as_ref() != Some(&self.outputs) {
             let mut outputs = ArrayOfTables::new();
             for o in &self.outputs {
                 outputs.push(output_table(o));
             }
             set_array(&mut doc, "output", outputs);
         }
-        if old.as_ref().map(|o| &o.pending) != Some(&self.pending) {
+        let pending_changed = match (doc.get("pending"), &self.pending) {
+            (None, None) => false,
+            (None, Some(_)) => true,
+            (Some(_), _) => {
+                let old: Option<Lock> = previous.and_then(|p| toml::from_str(p).ok());
+                old.map(|o| o.pending) != Some(self.pending.clone())
+            }
+        };
+        if pending_changed {
             match &self.pending {
                 None => {
                     doc.remove("pending");
@@ -492,12 +504,72 @@ impl Lock {
         }
         // An older lock gets its schema when something else in it changes
         // (lock_schema.rs says why).
-        if previous.is_some_and(|p| doc.to_string() == p) {
-            return doc.to_string();
+        let text = doc.to_string();
+        if previous == Some(text.as_str()) {
+            return text;
         }
         stamp(&mut doc);
         doc.to_string()
     }
+}
+
+/// Whether `doc`'s `[[file]]` rows are `files` already, compared before a
+/// new array of 10,000 tables is built only to be found equal.
+fn files_in(doc: &DocumentMut, files: &[LockedFile]) -> bool {
+    let Some(old) = doc.get("file").and_then(Item::as_array_of_tables) else {
+        return false;
+    };
+    old.len() == files.len()
+        && old.iter().zip(files).all(|(t, f)| {
+            let at = |key: &str| t.get(key).and_then(Item::as_str);
+            t.len() == 2 + usize::from(f.upstream.is_some())
+                && at("upstream") == f.upstream.as_deref()
+                && at("from") == Some(f.from.as_str())
+                && at("sha256") == Some(f.sha256.as_str())
+        })
+}
+
+/// The `[[output]]` rows of `doc` as the lock reads them (none when it has
+/// no such key); `None` when they are not what a lock holds, so that they
+/// are written anew.
+fn outputs_in(doc: &DocumentMut) -> Option<Vec<LockedOutput>> {
+    let Some(item) = doc.get("output") else {
+        return Some(Vec::new());
+    };
+    let string = |t: &Table, key: &str| t.get(key).and_then(Item::as_str).map(str::to_owned);
+    let only = |t: &Table, keys: &[&str]| t.iter().all(|(k, _)| keys.contains(&k));
+    let patches = |t: &Table| -> Option<Vec<OutputPatch>> {
+        let Some(item) = t.get("patch") else {
+            return Some(Vec::new());
+        };
+        let all = item.as_array_of_tables()?;
+        all.iter()
+            .map(|p| {
+                only(p, &["name", "file", "strip"]).then_some(())?;
+                let strip = p.get("strip")?.as_integer()?;
+                Some(OutputPatch {
+                    name: string(p, "name")?,
+                    file: string(p, "file")?,
+                    strip: usize::try_from(strip).ok()?,
+                })
+            })
+            .collect()
+    };
+    let all = item.as_array_of_tables()?;
+    all.iter()
+        .map(|t| {
+            only(t, &["file", "upstream", "from", "patch"]).then_some(())?;
+            if t.contains_key("upstream") && string(t, "upstream").is_none() {
+                return None;
+            }
+            Some(LockedOutput {
+                file: string(t, "file")?,
+                upstream: string(t, "upstream"),
+                from: string(t, "from")?,
+                patches: patches(t)?,
+            })
+        })
+        .collect()
 }
 
 fn upstream_fields(t: &mut Table, u: &LockedUpstream) {
@@ -869,6 +941,33 @@ mod tests {
         assert_eq!(cleared, sample().to_toml(None));
         lock.pending = pending;
         assert_eq!(lock.to_toml(Some(&text)), text, "unchanged, byte for byte");
+    }
+
+    #[test]
+    fn outputs_are_compared_as_the_old_lock_holds_them() {
+        let lock = sample();
+        assert!(!lock.outputs.is_empty() && !lock.outputs[0].patches.is_empty());
+        let text = lock.to_toml(None);
+        let doc: DocumentMut = text.parse().unwrap();
+        assert_eq!(outputs_in(&doc), Some(lock.outputs.clone()));
+        assert!(files_in(&doc, &lock.files));
+        let mut other = lock.clone();
+        other.outputs[0].patches[0].strip = 2;
+        other.files[0].sha256 = "1".repeat(64);
+        assert!(!files_in(&doc, &other.files));
+        let written = other.to_toml(Some(&text));
+        assert!(written.contains("strip = 2\n"), "{written}");
+        assert_eq!(
+            Lock::parse(Path::new("lock.toml"), &written).unwrap(),
+            other
+        );
+        // A row that is not a lock's is written anew.
+        let odd: DocumentMut = "[[output]]\nfile = \"a\"\nfrom = \"b\"\nextra = 1\n"
+            .parse()
+            .unwrap();
+        assert_eq!(outputs_in(&odd), None);
+        let none: DocumentMut = "".parse().unwrap();
+        assert_eq!(outputs_in(&none), Some(Vec::new()));
     }
 
     #[test]
