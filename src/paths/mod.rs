@@ -18,7 +18,7 @@ pub use collide::collisions;
 pub use lock::{Access, PackageLock, hold};
 pub use transaction::{Recovery, Transaction, recover};
 
-pub use crate::journal::{FileIdentity, Seen, record, recorded, unchanged};
+pub use crate::journal::{FileIdentity, Seen, record, recorded, unchanged, viewing};
 
 use std::path::Path;
 

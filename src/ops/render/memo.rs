@@ -6,7 +6,8 @@
 //!
 //! 1. [`Memo::start`] records the run's reads ([`paths::record`]) and keys its memo by the
 //!    revendor binary (path and identity: another build may render otherwise), the
-//!    package's absolute path and `--adopt-edits`.
+//!    package's absolute path and `--adopt-edits`; a package read through an unfinished
+//!    write's view (`paths::recover`) has no memo.
 //! 2. [`Memo::recall`], once vendor.toml is read and valid: the remembered report, when
 //!    every path the remembered render read holds what it held then (vendor.toml, the lock,
 //!    every patch, pristine copy and rendered file, each directory listed, each path found
@@ -58,9 +59,14 @@ impl<'c> Memo<'c> {
     /// Starts recording the reads of a render of `ctx`'s package.
     pub(super) fn start(ctx: &'c Context, adopt_edits: bool) -> Memo<'c> {
         paths::record();
+        // A package read through an unfinished write's view is not the tree on disk, whose
+        // files may all still be as a remembered render read them.
+        let key = (!paths::viewing())
+            .then(|| key(&ctx.root, adopt_edits))
+            .flatten();
         Memo {
             ctx,
-            key: key(&ctx.root, adopt_edits),
+            key,
             recording: true,
         }
     }
