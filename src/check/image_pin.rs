@@ -258,10 +258,11 @@ fn mentions(
 fn upstream_repositories(input: &Input<'_>, pin: &Pin) -> Result<Vec<String>> {
     let mut out: BTreeSet<String> = pin.replaces.iter().cloned().collect();
     for vendor in input.files()?.iter().filter(|v| v.to == pin.file) {
-        let Pristine::Verified(bytes) = input.pristine(vendor)? else {
+        let pristine = input.pristine(vendor)?;
+        let Pristine::Verified(bytes) = &*pristine else {
             continue;
         };
-        let Ok(manifest) = Manifest::parse(&String::from_utf8_lossy(&bytes)) else {
+        let Ok(manifest) = Manifest::parse(&String::from_utf8_lossy(bytes)) else {
             continue;
         };
         for field in manifest.images() {

@@ -41,7 +41,7 @@ pub struct Input<'a> {
     pub stamp: Stamp,
     files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     edited: RefCell<Vec<String>>,
-    pristine: RefCell<BTreeMap<String, Pristine>>,
+    pristine: RefCell<BTreeMap<String, Rc<Pristine>>>,
     package: RefCell<Option<Loaded<'a>>>,
     walks: RefCell<BTreeMap<String, Rc<Walk>>>,
     manifests: RefCell<BTreeMap<String, Rc<Result<Manifest, manifest::Error>>>>,
@@ -168,25 +168,26 @@ impl<'a> Input<'a> {
     /// The pristine copy of a vendored file, verified against the lock
     /// ([`Pristine::read`]); with `--online`, a copy neither on disk nor in
     /// the download cache is downloaded at the locked version, as `render`
-    /// and `update` would.
-    pub fn pristine(&self, vendor: &Vendor) -> Result<Pristine> {
+    /// and `update` would. Shared, not copied, with each check that asks
+    /// (a 5 MB copy was three copies a check: issue 23).
+    pub fn pristine(&self, vendor: &Vendor) -> Result<Rc<Pristine>> {
         if let Some(p) = self.pristine.borrow().get(&vendor.pristine()) {
-            return Ok(p.clone());
+            return Ok(Rc::clone(p));
         }
         let up = self.config.upstream(vendor.upstream.as_deref());
         let source = self
             .online
             .then(|| upstream::open(up, &self.ctx.env, &self.ctx.client));
-        let state = Pristine::read(
+        let state = Rc::new(Pristine::read(
             &self.ctx.root,
             self.lock,
             vendor,
             &self.ctx.cache,
             source.as_deref(),
-        )?;
+        )?);
         self.pristine
             .borrow_mut()
-            .insert(vendor.pristine(), state.clone());
+            .insert(vendor.pristine(), Rc::clone(&state));
         Ok(state)
     }
 
@@ -223,10 +224,11 @@ impl<'a> Input<'a> {
         if let Some(w) = self.walks.borrow().get(&vendor.to) {
             return Ok(Some(Rc::clone(w)));
         }
-        let Pristine::Verified(pristine) = self.pristine(vendor)? else {
+        let pristine = self.pristine(vendor)?;
+        let Pristine::Verified(pristine) = &*pristine else {
             return Ok(None);
         };
-        let walk = Rc::new(self.package()?.walk(vendor, &pristine));
+        let walk = Rc::new(self.package()?.walk(vendor, pristine));
         self.walks
             .borrow_mut()
             .insert(vendor.to.clone(), Rc::clone(&walk));

@@ -131,7 +131,7 @@ fn pristine_copies(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
     for vendor in input.files()?.iter().filter(|v| !v.created) {
         let version = input.stamp.version(vendor.upstream.as_deref());
         let path = vendor.pristine();
-        let finding = match input.pristine(vendor)? {
+        let finding = match &*input.pristine(vendor)? {
             Pristine::Verified(_) => continue,
             Pristine::NotLocked => Finding::error(
                 id,

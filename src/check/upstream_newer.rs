@@ -342,7 +342,8 @@ fn dry_run(
     let patches = package.patches();
     let mut listings: BTreeMap<&str, Vec<Listed>> = BTreeMap::new();
     for vendor in input.files()?.iter().filter(|v| v.upstream == up.name) {
-        let Pristine::Verified(base) = input.pristine(vendor)? else {
+        let pristine = input.pristine(vendor)?;
+        let Pristine::Verified(base) = &*pristine else {
             continue;
         };
         // A file of a directory is fetched only when a patch is carried on
@@ -379,7 +380,7 @@ fn dry_run(
                 }
             }
         };
-        let walk = package.carry(vendor, &base, &theirs, tag);
+        let walk = package.carry(vendor, base, &theirs, tag);
 
         // A conflict's marked file says nothing about the sections after
         // it: the dry run ends there.

@@ -204,7 +204,8 @@ impl<'a> Stack<'a> {
             base: self.version,
             theirs: target,
         };
-        let mut b = base.to_vec();
+        // The base is only read until a section's result replaces it: not copied (issue 23).
+        let mut b = std::borrow::Cow::Borrowed(base);
         let mut t = theirs.to_vec();
         let mut steps = Vec::new();
         for &id in &self.ids {
@@ -225,7 +226,7 @@ impl<'a> Stack<'a> {
                 input: std::mem::replace(&mut t, next),
                 outcome,
             });
-            b = ours;
+            b = std::borrow::Cow::Owned(ours);
         }
         Walk {
             steps,
