@@ -24,21 +24,31 @@ use super::FileIdentity;
 /// What was at a path when it was read: a file's or directory's identity, or nothing.
 pub type Seen = Option<FileIdentity>;
 
-/// The paths read so far, and what was at each.
+/// The paths read so far (absolute), and what was at each.
 type Paths = BTreeMap<PathBuf, Seen>;
 
+/// A record being made: the working directory relative paths are read from (asked once,
+/// not once a read), and the paths read, `None` once a read could not be pinned down.
+struct Record {
+    cwd: PathBuf,
+    paths: Option<Paths>,
+}
+
 thread_local! {
-    /// The record of this thread's reads: `None` when none is being made, `Some(None)` once
-    /// a read could not be pinned down. A thread's own: a command that records reads on the
-    /// thread that runs it, and a test beside it on another thread adds nothing to it.
-    static RECORD: RefCell<Option<Option<Paths>>> = const { RefCell::new(None) };
+    /// The record of this thread's reads, when one is being made. A thread's own: a command
+    /// records the reads of the thread that runs it, and a test beside it on another thread
+    /// adds nothing to it.
+    static RECORD: RefCell<Option<Record>> = const { RefCell::new(None) };
 }
 
 /// Starts a record of this thread's reads; a package read through an unfinished plan's
-/// view is not what the disk holds, and gives none.
+/// view is not what the disk holds, and gives none, nor does a working directory that
+/// cannot be named.
 pub fn record() {
-    let paths = (!super::viewing()).then(BTreeMap::new);
-    RECORD.with_borrow_mut(|record| *record = Some(paths));
+    let cwd = std::env::current_dir();
+    let paths = (!super::viewing() && cwd.is_ok()).then(BTreeMap::new);
+    let cwd = cwd.unwrap_or_default();
+    RECORD.with_borrow_mut(|record| *record = Some(Record { cwd, paths }));
 }
 
 /// Ends the record and hands it over, each path absolute: `None` when a read could not be
@@ -46,7 +56,7 @@ pub fn record() {
 pub fn recorded() -> Option<Vec<(PathBuf, Seen)>> {
     RECORD
         .with_borrow_mut(Option::take)
-        .flatten()
+        .and_then(|record| record.paths)
         .map(|paths| paths.into_iter().collect())
 }
 
@@ -63,21 +73,25 @@ pub(super) fn note(path: &Path, found: &std::io::Result<Option<FileIdentity>>) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
         Ok(None) | Err(_) => None,
     };
-    let key = super::key(path);
     RECORD.with_borrow_mut(|record| {
-        let Some(record) = record else {
+        let Some(Record { cwd, paths }) = record else {
             return;
         };
-        let (Some(paths), Some(seen)) = (record.as_mut(), seen) else {
-            *record = None;
+        let key = cwd
+            .join(path)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
+        let (Some(known), Some(seen)) = (paths.as_mut(), seen) else {
+            *paths = None;
             return;
         };
         // Read twice and found otherwise: the run did not read one tree.
-        if paths
+        if known
             .insert(key, seen.clone())
             .is_some_and(|before| before != seen)
         {
-            *record = None;
+            *paths = None;
         }
     });
 }

@@ -41,7 +41,8 @@ pub(super) fn check_listed<'a>(
 }
 
 /// [`check_all`] for one `path` in the package at the resolved `root`;
-/// `plain_dirs` holds the directories known not to be symlinks, and
+/// `plain_dirs` holds the paths known not to be symlinks (directories, and
+/// paths found missing), and
 /// `plain_file` says the last component is known not to be one.
 fn check(
     root: Option<&Path>,
@@ -95,7 +96,12 @@ fn check(
             continue;
         }
         let kind = at.symlink_metadata().map(|m| m.file_type());
-        if kind.as_ref().is_ok_and(|k| k.is_dir()) {
+        // A directory, or nothing at all: no symlink there, nor below (a commit
+        // of 1,000 files into a directory it makes asked about it 1,000 times).
+        let missing = kind
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if missing || kind.as_ref().is_ok_and(|k| k.is_dir()) {
             plain_dirs.insert(at.clone());
         }
         if kind.is_ok_and(|k| k.is_symlink()) {
