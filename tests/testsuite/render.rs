@@ -560,3 +560,39 @@ fn remembered_line(stderr: &str) -> String {
         .unwrap_or_else(|| panic!("no {REMEMBERED} note in:\n{stderr}"));
     format!("{line}\n")
 }
+
+/// A vendored file that is not text (a chart's icon) renders byte for byte
+/// when no rewrite or pin names it; a rewrite on it still needs text and
+/// says so, naming the file (issue 23: only a rewrite or a pin reads the
+/// render as UTF-8).
+#[test]
+fn a_binary_file_renders_as_it_is_and_a_rewrite_on_it_is_refused() {
+    let icon: &[u8] = b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01not text";
+    let gh = GitHub::start();
+    gh.repo(REPO)
+        .file_at("v1.0.0", "docs/icon.png", icon)
+        .release("v1.0.0", |r| r);
+    let pkg = TempPackage::new();
+    let toml = format!(
+        "[upstream]\ngithub = \"{REPO}\"\nversion = \"v1.0.0\"\n\n\
+         [[vendor]]\nfrom = \"docs/icon.png\"\nto = \"icon.png\"\n"
+    );
+    pkg.write("vendor.toml", &toml);
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    assert_eq!(pkg.read("icon.png"), icon);
+    rv.run(&["--offline", "render"]).expect(0);
+    assert_eq!(pkg.read("icon.png"), icon);
+
+    pkg.write(
+        "vendor.toml",
+        toml + "\n[[rewrite]]\nfile = \"icon.png\"\nlines-containing = \"PNG\"\n\
+                replace = \"PNG\"\nwith = \"{version}\"\n",
+    );
+    let run = refused(&pkg, &rv, &["--offline", "render"], 2);
+    assert!(
+        run.stderr.contains("icon.png") && run.stderr.contains("not UTF-8 text"),
+        "{}",
+        run.stderr
+    );
+}
