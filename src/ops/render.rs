@@ -82,13 +82,15 @@ pub fn render(ctx: &Context, opts: &RenderOptions) -> Result<RenderReport> {
         false => Config::load(&ctx.root)?,
     };
     if let Some((report, steps)) = memo.recall() {
+        // Said first, so that the steps after it read as what the
+        // remembered render did, not as work this run repeated.
+        ctx.shell.step(
+            "Remembered",
+            "nothing this render reads changed since it last found nothing to write; that render's steps:",
+        );
         for (verb, message) in steps {
             ctx.shell.step(&verb, message);
         }
-        ctx.shell.step(
-            "Remembered",
-            "nothing this render reads changed since it last found nothing to write",
-        );
         return Ok(report);
     }
     let Some(lock) = Lock::load(&ctx.root)? else {
