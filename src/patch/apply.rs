@@ -359,6 +359,12 @@ struct Search<'a> {
 /// its rarest line is ([`LineIndex`]).
 const NEAR: isize = 64;
 
+/// Lines the first far walk may compare, per line of the file, before the index takes
+/// over. A walk costs about one comparison a place; but where a long run of lines each
+/// begin the hunk (an upstream file of `}` under a hunk of `}` context lines) every place
+/// would cost the hunk's length, and the walk would be quadratic.
+const WALK_BUDGET_PER_LINE: usize = 4;
+
 /// How a walk out from a hunk's expected place ended.
 enum Walked {
     /// The pattern is at this line.
@@ -413,19 +419,24 @@ impl Search<'_> {
         // time would never end. Outside the file only one direction holds candidates, so
         // the order of the places tried is the same.
         let from = guess.min(highest).max(lowest);
-        match self.outward(from, (lowest, highest), 0..=NEAR) {
+        // Near places are always all tried: their walk has no budget.
+        let mut unbounded = usize::MAX;
+        match self.outward(from, (lowest, highest), 0..=NEAR, &mut unbounded) {
             Walked::Found(at) => return Ok(at),
             Walked::Everywhere => return Err(self.fail_at(guess)),
             Walked::NotYet => {}
         }
         // The first search past NEAR lines walks on through the file, as cheap as indexing
-        // it: a strict apply that fails at a hunk (the try before a 3-way merge) stops
-        // there, and never needed the index (issue 23).
+        // it while it compares about a line a place: a strict apply that fails at a hunk
+        // (the try before a 3-way merge) stops there, and never needed the index (issue
+        // 23). Past its budget the index takes over, trying the same places in order.
         if self.text.index.get().is_none() && !self.text.searched_far.replace(true) {
-            return match self.outward(from, (lowest, highest), NEAR + 1..=isize::MAX) {
-                Walked::Found(at) => Ok(at),
-                _ => Err(self.fail_at(guess)),
-            };
+            let mut budget = lines.len().saturating_mul(WALK_BUDGET_PER_LINE);
+            match self.outward(from, (lowest, highest), NEAR + 1..=isize::MAX, &mut budget) {
+                Walked::Found(at) => return Ok(at),
+                Walked::Everywhere => return Err(self.fail_at(guess)),
+                Walked::NotYet => {}
+            }
         }
         // Farther out, the same places in the same order, less those without the hunk's
         // rarest line: linear in the file for the whole patch, not per hunk (issue 23).
@@ -441,28 +452,45 @@ impl Search<'_> {
     }
 
     /// Walks out from `from`, at each of `distances` the later place first, within
-    /// `lowest..=highest`.
+    /// `lowest..=highest`, until it has compared `budget` lines (then `NotYet`).
     fn outward(
         &self,
         from: isize,
         (lowest, highest): (isize, isize),
         distances: std::ops::RangeInclusive<isize>,
+        budget: &mut usize,
     ) -> Walked {
         for distance in distances {
             let (later, earlier) = (from + distance, from - distance);
             if later > highest && earlier < lowest {
                 return Walked::Everywhere;
             }
-            if let Some(at) = self.try_at(later) {
+            if *budget == 0 {
+                return Walked::NotYet;
+            }
+            if let Some(at) = self.try_counted(later, budget) {
                 return Walked::Found(at);
             }
             if distance > 0
-                && let Some(at) = self.try_at(earlier)
+                && let Some(at) = self.try_counted(earlier, budget)
             {
                 return Walked::Found(at);
             }
         }
         Walked::NotYet
+    }
+
+    /// [`Search::try_at`], taking the lines it compared from `budget`.
+    fn try_counted(&self, at: isize, budget: &mut usize) -> Option<usize> {
+        let at = usize::try_from(at).ok().filter(|&at| at >= self.cursor)?;
+        let window = self.text.lines.get(at..at + self.pattern.len())?;
+        let same = window
+            .iter()
+            .zip(self.pattern)
+            .take_while(|(found, wanted)| found == wanted)
+            .count();
+        *budget = budget.saturating_sub(same + 1);
+        (same == self.pattern.len()).then_some(at)
     }
 
     fn try_at(&self, at: isize) -> Option<usize> {
@@ -692,6 +720,22 @@ mod tests {
         let plain = plain.replace("x2\n", "}\n").replace("x3\n", "}\n");
         assert_eq!(hunks_already_applied(&p, plain.as_bytes()), [0, 1, 2]);
         assert!(hunks_already_applied(&p, text.as_bytes()).is_empty());
+    }
+
+    /// Where every place begins the hunk (a run of `}` under a hunk of `}` context lines),
+    /// the far walk spends its budget and the index finds the place: the same one.
+    #[test]
+    fn a_walk_over_lines_that_all_begin_the_hunk_gives_way_to_the_index() {
+        let context = " }\n".repeat(25);
+        let p = file(&format!(
+            "--- a/x\n+++ b/x\n@@ -100,51 +100,51 @@\n{context}-y\n+z\n{context}"
+        ));
+        let braces = "}\n".repeat(3000);
+        let text = format!("{braces}y\n{braces}");
+        // `y` is line 3001; the hunk starts 25 lines before it, 2876 past its header's.
+        assert_eq!(apply(&p, text.as_bytes()).unwrap().offsets, [2876]);
+        let without = format!("{braces}{braces}");
+        assert!(apply(&p, without.as_bytes()).is_err());
     }
 
     #[test]

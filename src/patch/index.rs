@@ -31,7 +31,10 @@ impl LineIndex {
             .map(|(at, line)| (hash(line), at))
             .collect();
         entries.sort_unstable();
-        let mut runs = HashMap::with_capacity_and_hasher(entries.len(), Default::default());
+        // Sized to the distinct lines, not all of them: a file of one line repeated
+        // (a hostile upstream's 64 MiB of newlines) needs one slot, not one per line.
+        let distinct = entries.chunk_by(|a, b| a.0 == b.0).count();
+        let mut runs = HashMap::with_capacity_and_hasher(distinct, Default::default());
         for (start, run) in entries.chunk_by(|a, b| a.0 == b.0).scan(0, |at, run| {
             let start = *at;
             *at += run.len();
