@@ -2,8 +2,9 @@
 //!
 //! 1. [`Transaction::stage`] collects new contents in memory.
 //! 2. [`Transaction::commit`] looks at what is at each path once (one listing
-//!    of each directory holding several, one look at a path alone), drops the
-//!    changes that change nothing, writes the rest under
+//!    of each directory holding several, one look at a path alone), refuses
+//!    any change leaving the package, drops the changes that change nothing,
+//!    writes the rest under
 //!    `<package>/.revendor-txn/`, fsyncs them, then writes the plan
 //!    (`plan.tmp` renamed to `plan`, the staging directory fsynced): the
 //!    commit point.
@@ -166,6 +167,9 @@ impl Transaction {
                 (When::Known, _) => true,
                 (_, Entry::Absent) => change.new.is_some(),
                 (When::Missing, Entry::Unknown) => !super::is_file(&self.root.join(&path)),
+                // A symlink to nothing holds no file: written over, as a missing
+                // copy is (the bounds check decides whether it may be).
+                (When::Missing, Entry::Symlink) => !self.root.join(&path).exists(),
                 (When::Missing, _) => false,
                 (When::Differs, _) => super::read_opt(&self.root.join(&path))? != change.new,
             };
@@ -182,21 +186,31 @@ impl Transaction {
     ///
     /// A change that would land outside the package (through a symlink, or
     /// `..`), in git's directory or in the staging directory is refused
-    /// before anything is written (one that changes nothing is dropped
-    /// first, and writes nowhere): vendor.toml validation names such paths
-    /// first, with their line; this is the writer keeping its own promise.
+    /// before anything is read through it or written, whatever it would
+    /// change: vendor.toml validation names such paths first, with their
+    /// line; this is the writer keeping its own promise.
     pub fn commit(mut self) -> Result<Vec<String>> {
+        if let Some(path) = self.changes.keys().find(|path| !plain(path)) {
+            // The plan names paths as written, and recovery obeys no `.`, `..`
+            // or empty part: refused here, before the commit point, not after.
+            return Err(Error::usage(
+                format!("refusing to write `{path}`: it has an empty, `.` or `..` part"),
+                "name the file in vendor.toml by its plain package-relative path",
+            ));
+        }
         let disk = OnDisk::look(&self.root, self.changes.keys());
+        // Every change, before a file is read to compare it: whether a path
+        // leaving the package is refused must not hang on what it finds there.
+        super::bounds::check_listed(
+            &self.root,
+            self.changes.keys().map(String::as_str),
+            |path| disk.symlink(path),
+        )?;
         self.drop_unchanged(&disk)?;
         let changed: Vec<String> = self.changes.keys().cloned().collect();
         if changed.is_empty() {
             return Ok(changed);
         }
-        // Only what will be written or removed: a change that changes nothing
-        // touches nothing, wherever it points.
-        super::bounds::check_listed(&self.root, changed.iter().map(String::as_str), |path| {
-            disk.symlink(path)
-        })?;
         let staging = self.root.join(STAGING_DIR);
         if staging.exists() {
             // Only when `recover` could not finish it (a read-only package): never
@@ -283,6 +297,12 @@ impl Transaction {
         sync_dir(staging)?;
         Ok(plan)
     }
+}
+
+/// Whether `path` has no empty, `.` or `..` part: what a plan line may name.
+fn plain(path: &str) -> bool {
+    path.split('/')
+        .all(|part| !part.is_empty() && part != "." && part != "..")
 }
 
 /// What is at a changed path, as [`OnDisk::look`] found it.
@@ -523,6 +543,10 @@ fn roll_forward(root: &Path, staging: &Path, steps: &[Step<'_>], run: &Run<'_>) 
     };
     // The directories made or found so far: none is asked about twice.
     let mut found: HashSet<PathBuf> = HashSet::new();
+    // The directories a removal left empty and pruned: no longer there, whatever
+    // the look before the commit found (an upstream renaming the only file of a
+    // directory removes it, then writes into it).
+    let mut pruned: HashSet<PathBuf> = HashSet::new();
     for step in steps {
         match step {
             Step::Write { n, path } => {
@@ -537,7 +561,8 @@ fn roll_forward(root: &Path, staging: &Path, steps: &[Step<'_>], run: &Run<'_>) 
                 if let Some(parent) = to.parent()
                     && !found.contains(parent)
                 {
-                    let known = matches!(run, Run::Commit { dirs } if dirs.contains(parent));
+                    let known = !pruned.contains(parent)
+                        && matches!(run, Run::Commit { dirs } if dirs.contains(parent));
                     if !known {
                         make_dir(root, parent, &mut touched)?;
                     }
@@ -552,6 +577,8 @@ fn roll_forward(root: &Path, staging: &Path, steps: &[Step<'_>], run: &Run<'_>) 
                     Ok(()) => {
                         for dir in prune(root, &target) {
                             touch(&mut touched, &dir);
+                            found.remove(&dir);
+                            pruned.insert(dir);
                         }
                     }
                     Err(e) if e.kind() == ErrorKind::NotFound => {}
@@ -715,6 +742,59 @@ mod tests {
         t.commit().unwrap();
         assert!(!dir.path().join("c/sub").exists());
         assert!(dir.path().join("c/b").exists());
+    }
+
+    /// Upstream renamed the only file of a directory: the removal prunes the directory the
+    /// look found, and the write into it makes it again.
+    #[test]
+    fn a_directory_emptied_and_written_into_in_one_commit_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("crds")).unwrap();
+        fs::write(dir.path().join("crds/a.yaml"), "a").unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.remove("crds/a.yaml");
+        t.stage("crds/b.yaml", b"b".to_vec());
+        assert_eq!(t.commit().unwrap(), ["crds/a.yaml", "crds/b.yaml"]);
+        assert!(!dir.path().join("crds/a.yaml").exists());
+        assert_eq!(fs::read(dir.path().join("crds/b.yaml")).unwrap(), b"b");
+        assert!(!dir.path().join(STAGING_DIR).exists());
+    }
+
+    /// A symlink to nothing where a pristine copy belongs is no copy: not kept as present,
+    /// but refused as a write through a symlink that points nowhere.
+    #[test]
+    fn a_dangling_symlink_where_a_copy_belongs_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("up")).unwrap();
+        fs::write(dir.path().join("up/other"), "o").unwrap();
+        std::os::unix::fs::symlink("/nonexistent/x", dir.path().join("up/copy")).unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.stage_missing("up/other", b"ignored".to_vec());
+        assert!(t.changed_paths().unwrap().is_empty());
+        t.stage_missing("up/copy", b"pristine".to_vec());
+        assert_eq!(t.changed_paths().unwrap(), ["up/copy"]);
+        let e = t.commit().unwrap_err().to_string();
+        assert!(e.contains("up/copy") && e.contains("points nowhere"), "{e}");
+        assert_eq!(fs::read(dir.path().join("up/other")).unwrap(), b"o");
+    }
+
+    /// A path leaving the package is refused even when what it points at already holds the
+    /// bytes, and a path with a `.` part is refused before the commit point (recovery would
+    /// not obey its plan line).
+    #[test]
+    fn a_path_leaving_the_package_is_refused_whatever_it_would_change() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("x"), "same").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.stage("link/x", b"same".to_vec());
+        assert!(t.commit().unwrap_err().to_string().contains("link/x"));
+        let mut t = Transaction::new(dir.path());
+        t.stage("a/./b", b"b".to_vec());
+        assert!(t.commit().unwrap_err().to_string().contains("a/./b"));
+        assert!(!dir.path().join(STAGING_DIR).exists());
+        assert!(!dir.path().join("a").exists());
     }
 
     /// Paths several to a directory are answered by one listing of it, a path alone by one
