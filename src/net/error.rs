@@ -49,6 +49,15 @@ pub enum HttpError {
         /// What went wrong.
         message: String,
     },
+    /// The server's certificate was refused: signed by a CA not trusted here, expired, or for
+    /// another name. Not retried: the next attempt gets the same certificate.
+    #[error("failed to fetch `{url}`: the server's certificate is not trusted ({reason})")]
+    Untrusted {
+        /// The URL.
+        url: String,
+        /// What the TLS verifier said of the certificate.
+        reason: String,
+    },
     /// The last attempt ran into the deadline (which covers the body too).
     #[error(
         "failed to fetch `{url}`: timed out after {}, body included ({attempts} attempt{})",
@@ -114,6 +123,9 @@ impl HttpError {
                 Some("use https:// (plain http is only for loopback addresses)".into())
             }
             HttpError::Offline { .. } => Some("run without --offline".into()),
+            HttpError::Untrusted { .. } => Some(
+                "a private CA is trusted through the system's store, or SSL_CERT_FILE naming its PEM file (SSL_CERT_DIR a directory of them)".into(),
+            ),
             HttpError::Status { status: 401, .. } => Some(
                 "the server refused the token: renew GITHUB_TOKEN (or GH_TOKEN), or unset it to read public repositories anonymously".into(),
             ),

@@ -471,6 +471,12 @@ impl Transport {
                 reason: refused.reason.to_owned(),
             });
         }
+        if let Some(rustls::Error::InvalidCertificate(reason)) = find::<rustls::Error>(e) {
+            return Failure::Final(HttpError::Untrusted {
+                url: request.shown.clone(),
+                reason: certificate_refused(reason),
+            });
+        }
         if e.is_timeout() {
             Failure::TimedOut
         } else if e.is_connect() || e.is_request() || e.is_body() {
@@ -535,6 +541,15 @@ impl Transport {
     }
 }
 
+/// Why the verifier refused a certificate, in words: rustls words the contextual kinds
+/// (expired, another name) itself, but an unknown issuer only by its variant's name.
+fn certificate_refused(reason: &rustls::CertificateError) -> String {
+    match reason {
+        rustls::CertificateError::UnknownIssuer => "signed by a CA not trusted here".into(),
+        other => other.to_string(),
+    }
+}
+
 /// The first error of type `T` in `e`'s source chain, `e` included.
 fn find<'e, T: std::error::Error + 'static>(
     e: &'e (dyn std::error::Error + 'static),
@@ -544,7 +559,13 @@ fn find<'e, T: std::error::Error + 'static>(
         if let Some(found) = s.downcast_ref::<T>() {
             return Some(found);
         }
-        source = s.source();
+        // An `io::Error`'s `source` skips the error it wraps (a TLS error inside a connect
+        // error is one): look inside it first.
+        let wrapped = s
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            .map(|inner| inner as &(dyn std::error::Error + 'static));
+        source = wrapped.or_else(|| s.source());
     }
     None
 }

@@ -62,6 +62,7 @@ mod source_tree;
 mod started_patch;
 mod support_selftest;
 mod terminal;
+mod tls;
 mod update;
 mod update_adopt;
 mod update_continue;

@@ -49,6 +49,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rustls::ServerConfig;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -58,6 +59,7 @@ pub use issues::Issue;
 
 use super::git::{self, GitRepo};
 use super::server::{self, Pace, Request, Response, Server, percent_decode};
+use super::tls::TestCa;
 
 /// 2026-01-01T00:00:00Z: the date of commits and first releases nobody gave a date.
 const DEFAULT_EPOCH: u64 = 1_767_225_600;
@@ -431,19 +433,29 @@ pub fn derived_sha(seed: &str) -> String {
 impl GitHub {
     /// Starts the three servers on free loopback ports.
     pub fn start() -> GitHub {
-        GitHub::start_on(server::listen(), None)
+        GitHub::start_on(server::listen(), None, None)
+    }
+
+    /// Starts the three servers over TLS, with a certificate `ca` signed: `https://` URLs.
+    pub fn start_tls(ca: &TestCa) -> GitHub {
+        GitHub::start_on(server::listen(), None, Some(ca.server_config()))
     }
 
     /// Starts the three servers and a [`Origin::Lookalike`] whose URL starts with the API's.
     pub fn start_with_lookalike() -> GitHub {
         let (api, lookalike) = server::listen_lookalike();
-        GitHub::start_on(api, Some(lookalike))
+        GitHub::start_on(api, Some(lookalike), None)
     }
 
-    fn start_on(api: TcpListener, lookalike: Option<TcpListener>) -> GitHub {
+    fn start_on(
+        api: TcpListener,
+        lookalike: Option<TcpListener>,
+        tls: Option<Arc<ServerConfig>>,
+    ) -> GitHub {
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let url = |listener: &TcpListener| {
             let addr = listener.local_addr().expect("listener address");
-            format!("http://{addr}")
+            format!("{scheme}://{addr}")
         };
         let mut listeners = vec![
             (Origin::Api, api),
@@ -475,7 +487,11 @@ impl GitHub {
             .into_iter()
             .map(|(origin, listener)| {
                 let shared = Arc::clone(&shared);
-                Server::serve(listener, move |request| handle(&shared, origin, request))
+                let handler = move |request: &Request| handle(&shared, origin, request);
+                match &tls {
+                    Some(config) => Server::serve_tls(listener, Arc::clone(config), handler),
+                    None => Server::serve(listener, handler),
+                }
             })
             .collect();
         GitHub {

@@ -16,6 +16,7 @@
 //! | `kill` | [`kill::Rounds`]: SIGKILL at seeded random moments of a run, and what must hold |
 //! | `named_upstreams` | vendor.toml tables of packages with named upstreams and images |
 //! | `run` | [`Revendor`]: the real binary, pointed at a package and the stand-in |
+//! | `tls` | [`tls::TestCa`]: a fresh CA and loopback server certificate, and how a run trusts it |
 //! | `tmux` | [`Tmux`]: a real terminal to run the binary in and read the screen of |
 //!
 //! Include it with `mod support;` and `use support::{GitHub, ...};`.
@@ -38,6 +39,7 @@ pub mod package;
 pub mod realworld;
 pub mod run;
 pub mod server;
+pub mod tls;
 pub mod tmux;
 
 pub use git::GitRepo;

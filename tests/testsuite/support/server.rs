@@ -9,6 +9,8 @@
 //! 3. The handler is a plain function from [`Request`] to [`Response`]; every request is also
 //!    kept in order for [`Server::requests`]. Everything GitHub-like or registry-like (routing,
 //!    ETags, faults, auth) lives with the stand-in that needs it.
+//! 4. [`Server::serve_tls`] serves the same over TLS (rustls, a certificate from
+//!    `support::tls`): every connection is a handshake first, then the same HTTP/1.1.
 //!
 //! Why not a crate: the harness needs a few things test servers rarely offer together (holding a
 //! response past a client's timeout, sending a body slowly, answering `HEAD` and `304` without a
@@ -21,6 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
 
 /// How long an idle keep-alive connection is held before its thread gives up; keeps threads
 /// from outliving a test by much when a client never closes.
@@ -234,6 +238,7 @@ type Handler = dyn Fn(&Request) -> Response + Send + Sync;
 /// A running server; dropping it stops accepting and closes every open connection.
 pub struct Server {
     addr: SocketAddr,
+    scheme: &'static str,
     stop: Arc<AtomicBool>,
     connections: Arc<Mutex<HashMap<u64, TcpStream>>>,
     requests: Arc<Mutex<Vec<Request>>>,
@@ -251,6 +256,24 @@ impl Server {
         listener: TcpListener,
         handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
     ) -> Server {
+        Server::serve_on(listener, None, handler)
+    }
+
+    /// Serves `listener` over TLS with `config` (see `support::tls`) until dropped.
+    pub fn serve_tls(
+        listener: TcpListener,
+        config: Arc<ServerConfig>,
+        handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
+    ) -> Server {
+        Server::serve_on(listener, Some(config), handler)
+    }
+
+    fn serve_on(
+        listener: TcpListener,
+        tls: Option<Arc<ServerConfig>>,
+        handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
+    ) -> Server {
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let addr = listener
             .local_addr()
             .expect("local address of the listener");
@@ -267,10 +290,11 @@ impl Server {
         let accept = {
             let stop = Arc::clone(&stop);
             let connections = Arc::clone(&connections);
-            thread::spawn(move || accept_loop(listener, handler, stop, connections))
+            thread::spawn(move || accept_loop(listener, tls, handler, stop, connections))
         };
         Server {
             addr,
+            scheme,
             stop,
             connections,
             requests,
@@ -278,9 +302,9 @@ impl Server {
         }
     }
 
-    /// `http://127.0.0.1:<port>`, without a trailing slash.
+    /// `http://127.0.0.1:<port>` (`https://` over TLS), without a trailing slash.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     /// `127.0.0.1:<port>`: the host of an image reference served here.
@@ -317,6 +341,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn accept_loop(
     listener: TcpListener,
+    tls: Option<Arc<ServerConfig>>,
     handler: Arc<Handler>,
     stop: Arc<AtomicBool>,
     connections: Arc<Mutex<HashMap<u64, TcpStream>>>,
@@ -334,28 +359,33 @@ fn accept_loop(
         let handler = Arc::clone(&handler);
         let stop = Arc::clone(&stop);
         let connections = Arc::clone(&connections);
+        let tls = tls.clone();
         thread::spawn(move || {
-            serve_connection(stream, &*handler, &stop);
+            let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
+            let _ = stream.set_nodelay(true);
+            match tls.map(ServerConnection::new) {
+                None => serve_connection(stream, &*handler, &stop),
+                Some(Ok(tls)) => serve_connection(StreamOwned::new(tls, stream), &*handler, &stop),
+                Some(Err(_)) => {}
+            }
             lock(&connections).remove(&id);
         });
     }
 }
 
-fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
-    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
-    let _ = stream.set_nodelay(true);
-    let Ok(mut writer) = stream.try_clone() else {
-        return;
-    };
+/// Serves one connection, plain or TLS; the handshake (if any) happens at the first read, and a
+/// client that refuses the certificate just ends the connection there.
+fn serve_connection(stream: impl Read + Write, handler: &Handler, stop: &AtomicBool) {
     let mut reader = BufReader::new(stream);
     loop {
-        let request = match read_request(&mut reader, &mut writer) {
+        let request = match read_request(&mut reader) {
             Ok(Some(request)) => request,
             Ok(None) => return,
             Err(e) => {
                 // Answer garbage with 400; an idle or broken connection just closes.
                 if e.kind() == std::io::ErrorKind::InvalidData {
-                    let _ = write_response(&mut writer, &Response::new(400), false, false, stop);
+                    let writer = reader.get_mut();
+                    let _ = write_response(writer, &Response::new(400), false, false, stop);
                 }
                 return;
             }
@@ -368,13 +398,13 @@ fn serve_connection(stream: TcpStream, handler: &Handler, stop: &AtomicBool) {
             return;
         }
         let head_only = request.method == "HEAD";
-        if write_response(&mut writer, &response, head_only, keep_alive, stop).is_err()
-            || !keep_alive
-        {
+        let writer = reader.get_mut();
+        if write_response(writer, &response, head_only, keep_alive, stop).is_err() || !keep_alive {
             return;
         }
         if response.cut_at.is_some() && !head_only {
-            let _ = writer.shutdown(std::net::Shutdown::Both);
+            // Returning closes the connection: the stream is dropped here and its clone in
+            // `connections` right after.
             return;
         }
     }
@@ -397,12 +427,9 @@ fn sleep_unless_stopped(delay: Duration, stop: &AtomicBool) -> bool {
 }
 
 /// Reads one request; `Ok(None)` when the client closed the connection between requests.
-/// Answers `Expect: 100-continue` on `writer` before reading the body, as git's HTTP client
-/// waits for it before a large push or fetch negotiation.
-fn read_request(
-    reader: &mut impl BufRead,
-    writer: &mut impl Write,
-) -> std::io::Result<Option<Request>> {
+/// Answers `Expect: 100-continue` on the same stream before reading the body, as git's HTTP
+/// client waits for it before a large push or fetch negotiation.
+fn read_request(reader: &mut BufReader<impl Read + Write>) -> std::io::Result<Option<Request>> {
     let mut line = String::new();
     if reader.read_line(&mut line)? == 0 {
         return Ok(None);
@@ -438,6 +465,7 @@ fn read_request(
         .header("expect")
         .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
     {
+        let writer = reader.get_mut();
         writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
         writer.flush()?;
     }

@@ -1,0 +1,80 @@
+//! A test certificate authority, made fresh in each test, for servers that speak TLS.
+//!
+//! [`TestCa::new`] makes a CA and a server certificate it signs for `127.0.0.1` and
+//! `localhost`, and writes the CA's certificate to a PEM file. A run trusts the CA the way a
+//! user on Linux adds one: `SSL_CERT_FILE` naming that file ([`TestCa::trust`]); a run given
+//! another CA's file is a client that does not trust this server. The server side is rustls
+//! on the `ring` provider, named here so the test never leans on a process-wide default.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose,
+};
+use rustls::ServerConfig;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// A CA, the server configuration it vouches for, and its certificate as a file.
+pub struct TestCa {
+    config: Arc<ServerConfig>,
+    ca_file: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl TestCa {
+    /// A new CA named `name`, its server certificate for loopback, and its PEM file.
+    pub fn new(name: &str) -> TestCa {
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.distinguished_name.push(DnType::CommonName, name);
+        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let ca_key = KeyPair::generate().expect("CA key");
+        let issuer = CertifiedIssuer::self_signed(ca, ca_key).expect("self-signed CA");
+
+        let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".into()])
+            .expect("server certificate parameters");
+        leaf.distinguished_name
+            .push(DnType::CommonName, "localhost");
+        leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        let leaf_key = KeyPair::generate().expect("server key");
+        let leaf_cert = leaf
+            .signed_by(&leaf_key, &issuer)
+            .expect("server certificate");
+
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
+        let chain = vec![leaf_cert.der().clone(), CertificateDer::clone(issuer.der())];
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions of the ring provider")
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .expect("server certificate and key");
+
+        let dir = tempfile::tempdir().expect("dir for the CA file");
+        let ca_file = dir.path().join("ca.pem");
+        std::fs::write(&ca_file, issuer.pem()).expect("write the CA file");
+        TestCa {
+            config: Arc::new(config),
+            ca_file,
+            _dir: dir,
+        }
+    }
+
+    /// The rustls configuration a TLS server presents this CA's certificate with.
+    pub fn server_config(&self) -> Arc<ServerConfig> {
+        Arc::clone(&self.config)
+    }
+
+    /// The CA's certificate, PEM.
+    pub fn ca_file(&self) -> &Path {
+        &self.ca_file
+    }
+
+    /// The environment that makes a run trust this CA and nothing else: `SSL_CERT_FILE`.
+    pub fn trust(&self) -> (&'static str, String) {
+        ("SSL_CERT_FILE", self.ca_file.display().to_string())
+    }
+}
