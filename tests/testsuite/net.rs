@@ -22,9 +22,10 @@ use support::{GitHub, GitRepo, Revendor, TempPackage};
 const REPO: &str = "example/app";
 const FILE: &str = "deploy/app.yml";
 const RELEASES: &str = "/repos/example/app/releases";
-const TOKEN: &str = "secret-token-0123456789";
+pub(crate) const TOKEN: &str = "secret-token-0123456789";
 
-fn upstream(gh: &GitHub, tags: &[&str]) {
+/// `example/app` with `deploy/app.yml` and a release at each of `tags` (also for `tls.rs`).
+pub(crate) fn upstream(gh: &GitHub, tags: &[&str]) {
     for tag in tags {
         gh.repo(REPO)
             .file_at(tag, FILE, format!("kind: ConfigMap # {tag}\n"))
@@ -32,7 +33,8 @@ fn upstream(gh: &GitHub, tags: &[&str]) {
     }
 }
 
-fn package() -> TempPackage {
+/// A package vendoring `deploy/app.yml` of `example/app` at v1.0.0, tracking 1.x.
+pub(crate) fn package() -> TempPackage {
     let pkg = TempPackage::new();
     pkg.write(
         "vendor.toml",

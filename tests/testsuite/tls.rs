@@ -6,39 +6,16 @@
 
 use crate::support;
 
+use crate::net::{TOKEN, package, upstream};
 use support::tls::TestCa;
-use support::{GitHub, Revendor, TempPackage};
-
-const REPO: &str = "example/app";
-const FILE: &str = "deploy/app.yml";
-const TOKEN: &str = "secret-token-0123456789";
-
-fn upstream(gh: &GitHub) {
-    for tag in ["v1.0.0", "v1.1.0"] {
-        gh.repo(REPO)
-            .file_at(tag, FILE, format!("kind: ConfigMap # {tag}\n"))
-            .release(tag, |r| r);
-    }
-}
-
-fn package() -> TempPackage {
-    let pkg = TempPackage::new();
-    pkg.write(
-        "vendor.toml",
-        format!(
-            "[upstream]\ngithub = \"{REPO}\"\nversion = \"v1.0.0\"\n\n\
-             [[vendor]]\nfrom = \"{FILE}\"\nto = \"templates/app.yml\"\n"
-        ),
-    );
-    pkg
-}
+use support::{GitHub, Revendor};
 
 #[test]
 fn an_update_over_https_trusts_the_ca_in_ssl_cert_file_and_sends_the_token() {
     let ca = TestCa::new("revendor test CA");
     let gh = GitHub::start_tls(&ca);
     assert!(gh.api_url().starts_with("https://127.0.0.1:"));
-    upstream(&gh);
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
     let pkg = package();
     let (key, file) = ca.trust();
     let out = Revendor::new(pkg.path(), &gh)
@@ -61,7 +38,7 @@ fn a_certificate_from_an_untrusted_ca_is_refused_in_one_line_without_the_token()
     let ca = TestCa::new("revendor test CA");
     let other = TestCa::new("another CA");
     let gh = GitHub::start_tls(&ca);
-    upstream(&gh);
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
     let pkg = package();
     let (key, file) = other.trust();
     let out = Revendor::new(pkg.path(), &gh)
