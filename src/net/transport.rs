@@ -370,6 +370,9 @@ impl Transport {
     fn http(&self, home: bool) -> Result<&reqwest::blocking::Client, HttpError> {
         let cell = if home { &self.home } else { &self.http };
         let built = cell.get_or_init(|| {
+            // reqwest brings no crypto of its own (`rustls-no-provider`): ring serves, installed
+            // once per process; a second client finds it there, so the error is no failure.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             reqwest::blocking::Client::builder()
                 .user_agent(concat!("revendor/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(self.connect_timeout)

@@ -324,7 +324,12 @@ fn blob(registry: &Registry, reference: &Reference, digest: &Digest) -> Vec<u8> 
         registry.host,
         reference.repository()
     );
-    let response = reqwest::blocking::get(&url).unwrap();
+    let response = crate::support::tls::client_builder()
+        .build()
+        .unwrap()
+        .get(&url)
+        .send()
+        .unwrap();
     assert!(
         response.status().is_success(),
         "GET {url}: {}",

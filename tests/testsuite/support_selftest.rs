@@ -18,7 +18,7 @@ use support::server::{self, Pace, Response as Reply, Server};
 use support::{GitHub, GitRepo, Realworld, TempPackage};
 
 fn client() -> Client {
-    Client::builder()
+    support::tls::client_builder()
         .user_agent("revendor-selftest")
         .build()
         .expect("build the HTTP client")
@@ -439,7 +439,7 @@ fn hangs_outlast_a_client_timeout_then_succeed() {
     gh.repo("o/r").file_at("v1.0.0", "a.txt", "a");
     gh.hang_next("/o/r/", Duration::from_secs(3), 1);
     let url = format!("{}/o/r/v1.0.0/a.txt", gh.raw_url());
-    let impatient = Client::builder()
+    let impatient = support::tls::client_builder()
         .user_agent("revendor-selftest")
         .timeout(Duration::from_millis(300))
         .build()

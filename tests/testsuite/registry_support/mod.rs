@@ -149,7 +149,9 @@ impl Registry {
             dir,
             child,
             token,
-            http: reqwest::blocking::Client::new(),
+            http: crate::support::tls::client_builder()
+                .build()
+                .expect("build the HTTP client"),
             auth,
         };
         registry.wait_ready();

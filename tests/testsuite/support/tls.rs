@@ -78,3 +78,10 @@ impl TestCa {
         ("SSL_CERT_FILE", self.ca_file.display().to_string())
     }
 }
+
+/// A reqwest client builder for a test that sends requests itself: reqwest is built without a
+/// crypto provider, so this installs ring first, as revendor does before its own client.
+pub fn client_builder() -> reqwest::blocking::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::blocking::Client::builder()
+}
