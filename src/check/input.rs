@@ -17,7 +17,7 @@ use crate::dockerfile::Dockerfile;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use crate::paths;
-use crate::render::{self, Package, Stamp, Walk};
+use crate::render::{self, Landed, Package, Stamp};
 use crate::upstream;
 use crate::upstream::Pristine;
 use crate::workspace::Context;
@@ -39,11 +39,11 @@ pub struct Input<'a> {
     pub fix: bool,
     /// The locked versions and pins ([`Stamp::of_lock`]).
     pub stamp: Stamp,
-    files: RefCell<BTreeMap<String, Option<Vec<u8>>>>,
+    files: RefCell<BTreeMap<String, Option<Rc<Vec<u8>>>>>,
     edited: RefCell<Vec<String>>,
     pristine: RefCell<BTreeMap<String, Rc<Pristine>>>,
     package: RefCell<Option<Loaded<'a>>>,
-    walks: RefCell<BTreeMap<String, Rc<Walk>>>,
+    walks: RefCell<BTreeMap<String, Rc<Landed>>>,
     manifests: RefCell<BTreeMap<String, Rc<Result<Manifest, manifest::Error>>>>,
 }
 
@@ -83,12 +83,14 @@ impl<'a> Input<'a> {
     }
 
     /// The bytes of a package file (as edited by `--fix` so far); `None`
-    /// when it does not exist.
-    pub fn read(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+    /// when it does not exist. Shared with the checks that read it before,
+    /// not copied (a rendered file was held twice at the closing check's
+    /// peak: issue 23).
+    pub fn read(&self, rel: &str) -> Result<Option<Rc<Vec<u8>>>> {
         if let Some(bytes) = self.files.borrow().get(rel) {
             return Ok(bytes.clone());
         }
-        let bytes = paths::read_opt(&self.ctx.root.join(rel))?;
+        let bytes = paths::read_opt(&self.ctx.root.join(rel))?.map(Rc::new);
         self.files
             .borrow_mut()
             .insert(rel.to_owned(), bytes.clone());
@@ -105,7 +107,7 @@ impl<'a> Input<'a> {
     pub fn text(&self, rel: &str) -> Result<Option<String>> {
         match self.read(rel)? {
             None => Ok(None),
-            Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            Some(bytes) => String::from_utf8(bytes.to_vec()).map(Some).map_err(|_| {
                 ConfigError::at(self.ctx.root.join(rel), None, "not UTF-8 text")
                     .hint("revendor reads this file as text")
                     .into()
@@ -147,7 +149,9 @@ impl<'a> Input<'a> {
     /// Replaces a file's contents for the checks after this one and for the
     /// commit at the end of the run.
     pub fn edit(&self, rel: &str, bytes: Vec<u8>) {
-        self.files.borrow_mut().insert(rel.to_owned(), Some(bytes));
+        self.files
+            .borrow_mut()
+            .insert(rel.to_owned(), Some(Rc::new(bytes)));
         self.manifests.borrow_mut().remove(rel);
         let mut edited = self.edited.borrow_mut();
         if !edited.iter().any(|e| e == rel) {
@@ -161,7 +165,7 @@ impl<'a> Input<'a> {
         self.edited
             .borrow()
             .iter()
-            .filter_map(|rel| Some((rel.clone(), files.get(rel)?.clone()?)))
+            .filter_map(|rel| Some((rel.clone(), files.get(rel)?.as_deref()?.clone())))
             .collect()
     }
 
@@ -220,7 +224,7 @@ impl<'a> Input<'a> {
     /// The walk of a vendored file's patch stack over its verified pristine
     /// copy ([`Package::walk`]); `None` when the
     /// copy is not usable (lock-integrity says why).
-    pub(super) fn walk(&self, vendor: &Vendor) -> Result<Option<Rc<Walk>>> {
+    pub(super) fn walk(&self, vendor: &Vendor) -> Result<Option<Rc<Landed>>> {
         if let Some(w) = self.walks.borrow().get(&vendor.to) {
             return Ok(Some(Rc::clone(w)));
         }

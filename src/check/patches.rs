@@ -96,19 +96,19 @@ fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         };
         let package = input.package()?;
         let patches = package.patches();
-        for step in &walk.steps {
-            let (p, _) = patches.section(step.id);
-            match &step.outcome {
+        for (id, outcome) in &walk.outcomes {
+            let (p, _) = patches.section(*id);
+            match outcome {
                 Outcome::Offset { offsets, .. } => {
                     let first = offsets.iter().position(|o| *o != 0).unwrap_or(0);
                     sink.push(
                         Finding::warning(
                             PATCH_OFFSET.name,
                             &p.file,
-                            patches.hunk_line(step.id, first),
+                            patches.hunk_line(*id, first),
                             format!(
                                 "patch `{}` applies to `{}` only with {}",
-                                p.name, vendor.to, step.outcome
+                                p.name, vendor.to, outcome
                             ),
                         )
                         .fix(format!("run `revendor patch refresh {}`", p.name)),
@@ -120,7 +120,7 @@ fn vendor(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
                         Finding::error(
                             PATCH_UPSTREAMED.name,
                             &p.file,
-                            patches.hunk_line(step.id, 0),
+                            patches.hunk_line(*id, 0),
                             format!(
                                 "upstream {} already contains the change patch `{}` makes to `{}`",
                                 input.stamp.version(vendor.upstream.as_deref()),

@@ -31,6 +31,7 @@ use crate::error::Result;
 use crate::patch;
 use crate::render::origin::Removed;
 use crate::render::{self, HandEdit};
+use crate::upstream::Pristine;
 
 /// `render-drift`.
 pub const RENDER_DRIFT: Id = Id {
@@ -77,7 +78,14 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         let Some(walk) = input.walk(vendor)? else {
             continue;
         };
-        if walk.output.is_ok() && package.deletes(vendor) {
+        // A file no section targets renders as its pristine copy, which the
+        // walk holds no copy of (issue 23): the one `input.walk` verified.
+        let pristine = input.pristine(vendor)?;
+        let Pristine::Verified(pristine) = &*pristine else {
+            continue;
+        };
+        let output = walk.output(pristine);
+        if output.is_ok() && package.deletes(vendor) {
             if input.read(&vendor.to)?.is_some() {
                 let sections = package.sections(vendor);
                 let name = package.patch_name(sections[sections.len() - 1]);
@@ -93,7 +101,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
             }
             continue;
         }
-        let patched = match &walk.output {
+        let patched = match output {
             Ok(patched) => patched,
             Err(e) => {
                 sink.push(
@@ -123,7 +131,7 @@ fn check(input: &Input<'_>, sink: &mut Sink) -> Result<()> {
         // The file as render writes it has no drift; only one that differs
         // is normalized (a YAML parse and a pattern per rewrite) to tell
         // drift from what other checks report.
-        if expected == actual {
+        if *expected == *actual {
             continue;
         }
         let expected = String::from_utf8_lossy(&expected);

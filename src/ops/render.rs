@@ -190,9 +190,9 @@ impl OneFile<'_, '_> {
                 format!("{} against the lock", vendor.pristine()),
             );
         }
-        let current = paths::read_opt(&ctx.root.join(&vendor.to))?;
+        let on_disk = paths::read_opt(&ctx.root.join(&vendor.to))?;
         if package.deletes(vendor) {
-            for step in package.deleted(vendor, &pristine, current)? {
+            for step in package.deleted(vendor, &pristine, on_disk.as_deref())? {
                 let result =
                     PatchResult::new(package.patch_name(step.id), &vendor.to, &step.outcome);
                 self.step("Applying", &result);
@@ -201,12 +201,19 @@ impl OneFile<'_, '_> {
             self.txn.remove(&vendor.to);
             return Ok(());
         }
-        let current = removed::settle(ctx, package, self.removed, vendor, &pristine, current)?;
+        let current = removed::settle(
+            ctx,
+            package,
+            self.removed,
+            vendor,
+            &pristine,
+            on_disk.as_deref(),
+        )?;
         // One walk serves the hand-edit check and the output, unless edits are folded into
         // a patch: a second walk of a 100,000-line file was a third of render's time. The
         // walk keeps no step's input, and its output is finished in place, not copied.
         let (mut results, mut rendered) = render_walk(package, vendor, &pristine)?;
-        if let Some(current) = &current
+        if let Some(current) = current
             && has_hand_edits(package, vendor, &results, &rendered, current, self.notes)
         {
             let folded = edits::fold(package, vendor, &pristine, Some(current), adopt, "render")?;
@@ -219,7 +226,7 @@ impl OneFile<'_, '_> {
         }
         // The file on disk was read once already: the commit need not read it again to
         // find that nothing changed.
-        if current.as_deref() != Some(rendered.as_slice()) {
+        if current != Some(rendered.as_slice()) {
             self.txn.stage_changed(&vendor.to, rendered);
         }
         if !vendor.created {

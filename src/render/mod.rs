@@ -50,23 +50,23 @@ use crate::config::{Config, Pin, RewriteKind};
 use crate::error::{Error, Result};
 
 /// Rewrites (with each one's upstream's placeholders) and pins (each one's
-/// image's reference) applied to one rendered file. Given the patched bytes
-/// by value, a file no rewrite or pin changes is returned without a copy, and
-/// without being read as text: only a rewrite or a pin needs it to be UTF-8
-/// (a 5 MB file was validated for neither: issue 23).
+/// image's reference) applied to one rendered file. A file no rewrite or pin
+/// changes is returned as it was given, borrowed or owned, without a copy,
+/// and without being read as text: only a rewrite or a pin needs it to be
+/// UTF-8 (a 5 MB file was validated for neither: issue 23).
 pub fn finish<'a>(
     config: &Config,
     to: &str,
     patched: impl Into<Cow<'a, [u8]>>,
     stamp: &Stamp,
-) -> Result<Vec<u8>> {
+) -> Result<Cow<'a, [u8]>> {
     let rewritten = config.rewrites.iter().any(|r| r.file == to);
     let pinned = config
         .pins
         .iter()
         .any(|p| p.file == to && stamp.pin(p.image.as_deref()).is_some());
     if !rewritten && !pinned {
-        return Ok(patched.into().into_owned());
+        return Ok(patched.into());
     }
     let mut text = String::from_utf8(patched.into().into_owned()).map_err(|_| Error::Render {
         file: to.to_owned(),
@@ -90,7 +90,7 @@ pub fn finish<'a>(
             text = pin_text(to, &text, p, reference)?;
         }
     }
-    Ok(text.into_bytes())
+    Ok(Cow::Owned(text.into_bytes()))
 }
 
 /// `text` (of `file`) with `pin` written for `reference`: its container

@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 
-use super::{Patches, SectionError, SectionId, Stack, Stamp, Step, Walk, finish};
+use super::{Landed, Patches, SectionError, SectionId, Stack, Stamp, Step, Walk, finish};
 use crate::config::lock::Lock;
 use crate::config::{Config, Vendor};
 use crate::error::{Error, Result};
@@ -145,8 +145,9 @@ impl<'a> Package<'a> {
         self.stack(vendor).deletes()
     }
 
-    /// `patched` finished as output `to` with the package's stamp.
-    pub fn finish(&self, to: &str, patched: &[u8]) -> Result<Vec<u8>> {
+    /// `patched` finished as output `to` with the package's stamp: borrowed
+    /// when nothing changes it, for a caller that only compares.
+    pub fn finish<'b>(&self, to: &str, patched: &'b [u8]) -> Result<Cow<'b, [u8]>> {
         finish(self.config, to, patched, &self.stamp)
     }
 
@@ -157,7 +158,7 @@ impl<'a> Package<'a> {
         patched: impl Into<Cow<'b, [u8]>>,
         stamp: &Stamp,
     ) -> Result<Vec<u8>> {
-        finish(self.config, to, patched, stamp)
+        finish(self.config, to, patched, stamp).map(Cow::into_owned)
     }
 
     /// `vendor` rendered from `pristine`: every section applied strictly,
@@ -184,7 +185,7 @@ impl<'a> Package<'a> {
     pub fn expected(&self, vendor: &Vendor, pristine: &[u8]) -> Result<Expected> {
         let walk = self.stack(vendor).apply(pristine);
         let patched = walk.output?;
-        let output = self.finish(&vendor.to, &patched)?;
+        let output = self.finish(&vendor.to, &patched)?.into_owned();
         Ok(Expected {
             steps: walk.steps,
             patched,
@@ -201,7 +202,7 @@ impl<'a> Package<'a> {
 
     /// `vendor`'s stack walked over `pristine` as `check` sees it: a section
     /// upstream already has is a step, not the end ([`Stack::walk`]).
-    pub fn walk(&self, vendor: &Vendor, pristine: &[u8]) -> Walk {
+    pub fn walk(&self, vendor: &Vendor, pristine: &[u8]) -> Landed {
         self.stack(vendor).walk(pristine)
     }
 
@@ -229,13 +230,13 @@ impl<'a> Package<'a> {
         &self,
         vendor: &Vendor,
         pristine: &[u8],
-        current: Option<Vec<u8>>,
+        current: Option<&[u8]>,
     ) -> Result<Vec<Step>> {
         let walk = self.stack(vendor).apply(pristine);
         walk.output?;
         let last = walk.steps.last().expect("a deleting stack has a section");
         if let Some(current) = current
-            && self.finish(&vendor.to, &last.input)? != current
+            && *self.finish(&vendor.to, &last.input)? != *current
         {
             let name = self.patch_name(last.id);
             return Err(Error::HandEdits(format!(

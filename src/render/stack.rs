@@ -9,7 +9,8 @@
 //!    walk stops there with a [`SectionError`].
 //! 2. [`Stack::walk`] (check): when the reverse applies, upstream already has
 //!    the change; the step is [`Outcome::AlreadyUpstream`] and the walk goes
-//!    on. Otherwise it stops as above.
+//!    on. Otherwise it stops as above. It keeps only how each section
+//!    landed ([`Landed`]): `check` needs no section's input.
 //! 3. [`Stack::carry`] (update, the `upstream-newer` dry run): each section
 //!    is applied strictly to the locked side and rebased onto the new
 //!    release, on the output of the sections before it on both sides.
@@ -17,8 +18,10 @@
 //!    each section as `patch -F2` would apply it, for a caller that accepts
 //!    the result only when it is the committed file.
 //!
-//! Each step keeps the file it was given, so a caller can refresh the section
+//! Each step of the others keeps the file it was given, so a caller can refresh the section
 //! ([`Patches::refresh_section`]) or rebase it without walking again.
+
+use std::borrow::Cow;
 
 use crate::config::Vendor;
 use crate::error::Error;
@@ -69,6 +72,17 @@ pub struct Landed {
 }
 
 impl Landed {
+    /// The file after the last section (`pristine` when none targets it), or
+    /// the section that stopped the walk: [`Landed::into_output`] without a
+    /// copy, for a caller that keeps the walk (`check`).
+    pub fn output<'s>(&'s self, pristine: &'s [u8]) -> Result<&'s [u8], &'s SectionError> {
+        match (&self.stopped, self.outcomes.last()) {
+            (Some(error), _) => Err(error),
+            (None, Some((_, outcome))) => Ok(outcome.content()),
+            (None, None) => Ok(pristine),
+        }
+    }
+
     /// The file after the last section (`pristine` when none targets it), or
     /// the section that stopped the walk, as the conflict it is for a command
     /// that needs every section to apply.
@@ -185,10 +199,13 @@ impl<'a> Stack<'a> {
         self.run(pristine, false)
     }
 
-    /// Like [`Stack::apply`], but a section that only reverse-applies is an
-    /// [`Outcome::AlreadyUpstream`] step and the walk goes on past it.
-    pub fn walk(&self, pristine: &[u8]) -> Walk {
-        self.run(pristine, true)
+    /// Like [`Stack::land`], but a section that only reverse-applies is an
+    /// [`Outcome::AlreadyUpstream`] step and the walk goes on past it. No
+    /// section's input is kept and the output is not copied: `check` keeps
+    /// the walk beside the pristine copy, and each copy of a 1M-line file
+    /// was 50 MB at its peak (issue 23).
+    pub fn walk(&self, pristine: &[u8]) -> Landed {
+        self.land_on(pristine, true)
     }
 
     /// Carries every section from `base`, the pristine copy at the locked
@@ -204,9 +221,13 @@ impl<'a> Stack<'a> {
             base: self.version,
             theirs: target,
         };
-        // The base is only read until a section's result replaces it: not copied (issue 23).
-        let mut b = std::borrow::Cow::Borrowed(base);
-        let mut t = theirs.to_vec();
+        // Each side is only read until a section's result replaces it: the
+        // base is not copied, and `theirs` only once the merge is done, for
+        // the step that keeps it; the patched base goes before the result is
+        // copied. At most five copies of the file are held, the merge's own
+        // included (issue 23).
+        let mut b = Cow::Borrowed(base);
+        let mut t = Cow::Borrowed(theirs);
         let mut steps = Vec::new();
         for &id in &self.ids {
             let (_, fp) = self.patches.section(id);
@@ -220,17 +241,21 @@ impl<'a> Stack<'a> {
                 }
             };
             let outcome = patch::rebase_applied(&b, &ours, fp, &t, &labels);
-            let next = outcome.content().to_vec();
+            b = Cow::Owned(ours);
+            if steps.len() + 1 == self.ids.len() {
+                // Assigned, not bound: the last patched base goes now.
+                b = Cow::Borrowed(base);
+            }
+            let next = Cow::Owned(outcome.content().to_vec());
             steps.push(Step {
                 id,
-                input: std::mem::replace(&mut t, next),
+                input: std::mem::replace(&mut t, next).into_owned(),
                 outcome,
             });
-            b = std::borrow::Cow::Owned(ours);
         }
         Walk {
             steps,
-            output: Ok(t),
+            output: Ok(t.into_owned()),
         }
     }
 
@@ -361,6 +386,14 @@ mod tests {
             .collect()
     }
 
+    fn landed_names(patches: &Patches, landed: &Landed) -> Vec<String> {
+        landed
+            .outcomes
+            .iter()
+            .map(|(id, outcome)| format!("{} {outcome}", patches.section(*id).0.name))
+            .collect()
+    }
+
     #[test]
     fn sections_are_walked_in_order_each_on_the_output_before_it() {
         let p = Patches::parsed(&[("first", FIRST), ("other", OTHER), ("second", SECOND)]);
@@ -379,12 +412,15 @@ mod tests {
         let stack = p.stack(&v, "v1");
 
         let moved = stack.walk(b"x\na\nb\nc\nd\ne\nf\nh\n");
-        assert_eq!(names(&p, &moved), ["first offset (hunk 1 +1, hunk 2 +1)"]);
+        assert_eq!(
+            landed_names(&p, &moved),
+            ["first offset (hunk 1 +1, hunk 2 +1)"]
+        );
 
         let upstream = b"a\nb\nC\nd\ne\nf\ng\nh\n";
         let walk = stack.walk(upstream);
-        assert_eq!(names(&p, &walk), ["first already upstream"]);
-        assert_eq!(walk.output.unwrap(), upstream);
+        assert_eq!(landed_names(&p, &walk), ["first already upstream"]);
+        assert_eq!(walk.output(b"unused").unwrap(), upstream);
         // A strict apply does not step over it.
         let strict = stack.apply(upstream);
         assert!(strict.steps.is_empty());
@@ -396,11 +432,16 @@ mod tests {
         let p = Patches::parsed(&[("first", FIRST), ("second", SECOND)]);
         let v = vendor();
         let walk = p.stack(&v, "v1").walk(PRISTINE);
-        assert_eq!(walk.steps.len(), 2);
+        assert_eq!(walk.outcomes.len(), 2);
+        assert_eq!(walk.output(PRISTINE).unwrap(), b"a\nb\nCC\nd\ne\nf\ng\nh\n");
+        // A stack of no section leaves the pristine copy as it is.
+        let none = Patches::parsed(&[("other", OTHER)]);
+        let unpatched = none.stack(&v, "v1").walk(PRISTINE);
+        assert_eq!(unpatched.output(PRISTINE).unwrap(), PRISTINE);
 
         let walk = p.stack(&v, "v1").walk(b"a\nb\nX\nd\ne\nf\nh\n");
-        assert!(walk.steps.is_empty());
-        let e = walk.output.unwrap_err();
+        assert!(walk.outcomes.is_empty());
+        let e = walk.output(PRISTINE).unwrap_err();
         assert_eq!(e.id, p.stack(&v, "v1").ids[0]);
         assert_eq!(e.hunk(), 0);
         assert_eq!(
@@ -446,7 +487,12 @@ mod tests {
             ]
         );
         assert_eq!(walk.steps[0].input, moved);
-        assert_eq!(walk.output.unwrap(), b"0\na\nb\nCC\nd\ne\nf\ng\nh\n");
+        assert_eq!(walk.steps[1].input, walk.steps[0].outcome.content());
+        assert_eq!(walk.output.unwrap(), walk.steps[1].outcome.content());
+        assert_eq!(
+            walk.steps[1].outcome.content(),
+            b"0\na\nb\nCC\nd\ne\nf\ng\nh\n"
+        );
 
         let changed = b"a\nb\ncc\nd\ne\nf\nh\n";
         let walk = stack.carry(PRISTINE, changed, "v2");

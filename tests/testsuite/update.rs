@@ -590,3 +590,85 @@ fn names_differing_only_by_case_or_normalisation_are_warned_about() {
     );
     assert_eq!(pkg.read_string("docs/readme.md"), "lower\n");
 }
+
+/// The upstream file of [`a_large_file_is_compared_on_disk_after_the_carry`]:
+/// the manifest, then `filler` lines, the one at `changed` (if any) reworded.
+fn large_manifest(version: &str, changed: Option<usize>) -> String {
+    let mut s = manifest(version);
+    for i in 0..40_000 {
+        let word = if Some(i) == changed {
+            "changed"
+        } else {
+            "filler"
+        };
+        s.push_str(&format!("# {word} line {i:05} of the upstream manifest\n"));
+    }
+    s
+}
+
+/// A file over 1 MiB is not held through the carry: the commit compares the
+/// result with the file on disk. A hand edit is still found, a changed
+/// result is written, and an unchanged one is left alone.
+#[test]
+fn a_large_file_is_compared_on_disk_after_the_carry() {
+    let repo = GitRepo::new();
+    let v1 = large_manifest("v1.0.0", None);
+    let v2 = large_manifest("v1.0.0", Some(30_000));
+    assert!(v1.len() > 1 << 20, "the file is large");
+    repo.commit("v1.0.0", [(FILE, v1.as_str())]);
+    repo.tag("v1.0.0");
+    repo.commit("v1.1.0", [(FILE, v2.as_str())]);
+    repo.tag("v1.1.0");
+    repo.commit("v1.2.0", [(FILE, v2.as_str()), ("NEWS", "same manifest\n")]);
+    repo.tag("v1.2.0");
+    let patched = |text: &str| text.replacen("namespace: default", "namespace: cozy-app", 1);
+    let gh = GitHub::start();
+    let pkg = TempPackage::new();
+    pkg.write(
+        "vendor.toml",
+        format!(
+            "[upstream]\ngit = \"{}\"\nversion = \"v1.0.0\"\n\n\
+             [[vendor]]\nfrom = \"{FILE}\"\nto = \"templates/app.yml\"\n\n\
+             [[patch]]\nname = \"namespace\"\nfile = \"patches/namespace.patch\"\n\
+             applies-to = \"vendor\"\n",
+            repo.url()
+        ),
+    )
+    .write("patches/namespace.patch", PATCH)
+    .write("templates/app.yml", patched(&v1));
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+
+    let edited = patched(&v1).replace("line 00007 ", "line 7 ");
+    pkg.write("templates/app.yml", &edited);
+    let out = rv.run(&["update", "--to", "v1.1.0"]).expect(1);
+    assert!(
+        out.stderr
+            .contains("has 2 hand edits that no patch carries"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(pkg.read_string("templates/app.yml"), edited);
+
+    pkg.write("templates/app.yml", patched(&v1));
+    let out = rv.run(&["update", "--to", "v1.1.0"]).expect(0);
+    assert!(
+        out.stdout.contains("updated templates/app.yml"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(pkg.read_string("templates/app.yml"), patched(&v2));
+
+    let out = rv.run(&["update", "--to", "v1.2.0"]).expect(0);
+    assert!(
+        out.stdout.contains("upstream: v1.1.0 -> v1.2.0"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("updated templates/app.yml"),
+        "the same result is not written again: {}",
+        out.stdout
+    );
+    assert_eq!(pkg.read_string("templates/app.yml"), patched(&v2));
+}

@@ -27,19 +27,20 @@ use crate::workspace::Context;
 /// The file on disk as the hand-edit check should see it: `None` when it is
 /// exactly what the lock's stack (removed patches included) renders, so the
 /// removed patches' changes are reverted rather than taken for hand edits.
-pub(in crate::ops) fn settle(
+/// Borrowed, not copied: a large file is held once (issue 23).
+pub(in crate::ops) fn settle<'c>(
     ctx: &Context,
     package: &Package<'_>,
     removed: &Removed<'_>,
     vendor: &Vendor,
     base: &[u8],
-    current: Option<Vec<u8>>,
-) -> Result<Option<Vec<u8>>> {
+    current: Option<&'c [u8]>,
+) -> Result<Option<&'c [u8]>> {
     let gone = removed.patches_of(&vendor.to);
     let (Some(lock), Some(record), Some(on_disk)) = (
         package.lock(),
         package.lock().and_then(|l| l.output(&vendor.to)),
-        current.as_deref(),
+        current,
     ) else {
         return Ok(current);
     };

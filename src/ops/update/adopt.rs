@@ -82,7 +82,7 @@ pub(super) fn settle(
     let reports = reports(patches, vendor, &steps, &recounted);
     let patched = steps.last().map_or(base, |s| s.output.as_slice());
     let expected = package.finish(&vendor.to, patched)?;
-    if expected != current {
+    if *expected != *current {
         let version = package.version(vendor);
         return Err(Error::HandEdits(format!(
             "{}, but then `{}` differs from the committed file at line {}; nothing was adopted: \

@@ -272,7 +272,7 @@ pub(super) fn removed(
         return Ok(());
     };
     let expected = package.finish(&vendor.to, base)?;
-    if expected == current {
+    if *expected == *current {
         return Ok(());
     }
     let found = edits::edited_lines(&vendor.to, &expected, current);

@@ -84,7 +84,7 @@ impl<'a> Resume<'a> {
         let version = package.version(vendor).to_owned();
         let to = &vendor.to;
         if !self.pending.conflicts.iter().any(|c| &c.file == to) {
-            let carried = carry::carry(package, vendor, base, theirs, target)?;
+            let carried = carry::carry(package, vendor, base.into(), theirs, target)?;
             let rendered = package.finish_with(to, carried.output.as_slice(), at_target)?;
             if !carried.conflicts.is_empty() || current != Some(rendered.as_slice()) {
                 let found = current

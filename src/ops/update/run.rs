@@ -66,22 +66,31 @@ impl Run<'_> {
             self.keep_in_cache(step, &base);
             return self.remove(package, vendor, &base.bytes, on_disk, &mv.target);
         }
+        let edits = {
+            let current = self.current(package, step, &base.bytes, on_disk.as_deref())?;
+            let adopt = self.opts.adopt_edits;
+            edits::fold(package, vendor, &base.bytes, current, adopt, "update")?
+        };
+        self.report.edits.extend(edits);
+        let compare_on_commit = self.resume.is_none()
+            && step.base.is_some()
+            && on_disk.as_ref().is_some_and(|b| b.len() > HELD_ON_DISK);
+        let on_disk = on_disk.filter(|_| !compare_on_commit);
+        // The target's copy is read once the hand-edit check is done, not
+        // held through it (issue 23).
         let theirs = self.theirs(mv, step, &base)?;
-        if theirs.bytes != base.bytes {
+        let upstream_same = theirs.bytes == base.bytes;
+        if !upstream_same {
             self.keep_in_cache(step, &base);
         }
         let base_sha256 = base.known_sha256().map(str::to_owned);
         let base = base.bytes;
-        let current = self.current(package, step, &base, on_disk.clone())?;
-        let adopt = self.opts.adopt_edits;
-        let edits = edits::fold(package, vendor, &base, current.as_deref(), adopt, "update")?;
-        self.report.edits.extend(edits);
         let carried = match &self.resume {
             Some(resume) if step.base.is_some() => {
                 let (at_target, on_disk) = (self.target_stamp, on_disk.as_deref());
                 resume.rebase(package, at_target, vendor, &base, &theirs.bytes, on_disk)?
             }
-            _ => carry::carry(package, vendor, &base, &theirs.bytes, &mv.target)?,
+            _ => carry::carry(package, vendor, base.into(), &theirs.bytes, &mv.target)?,
         };
         carried
             .reports
@@ -100,17 +109,17 @@ impl Run<'_> {
         // (issue 23).
         if step.action == Action::Delete {
             self.txn.remove(&vendor.to);
-        } else if on_disk.as_deref() != Some(rendered.as_slice()) {
+        } else if compare_on_commit || on_disk.as_deref() != Some(rendered.as_slice()) {
             self.txn.stage(&vendor.to, rendered);
         }
         if !vendor.created {
             let sha256 = match (theirs.known_sha256(), &base_sha256) {
                 (Some(sha), _) => sha.to_owned(),
-                (None, Some(sha)) if theirs.bytes == base => sha.clone(),
+                (None, Some(sha)) if upstream_same => sha.clone(),
                 _ => theirs.sha256(),
             };
             self.locked_files.push(locked_file(vendor, sha256));
-            if !kept || theirs.bytes != base {
+            if !kept || !upstream_same {
                 self.txn.stage(&vendor.pristine(), theirs.bytes);
             }
         }
@@ -190,13 +199,13 @@ impl Run<'_> {
     /// action has judged it: `None` when there is no render at the locked
     /// version to compare it with (a file upstream added, one a patch
     /// deletes) or when `--continue` takes it as the resolution.
-    fn current(
+    fn current<'d>(
         &mut self,
         package: &mut Package<'_>,
         step: &Step<'_>,
         base: &[u8],
-        on_disk: Option<Vec<u8>>,
-    ) -> Result<Option<Vec<u8>>> {
+        on_disk: Option<&'d [u8]>,
+    ) -> Result<Option<&'d [u8]>> {
         let vendor = step.vendor;
         match step.action {
             Action::Delete => {
@@ -205,8 +214,7 @@ impl Run<'_> {
                 Ok(None)
             }
             Action::Adopt => {
-                let fuzzy =
-                    adopt::settle(package, self.recounted, vendor, base, on_disk.as_deref())?;
+                let fuzzy = adopt::settle(package, self.recounted, vendor, base, on_disk)?;
                 self.report.fuzzy.extend(fuzzy);
                 self.checked(package, vendor, base, on_disk)
             }
@@ -217,14 +225,14 @@ impl Run<'_> {
 
     /// `on_disk` checked for a pending conflict ([`resume::guard`]) and with
     /// the changes of removed patches settled ([`removed::settle`]).
-    fn checked(
+    fn checked<'d>(
         &self,
         package: &Package<'_>,
         vendor: &Vendor,
         base: &[u8],
-        on_disk: Option<Vec<u8>>,
-    ) -> Result<Option<Vec<u8>>> {
-        resume::guard(package, vendor, base, on_disk.as_deref())?;
+        on_disk: Option<&'d [u8]>,
+    ) -> Result<Option<&'d [u8]>> {
+        resume::guard(package, vendor, base, on_disk)?;
         removed::settle(self.ctx, package, self.removed, vendor, base, on_disk)
     }
 
@@ -238,10 +246,13 @@ impl Run<'_> {
         target: &str,
     ) -> Result<()> {
         let current = match &self.resume {
-            Some(_) => on_disk,
-            None => removed::settle(self.ctx, package, self.removed, vendor, base, on_disk)?,
+            Some(_) => on_disk.as_deref(),
+            None => {
+                let on_disk = on_disk.as_deref();
+                removed::settle(self.ctx, package, self.removed, vendor, base, on_disk)?
+            }
         };
-        files::removed(package, vendor, base, current.as_deref(), target)?;
+        files::removed(package, vendor, base, current, target)?;
         self.txn.remove(&vendor.to);
         self.moved_files.gone(vendor, base);
         Ok(())
@@ -298,6 +309,13 @@ impl Run<'_> {
         Ok(())
     }
 }
+
+/// The size above which the file on disk is not held through the carry once
+/// the hand-edit check has read it: the commit compares the result with the
+/// file instead, one more read for one copy less at the update's peak
+/// (issue 23). Smaller files, most of a directory package, stay held, so
+/// one that did not change is not staged and read again.
+const HELD_ON_DISK: usize = 1 << 20;
 
 /// The lock's `[[file]]` entry of `vendor`, its pristine copy's `sha256`.
 fn locked_file(vendor: &Vendor, sha256: String) -> LockedFile {
