@@ -24,6 +24,7 @@ use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::lock_index::{Lookups, file_key};
+use super::lock_memo::Memo;
 pub use super::lock_schema::{LOCK_SCHEMA, Schema};
 use super::lock_schema::{stamp, unreadable};
 use super::one_or_many::deserialize_entries;
@@ -38,6 +39,10 @@ pub const LOCK_PATH: &str = "upstream/lock.toml";
 /// own, never rendered or checked for strays) and hidden, so that no
 /// vendored directory, image context or `check --all` walk takes it in.
 pub const CONFLICTS_DIR: &str = "upstream/.revendor-conflicts";
+
+/// The last lock text parsed in this process and its lock (`lock_memo.rs`);
+/// its lookups are never built, so a clone of it copies rows only.
+static PARSED: Memo<Lock> = Memo::new();
 
 /// The parsed lock.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -277,8 +282,19 @@ impl Lock {
         Lock::parse(&path, &text).map(Some)
     }
 
-    /// Parses lock text; `path` is used in messages only.
+    /// Parses lock text; `path` is used in messages only. A text parsed
+    /// before in this process is not parsed again (`lock_memo.rs`).
     pub fn parse(path: &Path, text: &str) -> Result<Lock, ConfigError> {
+        if let Some(lock) = PARSED.recall(text) {
+            return Ok(lock);
+        }
+        let lock = Lock::parse_anew(path, text)?;
+        PARSED.remember(text, &lock);
+        Ok(lock)
+    }
+
+    /// [`Lock::parse`] without the memo: the text read and checked.
+    fn parse_anew(path: &Path, text: &str) -> Result<Lock, ConfigError> {
         let hint = "the lock is written by revendor; restore it from git or run `revendor update`";
         let lock: Lock = toml::from_str(text).map_err(|e| {
             // A newer lock may hold keys this one does not know: the schema
@@ -1116,5 +1132,25 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.line, Some(3), "{e}");
+    }
+
+    #[test]
+    fn a_text_parsed_again_is_the_same_lock_and_another_text_its_own() {
+        let path = Path::new("upstream/lock.toml");
+        let a = sample().to_toml(None);
+        let mut other = sample();
+        other.files[0].from = "parsed/again.yaml".into();
+        let b = other.to_toml(None);
+        for _ in 0..2 {
+            assert_eq!(Lock::parse(path, &a).unwrap(), sample());
+            assert_eq!(Lock::parse(path, &b).unwrap(), other);
+        }
+        let broken = a.replace("schema = 1", "schema = \"one\"");
+        assert!(Lock::parse(path, &broken).is_err());
+        assert!(
+            Lock::parse(path, &broken).is_err(),
+            "a failed parse is not remembered"
+        );
+        assert_eq!(Lock::parse(path, &a).unwrap(), sample());
     }
 }

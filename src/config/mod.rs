@@ -24,6 +24,7 @@ pub mod edit;
 mod error;
 pub mod lock;
 pub mod lock_index;
+mod lock_memo;
 mod lock_schema;
 mod named;
 mod one_or_many;
