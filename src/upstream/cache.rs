@@ -130,6 +130,14 @@ impl Cache {
         }
     }
 
+    /// Stores `bytes`, whose git blob id the caller computed and checked as
+    /// `id`, by that id and by their sha256, returning the sha256: as
+    /// [`Cache::put_blob`], without hashing the blob id a second time.
+    pub fn put_blob_checked(&self, id: &str, bytes: &[u8]) -> String {
+        self.put_blob_named(id, bytes);
+        self.put(bytes)
+    }
+
     /// Stores `bytes`, whose sha256 the caller verified as `sha256`, by
     /// their git blob id and by that sha256 (as [`Cache::put_blob`], without
     /// hashing them a second time: issue 23). Bytes stored under that sha256

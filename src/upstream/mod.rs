@@ -250,8 +250,21 @@ pub fn fetch_listed(
     tag: &str,
     listed: &Listed,
 ) -> Result<Vec<u8>> {
+    fetch_listed_hashed(source, cache, tag, listed).map(|(bytes, _)| bytes)
+}
+
+/// [`fetch_listed`], with the bytes' sha256 when it was computed on the
+/// way (a download is stored by it): the caller that records the sha256
+/// does not hash the file again (issue 23). From the cache, `None`: the
+/// cache checked the blob id only.
+pub fn fetch_listed_hashed(
+    source: &dyn Source,
+    cache: &cache::Cache,
+    tag: &str,
+    listed: &Listed,
+) -> Result<(Vec<u8>, Option<String>)> {
     if let Some(bytes) = cache.get_blob(&listed.blob) {
-        return Ok(bytes);
+        return Ok((bytes, None));
     }
     let bytes = within_bound(source, tag, &listed.path, source.listed_file(tag, listed)?)?;
     let actual = cache::blob_id(&bytes);
@@ -263,8 +276,8 @@ pub fn fetch_listed(
             actual,
         });
     }
-    cache.put_blob(&bytes);
-    Ok(bytes)
+    let sha256 = cache.put_blob_checked(&actual, &bytes);
+    Ok((bytes, Some(sha256)))
 }
 
 /// The largest file revendor vendors (docs/reference.md, "Limits"): far
@@ -430,7 +443,82 @@ fn verify_tree(tree: SourceTree, tag: &str, locked: Option<&LockedUpstream>) -> 
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
+    use crate::image::Digest;
+
+    /// An upstream of one file, `listed.yaml`, counting its reads.
+    struct OneFile {
+        bytes: Vec<u8>,
+        reads: Cell<usize>,
+    }
+
+    impl Source for OneFile {
+        fn describe(&self) -> String {
+            "git:one-file".into()
+        }
+        fn releases(&self) -> Result<Vec<Release>> {
+            Ok(Vec::new())
+        }
+        fn branch(&self, name: &str) -> Result<String> {
+            Err(Error::NotFound {
+                what: format!("branch {name}"),
+                url: self.describe(),
+            })
+        }
+        fn commit(&self, _rev: &str) -> Result<Option<String>> {
+            Ok(None)
+        }
+        fn file(&self, _rev: &str, _path: &str) -> Result<Vec<u8>> {
+            self.reads.set(self.reads.get() + 1);
+            Ok(self.bytes.clone())
+        }
+        fn list(&self, _rev: &str, _dir: &str, _cache: &cache::Cache) -> Result<Vec<Listed>> {
+            Ok(Vec::new())
+        }
+        fn tree(&self, _rev: &str) -> Result<SourceTree> {
+            Ok(SourceTree::default())
+        }
+        fn kept_tree(&self, _: &LockedUpstream, _: &cache::Cache) -> Result<Option<SourceTree>> {
+            Ok(None)
+        }
+        fn pages(&self, _from: Option<&str>, _to: &str, _release: bool) -> Pages {
+            Pages::default()
+        }
+    }
+
+    #[test]
+    fn a_listed_download_is_checked_stored_and_its_sha256_handed_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache::Cache::new(dir.path());
+        let source = OneFile {
+            bytes: b"hello\n".to_vec(),
+            reads: Cell::new(0),
+        };
+        let listed = Listed {
+            path: "listed.yaml".into(),
+            blob: cache::blob_id(b"hello\n"),
+        };
+        let sha256 = Digest::of(b"hello\n").hex().to_owned();
+        let fetched = fetch_listed_hashed(&source, &cache, "v1", &listed).unwrap();
+        assert_eq!(fetched, (b"hello\n".to_vec(), Some(sha256.clone())));
+        assert_eq!(cache.get_blob(&listed.blob).unwrap(), b"hello\n");
+        assert_eq!(cache.get(&sha256).unwrap(), b"hello\n");
+        let again = fetch_listed_hashed(&source, &cache, "v1", &listed).unwrap();
+        assert_eq!(
+            again,
+            (b"hello\n".to_vec(), None),
+            "from the cache, unhashed"
+        );
+        assert_eq!(source.reads.get(), 1);
+        let other = Listed {
+            blob: cache::blob_id(b"other\n"),
+            ..listed
+        };
+        let e = fetch_listed(&source, &cache, "v1", &other).unwrap_err();
+        assert!(matches!(e, Error::Checksum { .. }), "{e}");
+    }
 
     #[test]
     fn listed_paths_must_be_plain() {

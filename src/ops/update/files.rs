@@ -186,7 +186,8 @@ impl Vendored {
                 if cache::blob_id(base) == listed.blob {
                     return Ok(FileBytes::unhashed(base.to_vec()));
                 }
-                upstream::fetch_listed(source, &ctx.cache, target, listed).map(FileBytes::unhashed)
+                upstream::fetch_listed_hashed(source, &ctx.cache, target, listed)
+                    .map(|(bytes, sha256)| FileBytes::hashed(bytes, sha256))
             }
             None => {
                 ctx.shell
@@ -430,8 +431,8 @@ pub(super) fn locked_copy(
     if let (Some(listed), None) = (vendored.base_listed(vendor), expected) {
         ctx.shell
             .step("Fetching", format!("{} at {version}", vendor.from));
-        let bytes = upstream::fetch_listed(source, &ctx.cache, version, listed)?;
-        return Ok((FileBytes::unhashed(bytes), false));
+        let (bytes, sha256) = upstream::fetch_listed_hashed(source, &ctx.cache, version, listed)?;
+        return Ok((FileBytes::hashed(bytes, sha256), false));
     }
     ctx.shell
         .status("Fetching", format!("{} at {version}", vendor.from));
