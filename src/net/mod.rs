@@ -22,6 +22,7 @@ mod redact;
 mod redirect;
 mod segment;
 mod time;
+mod tls;
 mod transport;
 
 pub use atomic::write_atomic;
