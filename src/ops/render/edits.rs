@@ -37,10 +37,12 @@ pub(in crate::ops) fn fold(
             vendor.to
         )));
     }
-    let expected = package.expected(vendor, base)?;
-    if expected.output == current {
+    // The render alone first: a file without edits (nearly every one) needs
+    // no step's input kept, and each is a copy of the whole file (issue 23).
+    if package.render(vendor, base, |_, _| ())? == current {
         return Ok(Vec::new());
     }
+    let expected = package.expected(vendor, base)?;
     let edits = edited_lines(&vendor.to, &expected.output, current);
     let Some(last) = expected.steps.last() else {
         if adopt {
