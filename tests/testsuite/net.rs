@@ -54,11 +54,9 @@ fn a_body_that_trickles_past_the_deadline_is_retried_then_named() {
     gh.trickle_next(RELEASES, Duration::from_millis(100), 100);
     let pkg = package();
     let rv = Revendor::new(pkg.path(), &gh).env("REVENDOR_HTTP_TIMEOUT", "0.5");
-    let started = Instant::now();
+    // The message, not a time bound, shows each attempt cut at its deadline:
+    // the whole page would have arrived after a minute, and no error.
     let out = rv.run(&["update", "--dry-run"]).expect(3);
-    let took = started.elapsed();
-    // Four attempts of 0.5 s and backoffs of 0.25 + 0.5 + 1 s, with room for a slow machine.
-    assert!(took < Duration::from_secs(15), "took {took:?}");
     assert!(
         out.stderr.contains(&format!(
             "failed to fetch `{}{RELEASES}?per_page=100`: timed out after 0.5s, body included (4 attempts)",

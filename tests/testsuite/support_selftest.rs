@@ -462,36 +462,34 @@ fn a_throttled_body_arrives_whole_in_pieces_over_the_time_given() {
     let start = std::time::Instant::now();
     let mut response = get(&url);
     assert_eq!(header(&response, "content-length"), "4000");
-    let headers_after = start.elapsed();
+    let (received, reads) = read_counting(&mut response);
+    let elapsed = start.elapsed();
+    assert_eq!(received, body.as_bytes());
+    // Only a floor: a busy machine makes the body later, never sooner, so
+    // nothing here can fail from load (no upper bound on any time).
+    assert!(elapsed >= Duration::from_millis(700), "{elapsed:?}");
+    assert!(reads >= 10, "the body came in {reads} reads");
+    let (again, unthrottled_reads) = read_counting(&mut get(&url));
+    assert_eq!(again, body.as_bytes(), "the next request is answered whole");
+    assert!(
+        unthrottled_reads < reads,
+        "only the next request is spread: {unthrottled_reads} reads, then {reads}"
+    );
+}
+
+/// `response`'s body, and in how many reads it came.
+fn read_counting(response: &mut Response) -> (Vec<u8>, usize) {
     let mut reads = 0;
     let mut received = Vec::new();
     let mut buf = [0u8; 8192];
     loop {
         let n = response.read(&mut buf).unwrap();
         if n == 0 {
-            break;
+            return (received, reads);
         }
         reads += 1;
         received.extend_from_slice(&buf[..n]);
     }
-    let elapsed = start.elapsed();
-    assert_eq!(received, body.as_bytes());
-    assert!(
-        headers_after < Duration::from_millis(400),
-        "{headers_after:?}"
-    );
-    assert!(
-        (Duration::from_millis(700)..Duration::from_secs(5)).contains(&elapsed),
-        "{elapsed:?}"
-    );
-    assert!(reads >= 10, "the body came in {reads} reads");
-    let start = std::time::Instant::now();
-    assert_eq!(
-        get(&url).text().unwrap(),
-        body,
-        "only the next request is slow"
-    );
-    assert!(start.elapsed() < Duration::from_millis(400));
 }
 
 #[test]
