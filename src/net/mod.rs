@@ -22,7 +22,6 @@ mod redact;
 mod redirect;
 mod segment;
 mod time;
-mod tls;
 mod transport;
 
 pub use atomic::write_atomic;

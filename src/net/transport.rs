@@ -370,11 +370,10 @@ impl Transport {
     fn http(&self, home: bool) -> Result<&reqwest::blocking::Client, HttpError> {
         let cell = if home { &self.home } else { &self.http };
         let built = cell.get_or_init(|| {
-            // reqwest brings no crypto of its own (`rustls-no-provider`); `tls` gives it ring and
-            // the CA store loaded only when a server presents a certificate.
-            let tls = super::tls::config().map_err(|e| e.to_string())?;
+            // reqwest brings no crypto of its own (`rustls-no-provider`): ring serves, installed
+            // once per process; a second client finds it there, so the error is no failure.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             reqwest::blocking::Client::builder()
-                .tls_backend_preconfigured(tls)
                 .user_agent(concat!("revendor/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(self.connect_timeout)
                 .redirect(redirect::policy(home))
