@@ -539,6 +539,9 @@ fn http_unreachable(h: &crate::net::HttpError) -> Option<&str> {
         H::Transport { url, .. } | H::TimedOut { url, .. } | H::RateLimited { url, .. } => {
             Some(url)
         }
+        // A certificate that cannot be trusted blinds the check as an outage
+        // does: the other checks still run and report.
+        H::Untrusted { url, .. } => Some(url),
         // A refused token (expired, revoked) blinds every online check the
         // same way an outage does; the nightly must still report the rest.
         H::Status { url, status, .. } if busy(*status) || *status == 401 => Some(url),

@@ -149,6 +149,29 @@ mod tests {
         );
     }
 
+    /// A certificate that cannot be trusted hides no other check: before it
+    /// was its own error it was a transport failure, and the check went on.
+    #[test]
+    fn an_untrusted_certificate_is_a_finding_and_the_check_goes_on() {
+        let mut sink = Sink::new();
+        let untrusted: Result<()> = Err(Error::Registry(Registry::Transport(
+            crate::net::HttpError::Untrusted {
+                url: "https://ghcr.example/v2/".into(),
+                reason: "certificate expired".into(),
+            },
+        )));
+        let got = answered(
+            untrusted,
+            &mut sink,
+            "image-exists could not verify `x`",
+            "t.yml",
+            5,
+        );
+        assert!(matches!(got, Ok(None)));
+        assert_eq!(sink.unreachable(), ["https://ghcr.example/v2/"]);
+        assert_eq!(sink.into_findings()[0].id, "unreachable");
+    }
+
     #[test]
     fn an_answer_is_not_unreachable() {
         let mut sink = Sink::new();

@@ -124,7 +124,7 @@ impl HttpError {
             }
             HttpError::Offline { .. } => Some("run without --offline".into()),
             HttpError::Untrusted { .. } => Some(
-                "a private CA is trusted through the system's store, or SSL_CERT_FILE naming its PEM file (SSL_CERT_DIR a directory of them)".into(),
+                "an expired or not yet valid certificate may be the clock's doing, one for another name the URL's; a private CA is trusted through the system's store, or SSL_CERT_FILE naming its PEM file (SSL_CERT_DIR a directory of them)".into(),
             ),
             HttpError::Status { status: 401, .. } => Some(
                 "the server refused the token: renew GITHUB_TOKEN (or GH_TOKEN), or unset it to read public repositories anonymously".into(),
