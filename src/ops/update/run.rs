@@ -18,6 +18,7 @@ use super::{UpdateOptions, adopt, carry};
 use crate::config::Vendor;
 use crate::config::lock::{Lock, LockedFile};
 use crate::error::Result;
+use crate::image::Digest;
 use crate::ops::render::{edits, removed};
 use crate::paths::{self, Transaction};
 use crate::render::origin::Removed;
@@ -75,6 +76,13 @@ impl Run<'_> {
         let compare_on_commit = self.resume.is_none()
             && step.base.is_some()
             && on_disk.as_ref().is_some_and(|b| b.len() > HELD_ON_DISK);
+        // A big file is not held through the merge, only what identifies it:
+        // a result equal to the file as checked is not staged, so a hand edit
+        // made since is not written over (as for a file that is held).
+        let checked = on_disk
+            .as_deref()
+            .filter(|_| compare_on_commit)
+            .map(|b| (b.len(), Digest::of(b)));
         let on_disk = on_disk.filter(|_| !compare_on_commit);
         // The target's copy is read once the hand-edit check is done, not
         // held through it (issue 23).
@@ -109,7 +117,10 @@ impl Run<'_> {
         // (issue 23).
         if step.action == Action::Delete {
             self.txn.remove(&vendor.to);
-        } else if compare_on_commit || on_disk.as_deref() != Some(rendered.as_slice()) {
+        } else if match &checked {
+            Some((len, digest)) => *len != rendered.len() || *digest != Digest::of(&rendered),
+            None => on_disk.as_deref() != Some(rendered.as_slice()),
+        } {
             self.txn.stage(&vendor.to, rendered);
         }
         if !vendor.created {
