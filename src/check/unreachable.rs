@@ -29,8 +29,9 @@ pub const UNREACHABLE: Id = Id {
     doc: "\
 ### What
 With `--online`: a remote that a check needed did not answer (connection
-refused, a name that does not resolve, a timeout, a 5xx, a rate limit), or
-refused the token (HTTP 401: an expired or revoked `GITHUB_TOKEN` or
+refused, a name that does not resolve, a timeout, a 5xx, a rate limit),
+presented a certificate that is not trusted here (a CA not trusted,
+expired, another name), or refused the token (HTTP 401: an expired or revoked `GITHUB_TOKEN` or
 `GH_TOKEN`; the fix says so). The finding names what could not be checked,
 the URL and the error; every other check still ran, and `check` exits 3.
 
