@@ -8,7 +8,7 @@
 //! A finding (drift, a failed check) is not an error: it travels as a report
 //! and becomes exit code 1 through [`Outcome`]. The exceptions are the
 //! conflicts that stop a job before it writes (exit 1 too): each kind is its
-//! own variant ([`Error::HandEdits`], [`Error::StrayFiles`],
+//! own variant ([`Error::HandEdits`], [`Error::ChangedDuringRun`], [`Error::StrayFiles`],
 //! [`Error::PatchConflict`], [`Error::PendingUpdate`],
 //! [`Error::PinsDisagree`], [`Error::ForeignBranch`]) with its own `help:`,
 //! because the user's next step differs; [`Error::Bug`] is revendor's own
@@ -232,6 +232,14 @@ pub enum Error {
     /// written, because revendor never overwrites them.
     #[error("{0}")]
     HandEdits(String),
+    /// A file the command read to judge it (the hand-edit check) changed
+    /// before the command wrote over it: someone edited it while revendor
+    /// ran. Nothing was written.
+    #[error("`{}` changed while revendor was running; nothing was written", path.display())]
+    ChangedDuringRun {
+        /// The file.
+        path: PathBuf,
+    },
     /// A vendored directory holds a file that neither upstream nor a patch
     /// accounts for, or one in the way of a file upstream adds.
     #[error("{0}")]
@@ -331,6 +339,7 @@ impl Error {
             | Error::TooLarge { remote: false, .. }
             | Error::Builder(crate::builder::Error::Unsupported { .. }) => ExitCode::Usage,
             Error::HandEdits(_)
+            | Error::ChangedDuringRun { .. }
             | Error::StrayFiles(_)
             | Error::PatchConflict(_)
             | Error::PendingUpdate(_)
@@ -392,6 +401,9 @@ impl Error {
             Error::Registry(e) | Error::PinnedImage { source: e, .. } => registry_hint(e),
             Error::Unreachable { .. } => Some(
                 "every other check ran and its findings are above; run the check again once the remote answers".into(),
+            ),
+            Error::ChangedDuringRun { .. } => Some(
+                "revendor never writes over a file it did not judge: finish the edit, then run the command again (an edit no patch carries then stops it, as any hand edit does)".into(),
             ),
             Error::HandEdits(_) => Some(
                 "a rendered file is what `revendor render` makes of upstream and the patches: carry each edit in a patch (`--adopt-edits` folds it into the file's patch) or revert it".into(),
@@ -497,6 +509,7 @@ impl Error {
             Error::Render { .. } => "rewrite",
             Error::PatchDoesNotApply { .. }
             | Error::HandEdits(_)
+            | Error::ChangedDuringRun { .. }
             | Error::StrayFiles(_)
             | Error::PatchConflict(_)
             | Error::PendingUpdate(_) => "revendor-update",

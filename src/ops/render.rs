@@ -190,7 +190,8 @@ impl OneFile<'_, '_> {
                 format!("{} against the lock", vendor.pristine()),
             );
         }
-        let on_disk = paths::read_opt(&ctx.root.join(&vendor.to))?;
+        // Guarded: an edit made while render runs stops its commit.
+        let on_disk = self.txn.read_guarded(&vendor.to)?;
         if package.deletes(vendor) {
             for step in package.deleted(vendor, &pristine, on_disk.as_deref())? {
                 let result =

@@ -48,13 +48,15 @@ use std::path::{Path, PathBuf};
 
 use super::{STAGING_DIR, io};
 use crate::error::{Error, Result};
-use crate::journal::{self, Step, steps};
+use crate::journal::{self, Seen, Step, steps};
 
 /// A set of writes and deletions applied together.
 #[derive(Debug)]
 pub struct Transaction {
     root: PathBuf,
     changes: BTreeMap<String, Change>,
+    /// What was at a path when the caller read it to judge it.
+    guards: HashMap<String, Seen>,
 }
 
 /// One staged change.
@@ -113,6 +115,7 @@ impl Transaction {
         Transaction {
             root: root.to_path_buf(),
             changes: BTreeMap::new(),
+            guards: HashMap::new(),
         }
     }
 
@@ -139,6 +142,39 @@ impl Transaction {
     /// Stages the removal of `path`.
     pub fn remove(&mut self, path: &str) {
         self.put(path, None, When::Differs);
+    }
+
+    /// Makes the commit write or remove `path` only while it holds what
+    /// `seen` says the caller found there when it read it (the file's
+    /// identity, or nothing): a hand edit made while the command ran, after
+    /// its hand-edit check read the file, is never written over; the whole
+    /// commit stops with [`Error::ChangedDuringRun`] instead. Identity is
+    /// what git's index trusts (see [`crate::journal::FileIdentity`]); a
+    /// path the commit leaves alone is not looked at.
+    pub fn guard(&mut self, path: &str, seen: Seen) {
+        self.guards.insert(path.to_string(), seen);
+    }
+
+    /// Reads `path` to judge it (`None`: no file there) and guards it with
+    /// what the read found ([`Transaction::guard`]). A file that changed
+    /// while it was read is being edited: that is the error the commit would
+    /// give, given now. Read through an unfinished write's view, a file has
+    /// no identity to guard it by, and this transaction's commit is refused
+    /// until that write is finished anyway.
+    pub fn read_guarded(&mut self, path: &str) -> Result<Option<Vec<u8>>> {
+        let at = self.root.join(path);
+        match super::read_opt_identified(&at)? {
+            None => {
+                self.guard(path, None);
+                Ok(None)
+            }
+            Some((bytes, Some(identity))) => {
+                self.guard(path, Some(identity));
+                Ok(Some(bytes))
+            }
+            Some((_, None)) if !journal::viewing() => Err(Error::ChangedDuringRun { path: at }),
+            Some((bytes, None)) => Ok(Some(bytes)),
+        }
     }
 
     fn put(&mut self, path: &str, new: Option<Vec<u8>>, when: When) {
@@ -291,11 +327,32 @@ impl Transaction {
                 None => plan.push_str(&Step::Remove { path }.to_string()),
             }
         }
+        // As late as it can be: writing and syncing the staged files is
+        // the slow part, and a file edited during it is still caught.
+        self.check_guards()?;
         let tmp = staging.join("plan.tmp");
         write_synced(&tmp, plan.as_bytes())?;
         fs::rename(&tmp, plan_path).map_err(io("rename", &tmp))?;
         sync_dir(staging)?;
         Ok(plan)
+    }
+}
+
+impl Transaction {
+    /// Refuses the commit when a guarded path it changes no longer holds
+    /// what its caller read there.
+    fn check_guards(&self) -> Result<()> {
+        for path in self.changes.keys() {
+            let Some(seen) = self.guards.get(path) else {
+                continue;
+            };
+            if !journal::unchanged(&self.root.join(path), seen) {
+                return Err(Error::ChangedDuringRun {
+                    path: self.root.join(path),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -729,6 +786,52 @@ mod tests {
         assert_eq!(fs::read(dir.path().join("a/b/new")).unwrap(), b"hello");
         assert!(!dir.path().join("old").exists());
         assert!(!dir.path().join(STAGING_DIR).exists());
+    }
+
+    /// A file edited after the command read it to judge it (here: one byte longer, so its
+    /// identity differs even within one tick of the clock) stops the whole commit: the edit
+    /// and every other file stay, and no staging directory is left.
+    #[test]
+    fn a_guarded_file_edited_since_it_was_read_stops_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a"), "as read").unwrap();
+        let mut t = Transaction::new(dir.path());
+        assert_eq!(t.read_guarded("a").unwrap().unwrap(), b"as read");
+        t.stage_changed("a", b"rendered".to_vec());
+        t.stage("b", b"new".to_vec());
+        fs::write(dir.path().join("a"), "as edited").unwrap();
+        let err = t.commit().unwrap_err();
+        assert!(matches!(err, Error::ChangedDuringRun { ref path } if path.ends_with("a")));
+        assert_eq!(fs::read(dir.path().join("a")).unwrap(), b"as edited");
+        assert!(!dir.path().join("b").exists());
+        assert!(!dir.path().join(STAGING_DIR).exists());
+    }
+
+    #[test]
+    fn a_file_made_where_none_was_read_stops_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = Transaction::new(dir.path());
+        assert_eq!(t.read_guarded("a").unwrap(), None);
+        t.stage_changed("a", b"rendered".to_vec());
+        fs::write(dir.path().join("a"), "made meanwhile").unwrap();
+        assert!(matches!(t.commit(), Err(Error::ChangedDuringRun { .. })));
+        assert_eq!(fs::read(dir.path().join("a")).unwrap(), b"made meanwhile");
+    }
+
+    /// Guarded and unchanged, a file is written; a guarded file the commit leaves alone is
+    /// not looked at, whatever happened to it.
+    #[test]
+    fn a_guard_holds_only_a_path_the_commit_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a"), "as read").unwrap();
+        fs::write(dir.path().join("b"), "as read").unwrap();
+        let mut t = Transaction::new(dir.path());
+        t.read_guarded("a").unwrap();
+        t.read_guarded("b").unwrap();
+        t.stage_changed("a", b"rendered".to_vec());
+        fs::write(dir.path().join("b"), "edited, left alone").unwrap();
+        assert_eq!(t.commit().unwrap(), ["a"]);
+        assert_eq!(fs::read(dir.path().join("a")).unwrap(), b"rendered");
     }
 
     #[test]

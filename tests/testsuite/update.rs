@@ -672,3 +672,47 @@ fn a_large_file_is_compared_on_disk_after_the_carry() {
     );
     assert_eq!(pkg.read_string("templates/app.yml"), patched(&v2));
 }
+
+/// A hand edit made while `update` runs, after its hand-edit check read the file, is not
+/// written over: the commit finds the file changed since, writes nothing, and says so
+/// (exit 1). The request for the new upstream file, which `update` makes after reading the
+/// file on disk, is held while the test edits it.
+#[test]
+fn an_edit_made_during_the_update_stops_its_commit() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let before = pkg.read_string("upstream/lock.toml");
+    gh.clear_requests();
+    let gate = gh.hold_next(&format!("/{REPO}/refs/tags/v1.1.0/{FILE}"));
+    let mut run = rv
+        .command(&["update", "--to", "v1.1.0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !gate.arrived() {
+        assert!(
+            run.try_wait().unwrap().is_none(),
+            "{:?}",
+            gh.requests().targets()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let edited = pkg.read_string("templates/app.yml") + "# edited during the update\n";
+    pkg.write("templates/app.yml", &edited);
+    gate.release();
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .contains("templates/app.yml` changed while revendor was running; nothing was written"),
+        "{stderr}"
+    );
+    assert_eq!(pkg.read_string("templates/app.yml"), edited);
+    assert_eq!(pkg.read_string("upstream/lock.toml"), before);
+    assert!(!pkg.path().join(".revendor-txn").exists());
+}

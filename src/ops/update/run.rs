@@ -20,7 +20,7 @@ use crate::config::lock::{Lock, LockedFile};
 use crate::error::Result;
 use crate::image::Digest;
 use crate::ops::render::{edits, removed};
-use crate::paths::{self, Transaction};
+use crate::paths::Transaction;
 use crate::render::origin::Removed;
 use crate::render::{Package, RecountedHunk, Stamp};
 use crate::workspace::Context;
@@ -62,7 +62,7 @@ impl Run<'_> {
         let vendor = step.vendor;
         let mv = upstreams::of(self.moves, vendor.upstream.as_deref());
         let (base, kept) = self.base(package.lock(), mv, step)?;
-        let on_disk = paths::read_opt(&self.ctx.root.join(&vendor.to))?;
+        let on_disk = self.txn.read_guarded(&vendor.to)?;
         if step.action == Action::Remove {
             self.keep_in_cache(step, &base);
             return self.remove(package, vendor, &base.bytes, on_disk, &mv.target);
@@ -121,7 +121,9 @@ impl Run<'_> {
             Some((len, digest)) => *len != rendered.len() || *digest != Digest::of(&rendered),
             None => on_disk.as_deref() != Some(rendered.as_slice()),
         } {
-            self.txn.stage(&vendor.to, rendered);
+            // Compared with the file as read: its guard stops the commit if
+            // it changed since, so the commit need not read it again.
+            self.txn.stage_changed(&vendor.to, rendered);
         }
         if !vendor.created {
             let sha256 = match (theirs.known_sha256(), &base_sha256) {

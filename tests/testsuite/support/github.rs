@@ -53,8 +53,10 @@ use rustls::ServerConfig;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+mod gate;
 mod issues;
 
+pub use gate::Gate;
 pub use issues::Issue;
 
 use super::git::{self, GitRepo};
@@ -221,6 +223,8 @@ enum FaultKind {
     Paced(Pace),
     /// A 302 to this base URL followed by the request's target.
     Redirect(String),
+    /// The normal answer, once the test releases the gate.
+    Hold(Arc<Gate>),
     /// This status with the request headers echoed in the body, as JSON `message` or as text.
     Echo {
         status: u16,
@@ -642,6 +646,14 @@ impl GitHub {
         self.add_fault(prefix, FaultKind::Hang(delay), n);
     }
 
+    /// The next request starting with `prefix` is held until the test releases the gate it
+    /// gets back ([`Gate::arrived`] says when it is held), then answered normally.
+    pub fn hold_next(&self, prefix: &str) -> Arc<Gate> {
+        let gate = Arc::new(Gate::default());
+        self.add_fault(prefix, FaultKind::Hold(Arc::clone(&gate)), 1);
+        gate
+    }
+
     /// The next `n` requests starting with `prefix` are answered normally, but the body is
     /// written one byte per `pause`: a server that trickles, to drive a client past a deadline
     /// that must cover the body too.
@@ -1030,6 +1042,9 @@ fn epoch_ceil(time: SystemTime) -> u64 {
 
 fn handle(shared: &Shared, origin: Origin, request: &Request) -> Response {
     let fault = take_fault(shared, origin, &request.method, &request.target);
+    if let Some(FaultKind::Hold(gate)) = &fault {
+        gate.hold();
+    }
     let mut response = match fault {
         Some(FaultKind::Status(status)) => fault_response(origin, status),
         Some(FaultKind::Redirect(base)) => redirect(format!("{base}{}", request.target)),
