@@ -475,9 +475,13 @@ impl Transport {
             });
         }
         if let Some(rustls::Error::InvalidCertificate(reason)) = find::<rustls::Error>(e) {
+            let mut reason = certificate_refused(reason);
+            if let Some(hop) = e.url().and_then(|at| redirected_host(&request.url, at)) {
+                reason.push_str(&format!(", at `{hop}`, where the request was redirected"));
+            }
             return Failure::Final(HttpError::Untrusted {
                 url: request.shown.clone(),
-                reason: certificate_refused(reason),
+                reason,
             });
         }
         if e.is_timeout() {
@@ -547,9 +551,74 @@ impl Transport {
 /// Why the verifier refused a certificate, in words: rustls words the contextual kinds
 /// (expired, another name) itself, but an unknown issuer only by its variant's name.
 fn certificate_refused(reason: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as Refused;
+    let clock = |time: &rustls::pki_types::UnixTime| {
+        format!(
+            "this machine's clock says {}",
+            super::time::utc(time.as_secs())
+        )
+    };
     match reason {
-        rustls::CertificateError::UnknownIssuer => "signed by a CA not trusted here".into(),
+        Refused::UnknownIssuer => "signed by a CA not trusted here".into(),
+        Refused::ExpiredContext { time, not_after } => format!(
+            "it expired at {}; {}",
+            super::time::utc(not_after.as_secs()),
+            clock(time)
+        ),
+        Refused::NotValidYetContext { time, not_before } => format!(
+            "it is valid from {}; {}",
+            super::time::utc(not_before.as_secs()),
+            clock(time)
+        ),
+        Refused::NotValidForNameContext {
+            expected,
+            presented,
+        } => format!(
+            "it is for {}, not `{}`",
+            presented_names(presented),
+            expected.to_str()
+        ),
         other => other.to_string(),
+    }
+}
+
+/// The host (and port) of `at` when a redirect took the request there from `asked`'s: only
+/// the host, since a storage host's URL carries its signature in the query.
+fn redirected_host(asked: &Url, at: &Url) -> Option<String> {
+    let origin = |url: &Url| {
+        (
+            url.host_str().map(str::to_owned),
+            url.port_or_known_default(),
+        )
+    };
+    (origin(asked) != origin(at)).then(|| {
+        let host = at.host_str().unwrap_or("");
+        match at.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_owned(),
+        }
+    })
+}
+
+/// The names a certificate was issued for, as a person reads them (`other.example`, not
+/// rustls's `DnsName("other.example")`): the first few, then how many more, since a
+/// server's certificate may list any number.
+fn presented_names(presented: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let plain = |name: &String| -> String {
+        let inner = name
+            .split_once('(')
+            .and_then(|(_, rest)| rest.strip_suffix(')'))
+            .unwrap_or(name);
+        format!("`{}`", inner.trim_matches('"'))
+    };
+    let mut names: Vec<String> = presented.iter().take(SHOWN).map(plain).collect();
+    if presented.len() > SHOWN {
+        names.push(format!("{} more", presented.len() - SHOWN));
+    }
+    match names.len() {
+        0 => "no name".into(),
+        _ => names.join(", "),
     }
 }
 
@@ -576,6 +645,31 @@ fn find<'e, T: std::error::Error + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_certificate_is_said_in_words_and_utc_times() {
+        use rustls::pki_types::{ServerName, UnixTime};
+        let at = |secs| UnixTime::since_unix_epoch(Duration::from_secs(secs));
+        let expired = rustls::CertificateError::ExpiredContext {
+            time: at(1_796_050_800),
+            not_after: at(1_609_459_200),
+        };
+        assert_eq!(
+            certificate_refused(&expired),
+            "it expired at 2021-01-01 00:00:00 UTC; this machine's clock says 2026-11-30 15:00:00 UTC"
+        );
+        let names: Vec<String> = (0..6)
+            .map(|n| format!("DnsName(\"h{n}.example\")"))
+            .collect();
+        let other = rustls::CertificateError::NotValidForNameContext {
+            expected: ServerName::try_from("127.0.0.1").unwrap(),
+            presented: names,
+        };
+        assert_eq!(
+            certificate_refused(&other),
+            "it is for `h0.example`, `h1.example`, `h2.example`, `h3.example`, 2 more, not `127.0.0.1`"
+        );
+    }
 
     #[test]
     fn backoff_doubles_and_is_capped() {

@@ -7,7 +7,7 @@
 use crate::support;
 
 use crate::net::{TOKEN, package, upstream};
-use support::tls::TestCa;
+use support::tls::{Leaf, TestCa};
 use support::{GitHub, Revendor};
 
 #[test]
@@ -73,4 +73,81 @@ fn a_certificate_from_an_untrusted_ca_is_refused_in_one_line_without_the_token()
         "no request reached the server: {:?}",
         gh.requests().targets()
     );
+}
+
+/// The stand-in serving `leaf`, signed by a CA the run trusts: the run's stderr, which exits
+/// 3 with no request having reached the server and no retry.
+fn refused(leaf: Leaf) -> (GitHub, String) {
+    let ca = TestCa::with_leaf("revendor test CA", leaf);
+    let gh = GitHub::start_tls(&ca);
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package();
+    let (key, file) = ca.trust();
+    let out = Revendor::new(pkg.path(), &gh)
+        .env(key, &file)
+        .run(&["update", "--dry-run"])
+        .expect(3);
+    assert_eq!(out.stderr.lines().count(), 2, "{}", out.stderr);
+    assert!(gh.requests().is_empty(), "{:?}", gh.requests().targets());
+    (gh, out.stderr)
+}
+
+/// An expired certificate from a trusted CA is refused in one line that says it expired, and
+/// the hint names the clock, which is as often the cause as the server.
+#[test]
+fn an_expired_certificate_is_refused_saying_so() {
+    let (gh, stderr) = refused(Leaf::Expired);
+    let first = stderr.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("error: failed to fetch `{}/", gh.api_url()))
+            && first.contains("the server's certificate is not trusted (")
+            && first.contains("expired"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("clock"), "{stderr}");
+}
+
+/// A certificate from a trusted CA for another name than the URL's is refused in one line
+/// naming both, and the hint names the URL's host as the thing to check.
+#[test]
+fn a_certificate_for_another_name_is_refused_naming_it() {
+    let (_gh, stderr) = refused(Leaf::OtherName);
+    let first = stderr.lines().next().unwrap();
+    assert!(
+        first.contains("the server's certificate is not trusted (")
+            && first.contains("other.example")
+            && first.contains("127.0.0.1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("another name"), "{stderr}");
+}
+
+/// A trusted server redirects to one whose certificate is not trusted (a release asset's
+/// storage host, say): the error names the URL asked for and the host it was redirected to,
+/// without the rest of that URL, and the token never leaves for the other origin.
+#[test]
+fn a_redirect_to_an_untrusted_server_names_the_host_it_went_to() {
+    let ca = TestCa::new("revendor test CA");
+    let gh = GitHub::start_tls(&ca);
+    let elsewhere = GitHub::start_tls(&TestCa::new("another CA"));
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    gh.redirect_next("/repos/example/app/releases", &elsewhere.api_url(), 1);
+    let pkg = package();
+    let (key, file) = ca.trust();
+    let out = Revendor::new(pkg.path(), &gh)
+        .env(key, &file)
+        .env("GITHUB_TOKEN", TOKEN)
+        .run(&["update", "--dry-run"])
+        .expect(3);
+    let host = elsewhere.api_url().replace("https://", "");
+    let first = out.stderr.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("error: failed to fetch `{}/repos/", gh.api_url()))
+            && first.contains("(signed by a CA not trusted here, at `")
+            && first.contains(&format!("at `{host}`, where the request was redirected)")),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.all().contains(TOKEN), "{}", out.all());
+    assert!(elsewhere.requests().is_empty());
 }

@@ -1,7 +1,8 @@
 //! A test certificate authority, made fresh in each test, for servers that speak TLS.
 //!
 //! [`TestCa::new`] makes a CA and a server certificate it signs for `127.0.0.1` and
-//! `localhost`, and writes the CA's certificate to a PEM file. A run trusts the CA the way a
+//! `localhost`, and writes the CA's certificate to a PEM file; [`TestCa::with_leaf`] makes one
+//! whose server certificate is wrong in one way a real server's can be ([`Leaf`]). A run trusts the CA the way a
 //! user on Linux adds one: `SSL_CERT_FILE` naming that file ([`TestCa::trust`]); a run given
 //! another CA's file is a client that does not trust this server. The server side is rustls
 //! on the `ring` provider, named here so the test never leans on a process-wide default.
@@ -16,6 +17,17 @@ use rcgen::{
 use rustls::ServerConfig;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
+/// The server certificate a [`TestCa`] signs.
+#[derive(Clone, Copy)]
+pub enum Leaf {
+    /// For `127.0.0.1` and `localhost`, valid now.
+    Loopback,
+    /// For loopback, but valid only during 2020: expired.
+    Expired,
+    /// Valid now, but for `other.example` only: another name than the URL's.
+    OtherName,
+}
+
 /// A CA, the server configuration it vouches for, and its certificate as a file.
 pub struct TestCa {
     config: Arc<ServerConfig>,
@@ -26,6 +38,11 @@ pub struct TestCa {
 impl TestCa {
     /// A new CA named `name`, its server certificate for loopback, and its PEM file.
     pub fn new(name: &str) -> TestCa {
+        TestCa::with_leaf(name, Leaf::Loopback)
+    }
+
+    /// A new CA named `name`, its server certificate as `leaf` says, and its PEM file.
+    pub fn with_leaf(name: &str, leaf: Leaf) -> TestCa {
         let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
         ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         ca.distinguished_name.push(DnType::CommonName, name);
@@ -33,8 +50,16 @@ impl TestCa {
         let ca_key = KeyPair::generate().expect("CA key");
         let issuer = CertifiedIssuer::self_signed(ca, ca_key).expect("self-signed CA");
 
-        let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".into()])
-            .expect("server certificate parameters");
+        let names = match leaf {
+            Leaf::Loopback | Leaf::Expired => vec!["127.0.0.1".to_string(), "localhost".into()],
+            Leaf::OtherName => vec!["other.example".to_string()],
+        };
+        let expired = matches!(leaf, Leaf::Expired);
+        let mut leaf = CertificateParams::new(names).expect("server certificate parameters");
+        if expired {
+            leaf.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            leaf.not_after = rcgen::date_time_ymd(2021, 1, 1);
+        }
         leaf.distinguished_name
             .push(DnType::CommonName, "localhost");
         leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
