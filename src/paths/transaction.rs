@@ -13,6 +13,13 @@
 //!    removed from, and the parent of every directory made or removed, is
 //!    fsynced, and only then is the plan removed, then the staging directory.
 //!    One fsync per file written and one per directory (issue 23).
+//! 4. A transaction that writes one file and removes nothing (a render of one
+//!    file, most of them) writes no plan: its staged file, synced, renamed
+//!    over the destination is all or nothing by itself, so that rename is the
+//!    commit point; the destination's directory is then synced and the
+//!    emptied staging directory removed. Two fsyncs, where the plan costs
+//!    five. A destination whose directory does not exist yet goes through
+//!    the plan, which makes the directory after its commit point.
 //!
 //! What holds when a run is killed at any moment (and after a power loss):
 //!
@@ -24,7 +31,14 @@
 //!   finishes the renames (roll forward); those already done are skipped,
 //!   because their staged file is gone. The plan is removed last, after the
 //!   directories holding the renamed files are fsynced, so a crash cannot
-//!   lose a rename the journal no longer records.
+//!   lose a rename the journal no longer records;
+//! - a staging directory without a plan is also what a one-file write leaves
+//!   when killed after its rename: empty, or (after a power loss that kept
+//!   the rename but not the staged name's removal) holding a second name of
+//!   the new file. Deleting it changes nothing in the tree, so `recover`
+//!   does not tell the two apart: a staging directory without a plan is
+//!   always removed, and the tree is the old one or the new one as the
+//!   rename left it.
 //!
 //! Every command calls `recover` before it reads the package, so no revendor
 //! command reads a mixed tree. Where the package cannot be written to finish
@@ -258,8 +272,16 @@ impl Transaction {
         }
         fs::create_dir(&staging).map_err(io("create", &staging))?;
         let plan_path = staging.join("plan");
-        let plan = match self.write_staged(&staging, &plan_path, &disk) {
-            Ok(plan) => plan,
+        let staged = self.stage_files(&staging, &disk).and_then(|()| {
+            match self.rename_alone(&staging, &disk) {
+                Ok(true) => Ok(None),
+                Ok(false) => self.write_plan(&staging, &plan_path).map(Some),
+                Err(e) => Err(e),
+            }
+        });
+        let plan = match staged {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Ok(changed),
             Err(e) => {
                 // Before the commit point nothing in the tree has changed:
                 // a failure to stage (a full disk) leaves nothing behind
@@ -292,40 +314,43 @@ impl Transaction {
         Ok(changed)
     }
 
-    /// Writes every staged file under `staging`, then the plan (`plan.tmp`
-    /// renamed to `plan_path`, the commit point); returns the plan.
+    /// Writes every staged file under `staging` (the `n`th change's as
+    /// `n`), each synced.
     ///
     /// Only a file that exists (`disk`) is asked for its mode (kept on the
     /// new copy): a new one has none to keep, and is not looked for.
-    fn write_staged(&self, staging: &Path, plan_path: &Path, disk: &OnDisk) -> Result<String> {
+    fn stage_files(&self, staging: &Path, disk: &OnDisk) -> Result<()> {
+        for (n, (path, change)) in self.changes.iter().enumerate() {
+            let Some(bytes) = &change.new else { continue };
+            let staged = staging.join(n.to_string());
+            write_synced(&staged, bytes)?;
+            let mode = match disk.entry(path) {
+                Entry::Absent | Entry::Other => None,
+                Entry::File(Some(mode)) => Some(mode),
+                Entry::File(None) | Entry::Symlink | Entry::Unknown => {
+                    fs::metadata(self.root.join(path))
+                        .ok()
+                        .map(|m| m.permissions())
+                }
+            };
+            if let Some(mode) = mode {
+                fs::set_permissions(&staged, mode).map_err(io("chmod", &staged))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the plan of the staged changes (`plan.tmp` renamed to
+    /// `plan_path`, the commit point); returns it.
+    fn write_plan(&self, staging: &Path, plan_path: &Path) -> Result<String> {
         let mut plan = String::new();
         for (n, (path, change)) in self.changes.iter().enumerate() {
-            match &change.new {
-                Some(bytes) => {
-                    let staged = staging.join(n.to_string());
-                    write_synced(&staged, bytes)?;
-                    let mode = match disk.entry(path) {
-                        Entry::Absent | Entry::Other => None,
-                        Entry::File(Some(mode)) => Some(mode),
-                        Entry::File(None) | Entry::Symlink | Entry::Unknown => {
-                            fs::metadata(self.root.join(path))
-                                .ok()
-                                .map(|m| m.permissions())
-                        }
-                    };
-                    if let Some(mode) = mode {
-                        fs::set_permissions(&staged, mode).map_err(io("chmod", &staged))?;
-                    }
-                    plan.push_str(
-                        &Step::Write {
-                            n: &n.to_string(),
-                            path,
-                        }
-                        .to_string(),
-                    );
-                }
-                None => plan.push_str(&Step::Remove { path }.to_string()),
-            }
+            let n = n.to_string();
+            let step = match change.new {
+                Some(_) => Step::Write { n: &n, path },
+                None => Step::Remove { path },
+            };
+            plan.push_str(&step.to_string());
         }
         // As late as it can be: writing and syncing the staged files is
         // the slow part, and a file edited during it is still caught.
@@ -335,6 +360,40 @@ impl Transaction {
         fs::rename(&tmp, plan_path).map_err(io("rename", &tmp))?;
         sync_dir(staging)?;
         Ok(plan)
+    }
+
+    /// A transaction writing one file and nothing else needs no plan: its
+    /// staged file (`0`, synced) renamed over the destination is all or
+    /// nothing by itself, and that rename is the commit point. The
+    /// destination's directory is synced, then the emptied staging directory
+    /// removed. Returns whether it was done so; not when the transaction
+    /// changes more, nor when the destination's directory is missing (a
+    /// crash after making it and before the rename would leave an empty
+    /// directory in the old tree): the plan then makes it.
+    fn rename_alone(&self, staging: &Path, disk: &OnDisk) -> Result<bool> {
+        let mut changes = self.changes.iter();
+        let (Some((path, change)), None) = (changes.next(), changes.next()) else {
+            return Ok(false);
+        };
+        if change.new.is_none() {
+            return Ok(false);
+        }
+        let (from, to) = (staging.join("0"), self.root.join(path));
+        let dir = to.parent().unwrap_or(&self.root);
+        if dir != self.root && !disk.dirs.contains(dir) {
+            match fs::symlink_metadata(dir) {
+                Ok(meta) if meta.is_dir() => {}
+                _ => return Ok(false),
+            }
+        }
+        // Just before the commit point, as for a plan.
+        self.check_guards()?;
+        fs::rename(&from, &to).map_err(io("rename", &from))?;
+        sync_dir(dir)?;
+        // Left behind by a crash, the empty staging directory is rolled back
+        // by `recover`, which removes it and changes nothing else.
+        fs::remove_dir(staging).map_err(io("remove", staging))?;
+        Ok(true)
     }
 }
 
@@ -958,15 +1017,51 @@ mod tests {
         assert!(t.commit().unwrap().is_empty());
     }
 
+    /// One file written, in its package's root, over a file in place (its mode kept), or
+    /// where no directory holds it yet (the plan's way, which makes it): whole, nothing left.
+    #[cfg(unix)]
     #[test]
-    fn staging_without_plan_rolls_back() {
+    fn a_one_file_commit_renames_it_into_place() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("f"), "old").unwrap();
-        fs::create_dir(dir.path().join(STAGING_DIR)).unwrap();
-        fs::write(dir.path().join(STAGING_DIR).join("0"), "new").unwrap();
-        assert_eq!(recover(dir.path()).unwrap(), Recovery::RolledBack);
-        assert_eq!(fs::read(dir.path().join("f")).unwrap(), b"old");
-        assert!(!dir.path().join(STAGING_DIR).exists());
+        let at = |p: &str| dir.path().join(p);
+        fs::create_dir(at("d")).unwrap();
+        fs::write(at("d/f"), "old").unwrap();
+        fs::set_permissions(at("d/f"), fs::Permissions::from_mode(0o751)).unwrap();
+        for (path, bytes) in [("top", "t"), ("d/f", "new"), ("d/g", "g"), ("e/sub/h", "h")] {
+            let mut t = Transaction::new(dir.path());
+            t.stage(path, bytes.as_bytes().to_vec());
+            assert_eq!(t.commit().unwrap(), [path]);
+            assert_eq!(fs::read_to_string(at(path)).unwrap(), bytes);
+            assert!(!at(STAGING_DIR).exists());
+        }
+        let mode = fs::metadata(at("d/f")).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o751);
+    }
+
+    /// A one-file write killed at any step leaves a staging directory without a plan, which
+    /// `recover` removes: before the rename the tree is the old one, after it the new one
+    /// (the staged file gone, or left as a second name by a power loss that kept the rename).
+    #[test]
+    fn a_one_file_write_killed_at_any_step_is_rolled_back_to_what_it_left() {
+        for (staged, on_disk) in [
+            (None, "old"),
+            (Some("ne"), "old"),
+            (Some("new"), "old"),
+            (None, "new"),
+            (Some("new"), "new"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let staging = dir.path().join(STAGING_DIR);
+            fs::create_dir(&staging).unwrap();
+            if let Some(bytes) = staged {
+                fs::write(staging.join("0"), bytes).unwrap();
+            }
+            fs::write(dir.path().join("f"), on_disk).unwrap();
+            assert_eq!(recover(dir.path()).unwrap(), Recovery::RolledBack);
+            assert_eq!(fs::read_to_string(dir.path().join("f")).unwrap(), on_disk);
+            assert!(!staging.exists());
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use support::kill::{Rounds, STAGING, restore};
+use support::kill::{Rounds, STAGING, Tally, restore};
 use support::{GitHub, Revendor, TempPackage, app};
 
 /// The app package adopted at v1.0.0, with v1.1.0 released.
@@ -32,27 +32,33 @@ fn check(rv: &Revendor) {
     assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
 }
 
-#[test]
-fn sigkill_during_update_leaves_the_old_tree_or_the_new_one() {
-    let gh = GitHub::start();
-    let (pkg, rv) = adopted(&gh);
+/// Kills `revendor <command>` a hundred times in the package as it is (see [`Rounds`]), with
+/// `check --offline` as the next command of each round.
+fn kill_rounds(name: &str, pkg: &TempPackage, rv: &Revendor, seed: u64, command: &str) -> Tally {
     let old = support::kill::state(pkg.path(), &[]);
     let rounds = Rounds {
-        name: "update",
+        name,
         dir: pkg.path(),
         ignore: &[],
         cache: Some(rv.cache()),
         min: 100,
-        seed: 0x9e37_79b9_7f4a_7c15,
+        seed,
     };
     rounds.run(
         || {
-            rv.run(&["update"]).expect(0);
+            rv.run(&[command]).expect(0);
         },
-        || rv.spawn(&["update"]),
-        || check(&rv),
+        || rv.spawn(&[command]),
+        || check(rv),
         || restore(pkg.path(), &old, &[]),
-    );
+    )
+}
+
+#[test]
+fn sigkill_during_update_leaves_the_old_tree_or_the_new_one() {
+    let gh = GitHub::start();
+    let (pkg, rv) = adopted(&gh);
+    kill_rounds("update", &pkg, &rv, 0x9e37_79b9_7f4a_7c15, "update");
 }
 
 #[test]
@@ -64,23 +70,24 @@ fn sigkill_during_render_leaves_the_old_tree_or_the_new_one() {
         .read_string("patches/namespace.patch")
         .replace("cozy-app", "cozy-other");
     pkg.write("patches/namespace.patch", patch);
-    let old = support::kill::state(pkg.path(), &[]);
-    let rounds = Rounds {
-        name: "render",
-        dir: pkg.path(),
-        ignore: &[],
-        cache: Some(rv.cache()),
-        min: 100,
-        seed: 0x2545_f491_4f6c_dd1d,
-    };
-    rounds.run(
-        || {
-            rv.run(&["render"]).expect(0);
-        },
-        || rv.spawn(&["render"]),
-        || check(&rv),
-        || restore(pkg.path(), &old, &[]),
+    kill_rounds("render", &pkg, &rv, 0x2545_f491_4f6c_dd1d, "render");
+}
+
+/// A render writing one file (the rendered template, removed) writes no plan: its staged file
+/// renamed into place is the commit point.
+#[test]
+fn sigkill_during_a_one_file_render_leaves_the_old_tree_or_the_new_one() {
+    let gh = GitHub::start();
+    let (pkg, rv) = adopted(&gh);
+    std::fs::remove_file(pkg.join("templates/app.yml")).unwrap();
+    let tally = kill_rounds(
+        "one-file render",
+        &pkg,
+        &rv,
+        0x853c_49e6_748f_ea9b,
+        "render",
     );
+    assert_eq!(tally.planned, 0, "a one-file write has no plan: {tally:?}");
 }
 
 /// The package as an update to v1.1.0 killed after its commit point leaves it: every changed
@@ -258,36 +265,11 @@ fn a_read_only_package_is_checked_as_its_interrupted_write_leaves_it() {
 /// system calls of a real update (strace).
 #[test]
 fn the_journal_fsyncs_the_directories_it_renamed_into_before_removing_its_plan() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("skipped: strace is not installed");
-        return;
-    }
     let gh = GitHub::start();
     let (pkg, rv) = adopted(&gh);
-    let trace = tempfile::NamedTempFile::new().unwrap();
-    let mut cmd = Command::new("strace");
-    let update = rv.command(&["update"]);
-    cmd.args(["-f", "-y", "-qq", "-o"])
-        .arg(trace.path())
-        .args([
-            "-e",
-            "trace=rename,renameat,renameat2,fsync,unlink,unlinkat,rmdir",
-        ])
-        .arg(update.get_program())
-        .args(update.get_args());
-    for (key, value) in update.get_envs() {
-        match value {
-            Some(v) => cmd.env(key, v),
-            None => cmd.env_remove(key),
-        };
-    }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(trace.path()).unwrap();
+    let Some(text) = traced(&rv, &["update"]) else {
+        return;
+    };
     let calls: Vec<&str> = text.lines().filter(|l| l.contains("= 0")).collect();
 
     let staging = format!("{}/{STAGING}", pkg.path().display());
@@ -322,6 +304,75 @@ fn the_journal_fsyncs_the_directories_it_renamed_into_before_removing_its_plan()
             .any(|l| l.contains("fsync(") && l.contains(&format!("<{dir}>")));
         assert!(synced, "{dir} is not fsynced before the plan goes:\n{text}");
     }
+}
+
+/// The journal's system calls (renames, fsyncs, removals) of `revendor <args>`, as
+/// `strace -f -y` writes them; `None` (the test skipped) without strace.
+fn traced(rv: &Revendor, args: &[&str]) -> Option<String> {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("skipped: strace is not installed");
+        return None;
+    }
+    let trace = tempfile::NamedTempFile::new().unwrap();
+    let mut cmd = Command::new("strace");
+    let run = rv.command(args);
+    cmd.args(["-f", "-y", "-qq", "-o"])
+        .arg(trace.path())
+        .args([
+            "-e",
+            "trace=rename,renameat,renameat2,fsync,unlink,unlinkat,rmdir",
+        ])
+        .arg(run.get_program())
+        .args(run.get_args());
+    for (key, value) in run.get_envs() {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(std::fs::read_to_string(trace.path()).unwrap())
+}
+
+/// A write of one file syncs its staged copy, renames it into place and syncs the directory
+/// it went into, in that order, and writes no plan: two fsyncs, not five (issue 23).
+#[test]
+fn a_one_file_write_is_synced_renamed_and_its_directory_synced_without_a_plan() {
+    let gh = GitHub::start();
+    let (pkg, rv) = adopted(&gh);
+    std::fs::remove_file(pkg.join("templates/app.yml")).unwrap();
+    let Some(text) = traced(&rv, &["render"]) else {
+        return;
+    };
+    let calls: Vec<&str> = text.lines().filter(|l| l.contains("= 0")).collect();
+    assert!(!text.contains("plan"), "{text}");
+    let staged = format!("{}/{STAGING}/0", pkg.path().display());
+    let template = format!("{}/templates", pkg.path().display());
+    let fsyncs: Vec<&&str> = calls.iter().filter(|l| l.contains("fsync(")).collect();
+    assert_eq!(fsyncs.len(), 2, "{text}");
+    assert!(fsyncs[0].contains(&format!("<{staged}>")), "{text}");
+    assert!(fsyncs[1].contains(&format!("<{template}>")), "{text}");
+    let at = |what: &[String]| {
+        calls
+            .iter()
+            .position(|l| what.iter().all(|w| l.contains(w.as_str())))
+            .unwrap_or_else(|| panic!("{what:?}:\n{text}"))
+    };
+    let rename = at(&[
+        "rename".to_owned(),
+        format!("\"{staged}\""),
+        format!("\"{template}/app.yml\""),
+    ]);
+    assert!(
+        at(&["fsync(".to_owned(), format!("<{staged}>")]) < rename,
+        "{text}"
+    );
+    assert!(rename < at(&[format!("<{template}>")]), "{text}");
 }
 
 /// A plan revendor did not write (committed by someone, or crafted) that names paths outside
