@@ -326,7 +326,10 @@ fn open_and_read(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::File, FileId
 
 /// The bytes of `file`, `len` long when it was asked: read to that size, then to the end.
 /// `File::read_to_end` would ask the size and the position again (a statx and an lseek a
-/// file; issue 23).
+/// file; issue 23). Read into one buffer of the right size, not mapped: a mapping would save
+/// the copy, but another process writing the file would then change bytes already verified
+/// against the lock (or compared with a render), and one truncating it would kill the run
+/// with SIGBUS; a read is a private copy whose identity [`read_identified`] checks.
 fn read_sized(file: &mut std::fs::File, len: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = vec![0; len];
