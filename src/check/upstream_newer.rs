@@ -380,7 +380,7 @@ fn dry_run(
                 }
             }
         };
-        let walk = package.carry(vendor, base, &theirs, tag);
+        let walk = package.carry(vendor, base.into(), theirs.as_slice().into(), tag);
 
         // A conflict's marked file says nothing about the sections after
         // it: the dry run ends there.

@@ -208,8 +208,14 @@ impl<'a> Package<'a> {
 
     /// `vendor`'s sections carried from `base`, its pristine copy at the
     /// package's version, to `theirs`, the file at release `target`
-    /// ([`Stack::carry`]).
-    pub fn carry(&self, vendor: &Vendor, base: &[u8], theirs: &[u8], target: &str) -> Walk {
+    /// ([`Stack::carry`]: a side given by value is not copied).
+    pub fn carry(
+        &self,
+        vendor: &Vendor,
+        base: Cow<'_, [u8]>,
+        theirs: Cow<'_, [u8]>,
+        target: &str,
+    ) -> Walk {
         self.stack(vendor).carry(base, theirs, target)
     }
 

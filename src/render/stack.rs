@@ -214,20 +214,22 @@ impl<'a> Stack<'a> {
     /// marked file is the next step's input, so every section is reported.
     /// `output` is the carried file, or the section that does not apply to
     /// `base`.
-    pub fn carry(&self, base: &[u8], theirs: &[u8], target: &str) -> Walk {
+    ///
+    /// Each side is only read until a section's result replaces it: a
+    /// `base` given by value goes once the first section is rebased, and a
+    /// `theirs` given by value is the first step's input, not a copy of it.
+    /// The last patched base goes before the result is copied, so the walk
+    /// holds at most four copies of the file, the merge's own included
+    /// (issue 23).
+    pub fn carry(&self, base: Cow<'_, [u8]>, theirs: Cow<'_, [u8]>, target: &str) -> Walk {
         let ours_label = format!("patched {}", self.version);
         let labels = Labels {
             ours: &ours_label,
             base: self.version,
             theirs: target,
         };
-        // Each side is only read until a section's result replaces it: the
-        // base is not copied, and `theirs` only once the merge is done, for
-        // the step that keeps it; the patched base goes before the result is
-        // copied. At most five copies of the file are held, the merge's own
-        // included (issue 23).
-        let mut b = Cow::Borrowed(base);
-        let mut t = Cow::Borrowed(theirs);
+        let mut b = base;
+        let mut t = theirs;
         let mut steps = Vec::new();
         for &id in &self.ids {
             let (_, fp) = self.patches.section(id);
@@ -244,7 +246,7 @@ impl<'a> Stack<'a> {
             b = Cow::Owned(ours);
             if steps.len() + 1 == self.ids.len() {
                 // Assigned, not bound: the last patched base goes now.
-                b = Cow::Borrowed(base);
+                b = Cow::Borrowed(&[]);
             }
             let next = Cow::Owned(outcome.content().to_vec());
             steps.push(Step {
@@ -478,7 +480,7 @@ mod tests {
         let stack = p.stack(&v, "v1");
 
         let moved = b"0\na\nb\nc\nd\ne\nf\nh\n";
-        let walk = stack.carry(PRISTINE, moved, "v2");
+        let walk = stack.carry(PRISTINE[..].into(), moved[..].into(), "v2");
         assert_eq!(
             names(&p, &walk),
             [
@@ -495,7 +497,7 @@ mod tests {
         );
 
         let changed = b"a\nb\ncc\nd\ne\nf\nh\n";
-        let walk = stack.carry(PRISTINE, changed, "v2");
+        let walk = stack.carry(PRISTINE[..].into(), changed[..].into(), "v2");
         let Outcome::Conflict { marked, .. } = &walk.steps[0].outcome else {
             panic!("{:?}", names(&p, &walk));
         };
@@ -505,10 +507,22 @@ mod tests {
         );
         assert_eq!(walk.steps.len(), 2, "a conflict does not stop the carry");
 
-        let walk = stack.carry(b"a\nb\nX\n", moved, "v2");
+        let walk = stack.carry(b"a\nb\nX\n"[..].into(), moved[..].into(), "v2");
         assert!(
             walk.output.is_err(),
             "a section must apply to the locked side"
         );
+    }
+
+    #[test]
+    fn carry_keeps_a_new_release_given_by_value_as_the_first_input() {
+        let p = Patches::parsed(&[("first", FIRST), ("second", SECOND)]);
+        let v = vendor();
+        let stack = p.stack(&v, "v1");
+        let theirs = b"0\na\nb\nc\nd\ne\nf\nh\n".to_vec();
+        let at = theirs.as_ptr();
+        let walk = stack.carry(PRISTINE.to_vec().into(), theirs.into(), "v2");
+        assert_eq!(walk.steps[0].input.as_ptr(), at, "moved in, not copied");
+        assert_eq!(walk.output.unwrap(), walk.steps[1].outcome.content());
     }
 }

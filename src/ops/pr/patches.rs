@@ -269,7 +269,7 @@ fn copy_sections(
         _ => None,
     };
     if let (Ok(old), Ok(new), Some(_)) = (&copy.old, &copy.new, inputs.from) {
-        let walk = base.carry(vendor, old, new, inputs.to);
+        let walk = base.carry(vendor, old.into(), new.into(), inputs.to);
         for step in &walk.steps {
             let name = base.patch_name(step.id);
             found.entry(name.to_owned()).or_default().push(section(

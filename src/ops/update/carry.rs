@@ -3,8 +3,6 @@
 //! locked side, then rebased, 3-way when the strict apply fails), reporting
 //! each section and refreshing it to exact hunks at the target.
 
-use std::borrow::Cow;
-
 use super::summary::{ConflictReport, UpstreamedReport};
 use super::upstreamed;
 use crate::config::Vendor;
@@ -45,25 +43,33 @@ fn placement(fp: &FilePatch, content: &[u8]) -> String {
 
 /// Carries the sections targeting `vendor` from `base` (at the package's
 /// version) to `theirs` (at `target`), and refreshes each carried section
-/// in `package` to exact hunks at the target. A `base` given by value is
-/// dropped once the walk is done, before the refresh's line tables are
-/// built: one copy less at the update's peak (issue 23).
+/// in `package` to exact hunks at the target. Both sides are given by value
+/// and not copied ([`Package::carry`]): `base` goes once the first section
+/// is rebased, and `theirs` comes back beside the result. The last
+/// section is refreshed against the output, not a copy of it: two copies
+/// less at the update's peak (issue 23).
 pub(super) fn carry(
     package: &mut Package<'_>,
     vendor: &Vendor,
-    base: Cow<'_, [u8]>,
-    theirs: &[u8],
+    base: Vec<u8>,
+    theirs: Vec<u8>,
     target: &str,
-) -> Result<Carried> {
-    let walk = package.carry(vendor, &base, theirs, target);
-    drop(base);
+) -> Result<(Carried, Vec<u8>)> {
+    let walk = package.carry(vendor, base.into(), theirs.into(), target);
+    let output = walk.output?;
+    // With no section, the output is the new release itself.
+    let mut theirs = match walk.steps.first() {
+        Some(_) => Vec::new(),
+        None => output.clone(),
+    };
     let mut out = Carried {
-        output: walk.output?,
+        output,
         reports: Vec::new(),
         conflicts: Vec::new(),
         upstreamed: Vec::new(),
     };
-    for step in walk.steps {
+    let last = walk.steps.len().saturating_sub(1);
+    for (at, step) in walk.steps.into_iter().enumerate() {
         let (p, fp) = package.patches().section(step.id);
         let result = match &step.outcome {
             Outcome::Conflict { hunks, .. } => {
@@ -98,14 +104,22 @@ pub(super) fn carry(
             Kind::from(&step.outcome),
             result,
         ));
-        if !matches!(
+        let refresh = !matches!(
             step.outcome,
             Outcome::Conflict { .. } | Outcome::AlreadyUpstream { .. }
-        ) {
+        );
+        // The last section's content is the output: it goes before the
+        // refresh builds its line tables.
+        let content = (at != last).then_some(step.outcome);
+        if refresh {
+            let content = content.as_ref().map_or(&out.output[..], Outcome::content);
             package
                 .patches_mut()
-                .refresh_section(step.id, &step.input, step.outcome.content());
+                .refresh_section(step.id, &step.input, content);
+        }
+        if at == 0 {
+            theirs = step.input;
         }
     }
-    Ok(out)
+    Ok((out, theirs))
 }

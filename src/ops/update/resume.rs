@@ -84,7 +84,8 @@ impl<'a> Resume<'a> {
         let version = package.version(vendor).to_owned();
         let to = &vendor.to;
         if !self.pending.conflicts.iter().any(|c| &c.file == to) {
-            let carried = carry::carry(package, vendor, base.into(), theirs, target)?;
+            let (base, theirs) = (base.to_vec(), theirs.to_vec());
+            let (carried, _) = carry::carry(package, vendor, base, theirs, target)?;
             let rendered = package.finish_with(to, carried.output.as_slice(), at_target)?;
             if !carried.conflicts.is_empty() || current != Some(rendered.as_slice()) {
                 let found = current
@@ -116,7 +117,7 @@ impl<'a> Resume<'a> {
             ));
         }
 
-        let walk = package.carry(vendor, base, theirs, target);
+        let walk = package.carry(vendor, base.into(), theirs.into(), target);
         let marked = walk.output?;
         let Some(first) = walk
             .steps

@@ -86,7 +86,7 @@ impl Run<'_> {
         let on_disk = on_disk.filter(|_| !compare_on_commit);
         // The target's copy is read once the hand-edit check is done, not
         // held through it (issue 23).
-        let theirs = self.theirs(mv, step, &base)?;
+        let mut theirs = self.theirs(mv, step, &base)?;
         let upstream_same = theirs.bytes == base.bytes;
         if !upstream_same {
             self.keep_in_cache(step, &base);
@@ -98,7 +98,12 @@ impl Run<'_> {
                 let (at_target, on_disk) = (self.target_stamp, on_disk.as_deref());
                 resume.rebase(package, at_target, vendor, &base, &theirs.bytes, on_disk)?
             }
-            _ => carry::carry(package, vendor, base.into(), &theirs.bytes, &mv.target)?,
+            _ => {
+                let given = std::mem::take(&mut theirs.bytes);
+                let (carried, given) = carry::carry(package, vendor, base, given, &mv.target)?;
+                theirs.bytes = given;
+                carried
+            }
         };
         carried
             .reports
