@@ -20,7 +20,9 @@
 //!    `--drop-upstreamed` removes it (`upstreamed.rs`).
 //! 6. Rewrite, pin, write the lock; stage everything and commit it at once.
 //! 7. Check the result offline and report each finding with its next
-//!    command (`closing.rs`).
+//!    command, an error that the check of the tree before the update (run
+//!    before step 2 reads a file) did not report as caused by it
+//!    (`closing.rs`).
 //!
 //! Each file's part of steps 2 to 4 is planned first, one typed step per
 //! file (`plan.rs`: carry, add, remove, delete, adopt, resume), then
@@ -192,6 +194,7 @@ fn run(ctx: &Context, opts: &UpdateOptions, stage: Stage<'_>) -> Result<UpdateRe
         // --dry-run: both steps are planned as one; the summary says both.
         report.adoption = Some(AdoptionStep::default());
     }
+    let before = closing::before(ctx, lock.is_some(), opts.dry_run);
     let mut run = Run {
         ctx,
         opts,
@@ -206,6 +209,7 @@ fn run(ctx: &Context, opts: &UpdateOptions, stage: Stage<'_>) -> Result<UpdateRe
         locked_files: Vec::new(),
         base_files: Vec::new(),
         moved_files: files::Moved::default(),
+        before,
     };
     for step in &steps {
         run.file(&mut package, step)?;

@@ -5,8 +5,13 @@
 //! newer Go than the Dockerfile's builder, and only `check` would say so.
 //! So the update ends by checking its own result:
 //!
-//! 1. Before the commit, when the package has a lock, the offline check runs
-//!    on the tree as it is: what was already reported before the update.
+//! 1. Before the update reads the first vendored file, when the package has
+//!    a lock, the offline check runs on the tree as it is: what was already
+//!    reported before the update ([`before`]). Nothing is written until the
+//!    commit, so it is the tree the commit replaces; run then, it holds its
+//!    copies of the files while the transaction holds none (at the commit it
+//!    overlapped the result and the new pristine copy: one copy of a large
+//!    file more at the update's peak, issue 23).
 //! 2. The transaction commits.
 //! 3. The offline check runs on the written tree. Every finding is reported
 //!    with its fix. An `error` finding that the check before did not report
@@ -28,13 +33,24 @@ use crate::ops::check::{CheckOptions, check};
 use crate::paths::Transaction;
 use crate::workspace::Context;
 
+/// The offline findings of the tree before the update, for [`commit`] to
+/// tell what the update caused: none without a lock (adoption: nothing
+/// counts as caused), with `--dry-run` (nothing is committed), or when the
+/// check cannot run.
+pub(super) fn before(ctx: &Context, has_lock: bool, dry_run: bool) -> Option<Vec<Finding>> {
+    (has_lock && !dry_run)
+        .then(|| offline_check(ctx).ok())
+        .flatten()
+}
+
 /// Commits `txn` (or, with `dry_run`, only lists what it would change) and
-/// records the closing check's findings in `report`.
+/// records the closing check's findings in `report`, each error that
+/// `before` ([`before`]) did not hold as caused by the update.
 pub(super) fn commit(
     ctx: &Context,
     mut txn: Transaction,
     dry_run: bool,
-    had_lock: bool,
+    before: Option<&[Finding]>,
     report: &mut UpdateReport,
 ) -> Result<()> {
     record_kinds(&ctx.root, &mut txn, report)?;
@@ -42,14 +58,9 @@ pub(super) fn commit(
         report.changed = txn.changed_paths()?;
         return Ok(());
     }
-    let before = if had_lock {
-        offline_check(ctx).ok()
-    } else {
-        None
-    };
     report.changed = txn.commit()?;
     match offline_check(ctx) {
-        Ok(after) => report.findings = closing(before.as_deref(), after),
+        Ok(after) => report.findings = closing(before, after),
         Err(e) => {
             let hint = e.hint().map(|h| format!("; {h}")).unwrap_or_default();
             ctx.shell.warn(format!(

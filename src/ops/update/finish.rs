@@ -116,8 +116,8 @@ pub(super) fn finish(
         LOCK_PATH,
         new_lock.to_toml(previous_lock.as_deref()).into_bytes(),
     );
-    let had_lock = package.lock().is_some();
-    closing::commit(ctx, run.txn, run.opts.dry_run, had_lock, &mut run.report)?;
+    let before = run.before.as_deref();
+    closing::commit(ctx, run.txn, run.opts.dry_run, before, &mut run.report)?;
     Ok(run.report)
 }
 

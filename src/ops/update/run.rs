@@ -15,6 +15,7 @@ use super::source_conflict::{self, SourceConflict};
 use super::summary::UpdateReport;
 use super::upstreams::{self, Move};
 use super::{UpdateOptions, adopt, carry};
+use crate::check::Finding;
 use crate::config::Vendor;
 use crate::config::lock::{Lock, LockedFile};
 use crate::error::Result;
@@ -53,6 +54,10 @@ pub(super) struct Run<'r> {
     pub base_files: Vec<LockedFile>,
     /// The files of vendored directories that arrive and go.
     pub moved_files: files::Moved,
+    /// The offline check of the tree before the update
+    /// ([`super::closing::before`]), for the closing check to tell what it
+    /// caused.
+    pub before: Option<Vec<Finding>>,
 }
 
 impl Run<'_> {
