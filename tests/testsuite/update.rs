@@ -716,3 +716,30 @@ fn an_edit_made_during_the_update_stops_its_commit() {
     assert_eq!(pkg.read_string("upstream/lock.toml"), before);
     assert!(!pkg.path().join(".revendor-txn").exists());
 }
+
+/// An error the package had before the update is reported when it ends, but not as one the
+/// update caused: the update is written and exits 0. (The check of the tree before the update
+/// runs before it reads a file; an error it did not see would make the update exit 1.)
+#[test]
+fn an_error_the_package_had_before_is_not_one_the_update_caused() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let image = "\n[image]\nrepository = \"example.org/app\"\ntag = \"{version}\"\n\
+                 context = \"images/app\"\nplatforms = [\"linux/amd64\"]\n";
+    let toml = pkg.read_string("vendor.toml") + image;
+    pkg.write("vendor.toml", &toml);
+    let missing = "warning: builder-go: images/app/Dockerfile:1: error: the image recipe \
+                   `images/app/Dockerfile` is missing\n";
+    assert!(rv.run(&["check"]).expect(1).stdout.contains("is missing"));
+
+    let run = rv.run(&["update", "--to", "v1.1.0"]).expect(0);
+    assert!(run.stderr.contains(missing), "{}", run.stderr);
+    assert!(!run.stderr.contains("caused"), "{}", run.stderr);
+    assert!(
+        pkg.read_string("upstream/lock.toml")
+            .contains("version = \"v1.1.0\"")
+    );
+}
