@@ -237,7 +237,7 @@ pub enum Error {
     /// ran. Nothing was written.
     #[error("`{}` changed while revendor was running; nothing was written", path.display())]
     ChangedDuringRun {
-        /// The file.
+        /// The file, relative to the package.
         path: PathBuf,
     },
     /// A vendored directory holds a file that neither upstream nor a patch

@@ -1,8 +1,9 @@
 //! The journal of an interrupted write: the plan's format, and the package as
 //! an unfinished plan leaves it.
 //!
-//! `paths::Transaction` stages new files under `<package>/.revendor-txn/` and
-//! writes a plan there, one [`Step`] a line, before it renames anything
+//! `paths::Transaction` stages new files under `<package>/.revendor-txn/` and,
+//! unless it writes a single file (whose one rename needs none), writes a plan
+//! there, one [`Step`] a line, before it renames anything
 //! (`paths/transaction.rs` tells the whole protocol). A run killed after that
 //! leaves a plan whose renames are not all done, and the files on disk mix old
 //! and new. `paths::recover` finishes it before any command reads the package;

@@ -167,9 +167,11 @@ fn tell_recovery(shell: &Shell, recovery: Recovery) {
              completes them",
         ),
         Recovery::Deferred { committed: false } => {}
-        Recovery::RolledBack => {
-            shell.warn("an interrupted run had not committed; its staged files were discarded")
-        }
+        Recovery::RolledBack => shell.warn(
+            "an interrupted run left no plan: every file is whole (the old one, or the \
+                 one file such a run writes, renamed into place); its staged files were \
+                 discarded",
+        ),
         Recovery::Completed => {
             shell.warn("an interrupted run had committed; its writes were completed")
         }
@@ -185,8 +187,9 @@ fn tell_recovery(shell: &Shell, recovery: Recovery) {
             committed: false,
             reason,
         } => shell.warn(format!(
-            "an interrupted run had not committed, and its staged files cannot be \
-             discarded here ({reason}); the package is as it was before that run"
+            "an interrupted run left no plan, and its staged files cannot be discarded \
+             here ({reason}); every file is whole (the old one, or the one file such a \
+             run writes, renamed into place)"
         )),
     }
 }

@@ -99,14 +99,18 @@ enum When {
 pub enum Recovery {
     /// No interrupted transaction.
     Clean,
-    /// An interrupted transaction before its commit point was discarded.
+    /// An interrupted transaction without a plan was discarded: it had not
+    /// reached its commit point, or it wrote one file and had renamed it
+    /// into place (nothing tells the two apart, and deleting what is left
+    /// changes no file): every file is whole, the old one or that one new.
     RolledBack,
     /// An interrupted transaction after its commit point was completed.
     Completed,
     /// An interrupted transaction the package cannot be written to finish or
     /// discard. When `committed`, reads through `paths` see the tree as its
-    /// plan leaves it (the files on disk stay mixed); otherwise the tree on
-    /// disk is the old one and only the staging directory is left.
+    /// plan leaves it (the files on disk stay mixed); otherwise only the
+    /// staging directory is left, and every file is whole (see
+    /// [`Recovery::RolledBack`]).
     ReadOnly {
         /// Whether the transaction had reached its commit point.
         committed: bool,
@@ -186,8 +190,20 @@ impl Transaction {
                 self.guard(path, Some(identity));
                 Ok(Some(bytes))
             }
-            Some((_, None)) if !journal::viewing() => Err(Error::ChangedDuringRun { path: at }),
+            Some((_, None)) if !journal::viewing() => Err(Error::ChangedDuringRun {
+                path: PathBuf::from(path),
+            }),
             Some((bytes, None)) => Ok(Some(bytes)),
+        }
+    }
+
+    /// A new transaction on the same package holding this one's guards and
+    /// nothing staged: what an update that stops on a conflict commits
+    /// instead (its marked files) is judged by the same reads.
+    pub fn guarded_alike(&self) -> Transaction {
+        Transaction {
+            guards: self.guards.clone(),
+            ..Transaction::new(&self.root)
         }
     }
 
@@ -407,7 +423,7 @@ impl Transaction {
             };
             if !journal::unchanged(&self.root.join(path), seen) {
                 return Err(Error::ChangedDuringRun {
-                    path: self.root.join(path),
+                    path: PathBuf::from(path),
                 });
             }
         }

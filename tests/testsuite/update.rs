@@ -743,3 +743,47 @@ fn an_error_the_package_had_before_is_not_one_the_update_caused() {
             .contains("version = \"v1.1.0\"")
     );
 }
+
+/// The same with `--keep-conflicts`, where the update stops on a conflict and commits the
+/// file with its markers instead: the edit made after the hand-edit check is not replaced by
+/// the markers either.
+#[test]
+fn an_edit_made_during_an_update_that_keeps_conflicts_stops_its_commit() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    let moved = manifest("v1.1.0").replace("namespace: default", "namespace: elsewhere");
+    gh.repo(REPO)
+        .file_at("v1.1.0", FILE, moved)
+        .release("v1.1.0", |r| r);
+    let pkg = package("v1.0.0");
+    let rv = Revendor::new(pkg.path(), &gh);
+    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+    let before = pkg.read_string("upstream/lock.toml");
+    let gate = gh.hold_next(&format!("/{REPO}/refs/tags/v1.1.0/{FILE}"));
+    let mut run = rv
+        .command(&["update", "--to", "v1.1.0", "--keep-conflicts"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !gate.arrived() {
+        assert!(
+            run.try_wait().unwrap().is_none(),
+            "{:?}",
+            gh.requests().targets()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let edited = pkg.read_string("templates/app.yml") + "# edited during the update\n";
+    pkg.write("templates/app.yml", &edited);
+    gate.release();
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("changed while revendor was running; nothing was written"),
+        "{stderr}"
+    );
+    assert_eq!(pkg.read_string("templates/app.yml"), edited);
+    assert_eq!(pkg.read_string("upstream/lock.toml"), before);
+}

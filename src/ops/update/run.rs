@@ -295,7 +295,9 @@ impl Run<'_> {
             return Ok(());
         }
         let vendored = self.vendored;
-        let mut keep = Transaction::new(&self.ctx.root);
+        // The marked files are judged files too: an edit made since the
+        // hand-edit check read one stops this commit as it would the update's.
+        let mut keep = self.txn.guarded_alike();
         let at_target: HashSet<&str> = vendored.target.iter().map(|t| t.to.as_str()).collect();
         for vendor in vendored
             .base
