@@ -23,7 +23,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-use super::lock_index::{Lookups, file_key};
+use super::lock_index::Lookups;
 use super::lock_memo::Memo;
 pub use super::lock_schema::{LOCK_SCHEMA, Schema};
 use super::lock_schema::{stamp, unreadable};
@@ -412,10 +412,10 @@ impl Lock {
 
     /// The locked sha256 of a vendored file of upstream `upstream`.
     pub fn file_sha256(&self, upstream: Option<&str>, from: &str) -> Option<&str> {
-        let key = |f: &LockedFile| file_key(f.upstream.as_deref(), &f.from);
+        let of_upstream = |f: &LockedFile| f.upstream.as_deref() == upstream;
         self.lookup
             .files
-            .find(&self.files, key, &file_key(upstream, from))
+            .find(&self.files, |f| f.from.as_str(), from, of_upstream)
             .map(|f| f.sha256.as_str())
     }
 
@@ -431,7 +431,7 @@ impl Lock {
     pub fn output(&self, file: &str) -> Option<&LockedOutput> {
         self.lookup
             .outputs
-            .find(&self.outputs, |o| o.file.clone(), file)
+            .find(&self.outputs, |o| o.file.as_str(), file, |_| true)
     }
 
     /// The pending conflict of output `file`, when there is one.
