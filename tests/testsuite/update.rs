@@ -673,50 +673,6 @@ fn a_large_file_is_compared_on_disk_after_the_carry() {
     assert_eq!(pkg.read_string("templates/app.yml"), patched(&v2));
 }
 
-/// A hand edit made while `update` runs, after its hand-edit check read the file, is not
-/// written over: the commit finds the file changed since, writes nothing, and says so
-/// (exit 1). The request for the new upstream file, which `update` makes after reading the
-/// file on disk, is held while the test edits it.
-#[test]
-fn an_edit_made_during_the_update_stops_its_commit() {
-    let gh = GitHub::start();
-    upstream(&gh, &["v1.0.0", "v1.1.0"]);
-    let pkg = package("v1.0.0");
-    let rv = Revendor::new(pkg.path(), &gh);
-    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
-    let before = pkg.read_string("upstream/lock.toml");
-    gh.clear_requests();
-    let gate = gh.hold_next(&format!("/{REPO}/refs/tags/v1.1.0/{FILE}"));
-    let mut run = rv
-        .command(&["update", "--to", "v1.1.0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    while !gate.arrived() {
-        assert!(
-            run.try_wait().unwrap().is_none(),
-            "{:?}",
-            gh.requests().targets()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let edited = pkg.read_string("templates/app.yml") + "# edited during the update\n";
-    pkg.write("templates/app.yml", &edited);
-    gate.release();
-    let out = run.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr
-            .contains("templates/app.yml` changed while revendor was running; nothing was written"),
-        "{stderr}"
-    );
-    assert_eq!(pkg.read_string("templates/app.yml"), edited);
-    assert_eq!(pkg.read_string("upstream/lock.toml"), before);
-    assert!(!pkg.path().join(".revendor-txn").exists());
-}
-
 /// An error the package had before the update is reported when it ends, but not as one the
 /// update caused: the update is written and exits 0. (The check of the tree before the update
 /// runs before it reads a file; an error it did not see would make the update exit 1.)
@@ -744,24 +700,14 @@ fn an_error_the_package_had_before_is_not_one_the_update_caused() {
     );
 }
 
-/// The same with `--keep-conflicts`, where the update stops on a conflict and commits the
-/// file with its markers instead: the edit made after the hand-edit check is not replaced by
-/// the markers either.
-#[test]
-fn an_edit_made_during_an_update_that_keeps_conflicts_stops_its_commit() {
-    let gh = GitHub::start();
-    upstream(&gh, &["v1.0.0"]);
-    let moved = manifest("v1.1.0").replace("namespace: default", "namespace: elsewhere");
-    gh.repo(REPO)
-        .file_at("v1.1.0", FILE, moved)
-        .release("v1.1.0", |r| r);
-    let pkg = package("v1.0.0");
-    let rv = Revendor::new(pkg.path(), &gh);
-    rv.run(&["update", "--to", "v1.0.0"]).expect(0);
+/// Runs `update` with `args`, holds its request for the new upstream file (made after it
+/// read the package and checked it for hand edits), appends a line to `file` meanwhile, and
+/// checks that the commit stopped: exit 1 naming the file, the edit kept, the lock as it was.
+fn edit_during_update(gh: &GitHub, pkg: &TempPackage, args: &[&str], file: &str) {
     let before = pkg.read_string("upstream/lock.toml");
     let gate = gh.hold_next(&format!("/{REPO}/refs/tags/v1.1.0/{FILE}"));
-    let mut run = rv
-        .command(&["update", "--to", "v1.1.0", "--keep-conflicts"])
+    let mut run = Revendor::new(pkg.path(), gh)
+        .command(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -774,16 +720,55 @@ fn an_edit_made_during_an_update_that_keeps_conflicts_stops_its_commit() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    let edited = pkg.read_string("templates/app.yml") + "# edited during the update\n";
-    pkg.write("templates/app.yml", &edited);
+    let edited = pkg.read_string(file) + "# edited during the update\n";
+    pkg.write(file, &edited);
     gate.release();
     let out = run.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("changed while revendor was running; nothing was written"),
-        "{stderr}"
-    );
-    assert_eq!(pkg.read_string("templates/app.yml"), edited);
+    let said = format!("`{file}` changed while revendor was running; nothing was written");
+    assert!(stderr.contains(&said), "{stderr}");
+    assert_eq!(pkg.read_string(file), edited);
     assert_eq!(pkg.read_string("upstream/lock.toml"), before);
+    assert!(!pkg.path().join(".revendor-txn").exists());
+}
+
+/// A hand edit made while `update` runs, after its hand-edit check read the file, is not
+/// written over: the commit finds the file changed since, writes nothing, and says so
+/// (exit 1). So with a patch file, which the update rewrites when it refreshes the patch.
+#[test]
+fn an_edit_made_during_the_update_stops_its_commit() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    let pkg = package("v1.0.0");
+    Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--to", "v1.0.0"])
+        .expect(0);
+    let update = ["update", "--to", "v1.1.0"];
+    edit_during_update(&gh, &pkg, &update, "templates/app.yml");
+    pkg.write(
+        "templates/app.yml",
+        pkg.read_string("templates/app.yml")
+            .replace("# edited during the update\n", ""),
+    );
+    edit_during_update(&gh, &pkg, &update, "patches/namespace.patch");
+}
+
+/// The same with `--keep-conflicts`, where the update stops on a conflict and commits the
+/// file with its markers instead: the edit made after the hand-edit check is not replaced by
+/// the markers either.
+#[test]
+fn an_edit_made_during_an_update_that_keeps_conflicts_stops_its_commit() {
+    let gh = GitHub::start();
+    upstream(&gh, &["v1.0.0"]);
+    let moved = manifest("v1.1.0").replace("namespace: default", "namespace: elsewhere");
+    gh.repo(REPO)
+        .file_at("v1.1.0", FILE, moved)
+        .release("v1.1.0", |r| r);
+    let pkg = package("v1.0.0");
+    Revendor::new(pkg.path(), &gh)
+        .run(&["update", "--to", "v1.0.0"])
+        .expect(0);
+    let update = ["update", "--to", "v1.1.0", "--keep-conflicts"];
+    edit_during_update(&gh, &pkg, &update, "templates/app.yml");
 }

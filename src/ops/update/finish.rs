@@ -18,7 +18,7 @@ use crate::config::lock::{
     LOCK_PATH, Lock, LockedImage, LockedPatch, LockedUpstream, Pending, Schema,
 };
 use crate::config::{Config, Placeholders, Selection};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::image::Digest;
 use crate::ops::render::{edits, removed};
 use crate::paths::{self, Transaction};
@@ -48,7 +48,7 @@ pub(super) fn finish(
     }
     edits::require_started(config, package.patches())?;
     let txn = &mut run.txn;
-    let mut locked_patches = stage_patches(config, package.patches(), &mut facts, txn);
+    let mut locked_patches = stage_patches(config, package.patches(), &mut facts, txn)?;
     let dropped =
         upstreamed::remove_sections(config, txn, &mut locked_patches, &mut run.report.upstreamed)?;
     removed::remember(ctx, config, txn);
@@ -160,16 +160,25 @@ pub(super) fn kept_sources(run: &mut Run<'_>, config: &Config) -> Result<Vec<Sou
 
 /// Stages every vendor patch (refreshed by the carry) and every refreshed
 /// source patch file in `facts`; returns their lock entries in vendor.toml
-/// order.
+/// order. A patch file of the package must still hold what the run read from
+/// it, and is guarded so until the commit: an edit made to it since stops the
+/// update, as one made to a rendered file does, not written over by the
+/// refreshed patch ([`Transaction::read_guarded`]).
 fn stage_patches(
     config: &Config,
     patches: &Patches,
     facts: &mut [SourceFacts],
     txn: &mut Transaction,
-) -> Vec<LockedPatch> {
+) -> Result<Vec<LockedPatch>> {
     let mut locked_patches = Vec::new();
     for p in patches.loaded() {
         let bytes = crate::patch::write(&p.set);
+        let declared = config.patches.iter().any(|c| c.file == p.file);
+        if declared && txn.read_guarded(&p.file)?.unwrap_or_default() != p.bytes {
+            return Err(Error::ChangedDuringRun {
+                path: p.file.clone().into(),
+            });
+        }
         locked_patches.push(LockedPatch {
             name: p.name.clone(),
             sha256: Digest::of(&bytes).hex().to_owned(),
@@ -196,7 +205,7 @@ fn stage_patches(
         txn.stage(&file, bytes);
     }
     locked_patches.sort_by_key(|l| config.patches.iter().position(|p| p.name == l.name));
-    locked_patches
+    Ok(locked_patches)
 }
 
 /// The lock's `[[upstream]]` entries at the target (with the archive a
