@@ -674,26 +674,53 @@ fn a_large_file_is_compared_on_disk_after_the_carry() {
 }
 
 /// An error the package had before the update is reported when it ends, but not as one the
-/// update caused: the update is written and exits 0. (The check of the tree before the update
-/// runs before it reads a file; an error it did not see would make the update exit 1.)
+/// update caused, while one the update brings is: the update is written and exits 1 for the
+/// new one alone. (The check of the tree before the update runs before it reads a file; one
+/// that saw nothing would take both for the update's, one that ran after would see neither
+/// as new.)
 #[test]
 fn an_error_the_package_had_before_is_not_one_the_update_caused() {
     let gh = GitHub::start();
-    upstream(&gh, &["v1.0.0", "v1.1.0"]);
+    upstream(&gh, &["v1.0.0"]);
+    let unlimited = manifest("v1.1.0").replace(
+        "          resources:\n            limits:\n              memory: 64Mi\n",
+        "",
+    );
+    gh.repo(REPO)
+        .file_at("v1.1.0", FILE, unlimited)
+        .release("v1.1.0", |r| r);
     let pkg = package("v1.0.0");
     let rv = Revendor::new(pkg.path(), &gh);
     rv.run(&["update", "--to", "v1.0.0"]).expect(0);
-    let image = "\n[image]\nrepository = \"example.org/app\"\ntag = \"{version}\"\n\
-                 context = \"images/app\"\nplatforms = [\"linux/amd64\"]\n";
-    let toml = pkg.read_string("vendor.toml") + image;
+    let added = "\n[image]\nrepository = \"example.org/app\"\ntag = \"{version}\"\n\
+                 context = \"images/app\"\nplatforms = [\"linux/amd64\"]\n\n\
+                 [[contract]]\nname = \"limits\"\nfile = \"templates/app.yml\"\n\
+                 select = { kind = \"Deployment\" }\n\
+                 every-container = [\"resources\", \"limits\", \"memory\"]\n";
+    let toml = pkg.read_string("vendor.toml") + added;
     pkg.write("vendor.toml", &toml);
     let missing = "warning: builder-go: images/app/Dockerfile:1: error: the image recipe \
                    `images/app/Dockerfile` is missing\n";
-    assert!(rv.run(&["check"]).expect(1).stdout.contains("is missing"));
+    let before = rv.run(&["check"]).expect(1).stdout;
+    assert!(
+        before.contains("is missing") && !before.contains("limits"),
+        "{before}"
+    );
 
-    let run = rv.run(&["update", "--to", "v1.1.0"]).expect(0);
+    let run = rv.run(&["update", "--to", "v1.1.0"]).expect(1);
     assert!(run.stderr.contains(missing), "{}", run.stderr);
-    assert!(!run.stderr.contains("caused"), "{}", run.stderr);
+    let caused: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("(caused by"))
+        .collect();
+    assert!(
+        caused.len() == 1
+            && caused[0].contains("limits")
+            && caused[0].ends_with("(caused by this update)"),
+        "{}",
+        run.stderr
+    );
     assert!(
         pkg.read_string("upstream/lock.toml")
             .contains("version = \"v1.1.0\"")
