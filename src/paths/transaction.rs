@@ -339,7 +339,6 @@ impl Transaction {
         for (n, (path, change)) in self.changes.iter().enumerate() {
             let Some(bytes) = &change.new else { continue };
             let staged = staging.join(n.to_string());
-            write_synced(&staged, bytes)?;
             let mode = match disk.entry(path) {
                 Entry::Absent | Entry::Other => None,
                 Entry::File(Some(mode)) => Some(mode),
@@ -349,9 +348,7 @@ impl Transaction {
                         .map(|m| m.permissions())
                 }
             };
-            if let Some(mode) = mode {
-                fs::set_permissions(&staged, mode).map_err(io("chmod", &staged))?;
-            }
+            write_synced(&staged, bytes, mode)?;
         }
         Ok(())
     }
@@ -372,7 +369,7 @@ impl Transaction {
         // the slow part, and a file edited during it is still caught.
         self.check_guards()?;
         let tmp = staging.join("plan.tmp");
-        write_synced(&tmp, plan.as_bytes())?;
+        write_synced(&tmp, plan.as_bytes(), None)?;
         fs::rename(&tmp, plan_path).map_err(io("rename", &tmp))?;
         sync_dir(staging)?;
         Ok(plan)
@@ -833,9 +830,15 @@ fn prune(root: &Path, file: &Path) -> Vec<PathBuf> {
     removed
 }
 
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes `bytes` to a new file at `path`, with `mode` when given, and syncs
+/// it: the mode is set on the open file before the sync, so that it is as
+/// durable as the bytes when the file is renamed into place.
+fn write_synced(path: &Path, bytes: &[u8], mode: Option<fs::Permissions>) -> Result<()> {
     let mut f = fs::File::create(path).map_err(io("create", path))?;
     f.write_all(bytes).map_err(io("write", path))?;
+    if let Some(mode) = mode {
+        f.set_permissions(mode).map_err(io("chmod", path))?;
+    }
     f.sync_all().map_err(io("sync", path))
 }
 
