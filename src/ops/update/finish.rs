@@ -322,7 +322,13 @@ fn stage_vendor_toml(
         return Ok(());
     }
     let path = ctx.root.join("vendor.toml");
-    let mut text = String::from_utf8_lossy(&paths::read(&path)?).into_owned();
+    // Read guarded: an edit made from here to the commit (the closing check's
+    // time) stops it rather than being written over; one made before is kept.
+    let read = match txn.read_guarded("vendor.toml")? {
+        Some(bytes) => bytes,
+        None => paths::read(&path)?,
+    };
+    let mut text = String::from_utf8_lossy(&read).into_owned();
     for name in dropped {
         text = crate::config::edit::remove_patch(&path, &text, name)?;
     }
