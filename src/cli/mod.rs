@@ -349,6 +349,7 @@ mod tests {
                 message: "m".into(),
             },
             Error::HandEdits("c".into()),
+            Error::ChangedDuringRun { path: "c".into() },
             Error::StrayFiles("c".into()),
             Error::PatchConflict("c".into()),
             Error::PendingUpdate("c".into()),

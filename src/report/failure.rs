@@ -67,6 +67,7 @@ impl Failure {
             Error::Config(c) => (Some(package_relative(root, &c.file)), c.line),
             Error::Render { file, line, .. } => (Some(file.clone()), *line),
             Error::PristineEdited { file, .. } => (Some(file.clone()), None),
+            Error::ChangedDuringRun { path } => (Some(path.display().to_string()), None),
             _ => (None, None),
         };
         let mut message = e.to_string();
@@ -226,6 +227,14 @@ mod tests {
         );
         let usage = Failure::of(Path::new("pkg"), &Error::usage("no lock, yet", "run it"));
         assert_eq!((usage.kind, usage.file, usage.line), ("usage", None, None));
+        let edited = Error::ChangedDuringRun {
+            path: "templates/app.yml".into(),
+        };
+        let edited = Failure::of(Path::new("pkg"), &edited);
+        assert_eq!(
+            (edited.kind, edited.file.as_deref(), edited.exit_code),
+            ("drift", Some("templates/app.yml"), 1)
+        );
     }
 
     #[test]
